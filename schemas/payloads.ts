@@ -1,0 +1,143 @@
+// The eleven payloads (spec 2.1, 2.2; open fields decided in DESIGN.md section 3). Known fields are
+// validated strictly; unknown ones are stripped at ingress (additionalProperties: false + ajv's
+// removeAdditional), except inside the free-form members (nbt, gamedata, chat components).
+
+import { Type, type Static, type TObject } from '@sinclair/typebox';
+import {
+  ChatComponent,
+  InventorySlot,
+  LogoutPosition,
+  Player,
+  PlayerBare,
+  Position,
+  Timestamp,
+  Uuid,
+} from './common.js';
+import type { PayloadType } from './payload-types.js';
+
+const strict = { additionalProperties: false } as const;
+const pops = Type.Integer({ minimum: 0, description: 'Totems popped.' });
+
+export const ChatPayload = Type.Object({ type: Type.Literal('chat'), message: ChatComponent }, strict);
+
+export const DeathPayload = Type.Object(
+  {
+    type: Type.Literal('death'),
+    player: Player,
+    pops: Type.Optional(pops),
+    timestamp: Type.Optional(Timestamp),
+    position: Type.Optional(Position),
+  },
+  strict,
+);
+
+export const EntityOwnerPayload = Type.Object(
+  { type: Type.Literal('entity_owner'), id: Type.String({ minLength: 1, maxLength: 64 }), owner: Player },
+  strict,
+);
+
+export const KeepalivePayload = Type.Object({ type: Type.Literal('keepalive') }, strict);
+
+export const LoginPayload = Type.Object(
+  { type: Type.Literal('login'), player: Player, timestamp: Type.Optional(Timestamp) },
+  strict,
+);
+
+export const LogoutPayload = Type.Object(
+  {
+    type: Type.Literal('logout'),
+    player: Player,
+    inventory: Type.Optional(Type.Array(InventorySlot, { maxItems: 6 })),
+    pops: Type.Optional(pops),
+    timestamp: Type.Optional(Timestamp),
+    position: Type.Optional(LogoutPosition),
+  },
+  strict,
+);
+
+export const MessagePayload = Type.Object(
+  { type: Type.Literal('message'), message: ChatComponent, to: Uuid },
+  { ...strict, description: 'A direct message: delivered to the player named by `to` (and to bridges).' },
+);
+
+export const MinigamePayload = Type.Object(
+  {
+    type: Type.Literal('minigame'),
+    game: Type.String({ minLength: 1, maxLength: 64 }),
+    gamedata: Type.Optional(Type.Unknown({ description: 'Any JSON, relayed as is.' })),
+  },
+  strict,
+);
+
+export const PingPayload = Type.Object(
+  {
+    type: Type.Literal('ping'),
+    player: PlayerBare,
+    position: Position,
+    color: Type.Optional(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', 'x-expected': 'a colour like #ff8800' })),
+    duration: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  strict,
+);
+
+export const Attributes = Type.Object(
+  {
+    absorption: Type.Number(),
+    health: Type.Number(),
+    hunger: Type.Number(),
+    oxygen: Type.Number(),
+    saturation: Type.Number(),
+  },
+  strict,
+);
+
+export const PresencePayload = Type.Object(
+  {
+    type: Type.Literal('presence'),
+    inventory: Type.Array(InventorySlot, { maxItems: 256 }),
+    attributes: Attributes,
+  },
+  strict,
+);
+
+export const RESENDABLE = ['presence', 'logout', 'entity_owner'] as const;
+export const ResendRequestPayload = Type.Object(
+  {
+    type: Type.Literal('resend_request'),
+    include: Type.Optional(
+      Type.Array(Type.Union(RESENDABLE.map((t) => Type.Literal(t))), { maxItems: RESENDABLE.length, uniqueItems: true }),
+    ),
+  },
+  strict,
+);
+
+export const PAYLOAD_SCHEMAS = {
+  chat: ChatPayload,
+  death: DeathPayload,
+  entity_owner: EntityOwnerPayload,
+  keepalive: KeepalivePayload,
+  login: LoginPayload,
+  logout: LogoutPayload,
+  message: MessagePayload,
+  minigame: MinigamePayload,
+  ping: PingPayload,
+  presence: PresencePayload,
+  resend_request: ResendRequestPayload,
+} as const satisfies Record<PayloadType, TObject>;
+
+export const Payload = Type.Union(Object.values(PAYLOAD_SCHEMAS), {
+  description: 'One of the eleven payload types, discriminated on `type`.',
+});
+
+export type ChatPayload = Static<typeof ChatPayload>;
+export type DeathPayload = Static<typeof DeathPayload>;
+export type EntityOwnerPayload = Static<typeof EntityOwnerPayload>;
+export type KeepalivePayload = Static<typeof KeepalivePayload>;
+export type LoginPayload = Static<typeof LoginPayload>;
+export type LogoutPayload = Static<typeof LogoutPayload>;
+export type MessagePayload = Static<typeof MessagePayload>;
+export type MinigamePayload = Static<typeof MinigamePayload>;
+export type PingPayload = Static<typeof PingPayload>;
+export type PresencePayload = Static<typeof PresencePayload>;
+export type ResendRequestPayload = Static<typeof ResendRequestPayload>;
+export type Payload = Static<typeof Payload>;

@@ -1,0 +1,46 @@
+// Records the relay keeps in NATS KV. Read back through these schemas so a hand-edited or
+// foreign value is ignored with a warning instead of crashing a node.
+
+import { Type, type Static } from '@sinclair/typebox';
+
+export const KeyRecord = Type.Object({
+  clientId: Type.String(),
+  /** SHA-256 of the secret, hex. The secret itself is shown once, at creation, and never stored. */
+  secretSha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  scopes: Type.Array(Type.String()),
+  label: Type.Optional(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+  revokedAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export type KeyRecord = Static<typeof KeyRecord>;
+
+export const BanRecord = Type.Object({
+  uuid: Type.String(),
+  reason: Type.String(),
+  bannedAt: Type.String({ format: 'date-time' }),
+  /** What issued it: "relay" for an automatic A3 ban, "cli" for an operator. */
+  by: Type.String(),
+  clientId: Type.Optional(Type.String()),
+  userAgent: Type.Optional(Type.String()),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export type BanRecord = Static<typeof BanRecord>;
+
+export const StreamClaim = Type.Object({
+  node: Type.String(),
+  conn: Type.String(),
+  uuid: Type.String(),
+  channel: Type.String(),
+  clientId: Type.String(),
+  openedAt: Type.String({ format: 'date-time' }),
+});
+export type StreamClaim = Static<typeof StreamClaim>;
+
+export const NodeRecord = Type.Object({
+  node: Type.String(),
+  role: Type.String(),
+  startedAt: Type.String({ format: 'date-time' }),
+  heartbeatAt: Type.String({ format: 'date-time' }),
+});
+export type NodeRecord = Static<typeof NodeRecord>;
