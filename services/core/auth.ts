@@ -1,0 +1,136 @@
+// Authentication and the order of checks (DESIGN.md section 3, spec 5.3 A1-A4). The first failing
+// check answers. A ban is only ever issued for a session the profile API has confirmed.
+
+import type { IncomingHttpHeaders } from 'node:http';
+import type { KeyRecord } from '../../schemas/records.js';
+import type { BanStore } from './bans.js';
+import { credentialHeaders, presentedClientId, readCredentials, type CredentialHeaders } from './credentials.js';
+import { ErrorCode, RelayError } from './errors.js';
+import type { KeyStore } from './keys.js';
+import type { Logger } from './logger.js';
+import type { ProfileResolver } from './profile.js';
+import { ScopeSet } from './scopes.js';
+
+export interface Principal {
+  /** A player/bot with a verified session, or a bridge posting without one. */
+  kind: 'session' | 'bridge';
+  /** The account behind the session; null for a bridge without a session. */
+  uuid: string | null;
+  name: string | null;
+  clientId: string;
+  key: KeyRecord;
+  scopes: ScopeSet;
+  /** The sender's User-Agent, null when absent. */
+  agent: string | null;
+}
+
+export interface AuthObserver {
+  banIssued(): void;
+}
+
+export interface AuthenticatorOptions {
+  keys: KeyStore;
+  bans: BanStore;
+  profiles: ProfileResolver;
+  clientHeaderPrefixes: readonly string[];
+  logger: Logger;
+  observer?: AuthObserver;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const MAX_AGENT = 256;
+
+export class Authenticator {
+  private readonly options: AuthenticatorOptions;
+  private readonly headerNames: CredentialHeaders;
+
+  constructor(options: AuthenticatorOptions) {
+    this.options = options;
+    this.headerNames = credentialHeaders(options.clientHeaderPrefixes);
+  }
+
+  async authenticate(headers: IncomingHttpHeaders): Promise<Principal> {
+    const { keys, bans, profiles } = this.options;
+    const agent = userAgent(headers);
+    const credentials = readCredentials(headers, this.headerNames);
+    const authorization = headers.authorization;
+
+    // 1. No session: only a bridge key may go on.
+    if (authorization === undefined || authorization.trim() === '') {
+      if (credentials !== null) {
+        const check = keys.check(credentials.clientId, credentials.clientSecret);
+        if (check.status === 'ok' || check.status === 'expired' || check.status === 'revoked') {
+          const scopes = new ScopeSet(check.key.scopes);
+          if (scopes.unauthenticated) {
+            if (check.status !== 'ok') throw keyRefusal(check.status);
+            return { kind: 'bridge', uuid: null, name: null, clientId: check.key.clientId, key: check.key, scopes, agent };
+          }
+        }
+      }
+      throw new RelayError(401, ErrorCode.Unauthorized, 'A session token is required: send Authorization: Bearer <game access token>.');
+    }
+
+    // 2. The session must be real and current.
+    const bearer = BEARER.exec(authorization);
+    if (bearer === null) {
+      throw new RelayError(401, ErrorCode.InvalidSession, 'The Authorization header must be "Bearer <game access token>".');
+    }
+    const profile = await profiles.resolve(bearer[1]!);
+
+    // 3. Already banned.
+    if (bans.activeBan(profile.uuid) !== undefined) throw banned();
+
+    // 4. A valid session with missing or wrong client credentials is a cracked client (A3).
+    const check = credentials === null ? null : keys.check(credentials.clientId, credentials.clientSecret);
+    if (check === null || check.status === 'unknown' || check.status === 'wrong_secret') {
+      const reason =
+        check === null ? 'missing client credentials' : check.status === 'unknown' ? 'unknown client id' : 'wrong client secret';
+      const clientId = credentials?.clientId.slice(0, 128) ?? presentedClientId(headers, this.headerNames);
+      await bans.ban(profile.uuid, {
+        reason: `cracked client: ${reason}`,
+        by: 'relay',
+        ...(clientId !== undefined ? { clientId } : {}),
+        ...(agent !== null ? { userAgent: agent } : {}),
+      });
+      this.options.observer?.banIssued();
+      this.options.logger.warn({ account: profile.uuid, clientId, reason }, 'banned a cracked client');
+      throw banned();
+    }
+
+    // 5. Expired or revoked keys are refused without a ban (A2).
+    if (check.status !== 'ok') throw keyRefusal(check.status);
+
+    return {
+      kind: 'session',
+      uuid: profile.uuid,
+      name: profile.name,
+      clientId: check.key.clientId,
+      key: check.key,
+      scopes: new ScopeSet(check.key.scopes),
+      agent,
+    };
+  }
+}
+
+function userAgent(headers: IncomingHttpHeaders): string | null {
+  const ua = headers['user-agent'];
+  return ua === undefined || ua === '' ? null : ua.slice(0, MAX_AGENT);
+}
+
+function banned(): RelayError {
+  return new RelayError(403, ErrorCode.Banned, 'This account is banned from the mesh.');
+}
+
+function keyRefusal(status: 'expired' | 'revoked'): RelayError {
+  return status === 'expired'
+    ? new RelayError(403, ErrorCode.KeyExpired, 'This API key has expired; the client build needs a new key.')
+    : new RelayError(403, ErrorCode.KeyRevoked, 'This API key has been revoked; the client build needs a new key.');
+}
+
+/** Step 6: a scope the request needs and the key lacks (A4: refused plainly, never banned). */
+export function missingScope(scope: string, what: string): RelayError {
+  return new RelayError(403, ErrorCode.MissingScope, `This API key lacks the scope ${scope}, needed to ${what}.`, {
+    extra: { scope },
+  });
+}
+

@@ -1,0 +1,72 @@
+// Channel names: the one module that knows how a multiplayer server host becomes a readable channel
+// name (meta.channel) and how that name becomes a NATS subject token and KV key part.
+
+import { ErrorCode, RelayError } from './errors.js';
+
+const DEFAULT_PORT_SUFFIX = ':25565';
+const MAX_LENGTH = 253;
+const HOST_PATTERN = /^[a-z0-9._:-]+$/;
+const IPV6_PATTERN = /^\[[0-9a-f:.]+\](?::[0-9]{1,5})?$/;
+
+/** Why a raw channel name is not acceptable, or null when it is. */
+export function channelProblem(raw: string): string | null {
+  const name = normaliseLoose(raw);
+  if (name.length === 0) return 'the channel (multiplayer server host) is empty';
+  if (name.length > MAX_LENGTH) return `the channel is longer than ${MAX_LENGTH} characters`;
+  if (name.startsWith('[')) {
+    return IPV6_PATTERN.test(name) ? null : 'an IPv6 channel must be a bracketed literal like [2001:db8::1]:25566';
+  }
+  if (!HOST_PATTERN.test(name)) {
+    return 'the channel may contain only letters, digits, ".", "-", "_" and ":" (or be a bracketed IPv6 literal)';
+  }
+  return null;
+}
+
+function normaliseLoose(raw: string): string {
+  let name = raw.trim().toLowerCase();
+  if (name.endsWith(DEFAULT_PORT_SUFFIX)) name = name.slice(0, -DEFAULT_PORT_SUFFIX.length);
+  if (name.endsWith('.')) name = name.slice(0, -1);
+  return name;
+}
+
+/**
+ * Normalise a multiplayer server host into the readable channel name: trimmed, lower-cased, the
+ * default port and one trailing dot removed. Throws a 400 RelayError when it is not acceptable.
+ */
+export function normaliseChannel(raw: string): string {
+  const problem = channelProblem(raw);
+  if (problem !== null) {
+    throw new RelayError(400, ErrorCode.InvalidChannel, `Invalid channel "${truncate(raw)}": ${problem}.`);
+  }
+  return normaliseLoose(raw);
+}
+
+/**
+ * The query `host` wins over the header. Returns null when neither names a channel.
+ */
+export function channelFromRequest(queryHost: string | undefined, header: string | undefined): string | null {
+  const raw = queryHost !== undefined && queryHost !== '' ? queryHost : header;
+  if (raw === undefined || raw === '') return null;
+  return normaliseChannel(raw);
+}
+
+// Subject tokens may not hold ".", "*", ">" or white space, and KV keys allow only [-/_=.a-zA-Z0-9].
+// Every character outside [a-z0-9_-] of a normalised name is written as "=" and two hex digits;
+// "=" never occurs in a normalised name, so the encoding is reversible.
+const TOKEN_SAFE = /^[a-z0-9_-]$/;
+
+export function channelToken(channel: string): string {
+  let out = '';
+  for (const ch of channel) {
+    out += TOKEN_SAFE.test(ch) ? ch : '=' + ch.charCodeAt(0).toString(16).padStart(2, '0');
+  }
+  return out;
+}
+
+export function channelFromToken(token: string): string {
+  return token.replace(/=([0-9a-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+function truncate(s: string): string {
+  return s.length > 64 ? `${s.slice(0, 64)}...` : s;
+}

@@ -1,0 +1,95 @@
+// The HTTP shell both services share: fastify with our logger, JSON error bodies for every refusal
+// (fastify's own included), and the operational endpoints /healthz, /readyz and /metrics.
+
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import { ErrorCode, isRelayError, RelayError, type ErrorBody } from './errors.js';
+import type { Logger } from './logger.js';
+import type { RelayMetrics } from './metrics.js';
+
+export interface ReadinessCheck {
+  name: string;
+  check(): boolean | Promise<boolean>;
+}
+
+export interface HttpOptions {
+  logger: Logger;
+  metrics: RelayMetrics;
+  bodyLimit: number;
+  readiness: ReadinessCheck[];
+}
+
+export function createHttpApp(options: HttpOptions): FastifyInstance {
+  const loggerInstance: FastifyBaseLogger = options.logger;
+  const app = Fastify({
+    loggerInstance,
+    bodyLimit: options.bodyLimit,
+    // Per-request lines would drown the log at relay rates; refusals and failures are logged instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    // SSE streams live for hours; the server must not time them out.
+    requestTimeout: 0,
+    connectionTimeout: 0,
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+    forceCloseConnections: false,
+  });
+  app.removeContentTypeParser('text/plain');
+
+  app.setErrorHandler((error: FastifyError | RelayError, request, reply) => {
+    const relayError = isRelayError(error) ? error : fromFastifyError(error);
+    if (relayError.status >= 500 && relayError.code === ErrorCode.Internal) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    void sendError(reply, relayError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void sendError(reply, new RelayError(404, ErrorCode.NotFound, `Nothing is served at ${request.method} ${request.url.split('?')[0]}; use / or /irc.`));
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const results = await Promise.all(
+      options.readiness.map(async (r) => [r.name, await Promise.resolve(r.check()).catch(() => false)] as const),
+    );
+    const failing = results.filter(([, ok]) => !ok).map(([name]) => name);
+    if (failing.length > 0) {
+      return reply.code(503).send({ status: 'not_ready', failing });
+    }
+    return { status: 'ready' };
+  });
+  app.get('/metrics', async (_request, reply) => {
+    const text = await options.metrics.registry.metrics();
+    return reply.type(options.metrics.registry.contentType).send(text);
+  });
+  return app;
+}
+
+export function sendError(reply: FastifyReply, error: RelayError): FastifyReply {
+  if (error.retryAfter !== undefined) void reply.header('retry-after', String(error.retryAfter));
+  const body: ErrorBody = error.toBody();
+  return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+function fromFastifyError(error: FastifyError): RelayError {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new RelayError(413, ErrorCode.PayloadTooLarge, 'The request body is larger than this relay accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new RelayError(415, ErrorCode.UnsupportedMediaType, 'POST bodies must be JSON: send Content-Type: application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new RelayError(400, ErrorCode.InvalidJson, 'The request body is empty; send a payload or an array of payloads.');
+    default:
+      break;
+  }
+  if (error.statusCode === 400 || error instanceof SyntaxError) {
+    return new RelayError(400, ErrorCode.InvalidJson, `The request body is not valid JSON: ${error.message}`);
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new RelayError(error.statusCode, ErrorCode.BadRequest, error.message);
+  }
+  return new RelayError(500, ErrorCode.Internal, 'The relay failed to handle this request.', { cause: error });
+}
+

@@ -1,0 +1,74 @@
+// A stored payload as operators see it (replay, tail): sequence, store time, meta frame, payload.
+
+import type { MsgHdrs } from '@nats-io/nats-core';
+import { Header } from './wire-headers.js';
+
+export interface LogEntry {
+  seq: number;
+  time: string;
+  meta: { uuid: string; agent: string | null; channel: string };
+  data: Record<string, unknown> & { type: string };
+}
+
+export function logEntry(headers: MsgHdrs | undefined, data: Uint8Array, seq: number, time: Date): LogEntry | null {
+  if (headers === undefined) return null;
+  const type = headers.get(Header.Type);
+  if (type === '') return null;
+  let payload: LogEntry['data'];
+  try {
+    payload = JSON.parse(Buffer.from(data).toString('utf8')) as LogEntry['data'];
+  } catch {
+    return null;
+  }
+  return {
+    seq,
+    time: time.toISOString(),
+    meta: {
+      uuid: headers.get(Header.Sender),
+      agent: headers.has(Header.Agent) ? headers.get(Header.Agent) : null,
+      channel: headers.get(Header.Channel),
+    },
+    data: payload,
+  };
+}
+
+/** One line a person can scan: what the payload says, shortened. */
+export function summarise(data: LogEntry['data']): string {
+  const d = data as Record<string, unknown>;
+  const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+  const player = (v: unknown): string =>
+    typeof v === 'object' && v !== null ? String((v as { name?: unknown }).name ?? '') : typeof v === 'string' ? v : '';
+  let s: string;
+  switch (data.type) {
+    case 'chat':
+      s = text(d['message']);
+      break;
+    case 'message':
+      s = `to ${String(d['to'])}: ${text(d['message'])}`;
+      break;
+    case 'death':
+    case 'login':
+    case 'logout':
+      s = player(d['player']);
+      break;
+    case 'entity_owner':
+      s = `${String(d['id'])} owned by ${player(d['owner'])}`;
+      break;
+    case 'ping': {
+      const p = d['position'] as { x?: number; y?: number; z?: number; dimension?: string } | undefined;
+      s = p ? `${p.dimension ?? ''} ${p.x ?? ''} ${p.y ?? ''} ${p.z ?? ''}` : '';
+      break;
+    }
+    case 'presence': {
+      const a = d['attributes'] as { health?: number } | undefined;
+      s = `health ${a?.health ?? '?'}, ${Array.isArray(d['inventory']) ? d['inventory'].length : 0} slots`;
+      break;
+    }
+    case 'minigame':
+      s = String(d['game'] ?? '');
+      break;
+    default:
+      s = '';
+  }
+  return s.length > 100 ? `${s.slice(0, 97)}...` : s;
+}

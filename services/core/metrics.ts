@@ -1,0 +1,81 @@
+// Prometheus metrics (prom-client). One RelayMetrics per process: in the all-in-one mode ingress and
+// gateway share it, so every name is registered once.
+
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export class RelayMetrics {
+  readonly registry = new Registry();
+  readonly streamsOpen: Gauge;
+  readonly streamsOpened: Counter;
+  readonly streamsClosed: Counter<'reason'>;
+  readonly framesDelivered: Counter;
+  readonly framesDropped: Counter<'reason'>;
+  readonly deliveryLag: Histogram;
+  readonly evictions: Counter;
+  readonly gapsFilled: Counter;
+  readonly posts: Counter<'outcome'>;
+  readonly entriesPublished: Counter<'type'>;
+  readonly publishDuration: Histogram;
+  readonly bansIssued: Counter;
+  readonly profileCalls: Counter<'outcome'>;
+  readonly profileDuration: Histogram<'outcome'>;
+  readonly natsConnected: Gauge;
+  readonly channelSubscriptions: Gauge;
+
+  constructor(nodeId: string) {
+    const registers = [this.registry];
+    this.registry.setDefaultLabels({ node: nodeId });
+    collectDefaultMetrics({ register: this.registry });
+    this.streamsOpen = new Gauge({ name: 'relay_streams_open', help: 'SSE streams open on this node', registers });
+    this.streamsOpened = new Counter({ name: 'relay_streams_opened_total', help: 'SSE streams opened', registers });
+    this.streamsClosed = new Counter({
+      name: 'relay_streams_closed_total',
+      help: 'SSE streams closed, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.framesDelivered = new Counter({ name: 'relay_frames_delivered_total', help: 'meta+data pairs written to streams', registers });
+    this.framesDropped = new Counter({
+      name: 'relay_frames_dropped_total',
+      help: 'pairs not written: coalesced presence snapshots or streams closed as slow consumers',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.deliveryLag = new Histogram({
+      name: 'relay_delivery_lag_seconds',
+      help: 'Time from ingress publish to the write on the stream socket',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    });
+    this.evictions = new Counter({ name: 'relay_evictions_total', help: 'Streams closed because the account opened another on the same channel', registers });
+    this.gapsFilled = new Counter({ name: 'relay_live_gaps_filled_total', help: 'Frames missing from the live feed, fetched from the stream', registers });
+    this.posts = new Counter({ name: 'relay_posts_total', help: 'POST requests by outcome (status code)', labelNames: ['outcome'], registers });
+    this.entriesPublished = new Counter({ name: 'relay_entries_published_total', help: 'Entries stored in JetStream, by type', labelNames: ['type'], registers });
+    this.publishDuration = new Histogram({
+      name: 'relay_publish_duration_seconds',
+      help: 'Time for JetStream to acknowledge every entry of one POST',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      registers,
+    });
+    this.bansIssued = new Counter({ name: 'relay_bans_issued_total', help: 'Accounts banned for cracked clients', registers });
+    this.profileCalls = new Counter({
+      name: 'relay_profile_api_calls_total',
+      help: 'Session look-ups by outcome (cached, valid, invalid, unavailable)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.profileDuration = new Histogram({
+      name: 'relay_profile_api_duration_seconds',
+      help: 'Profile API call latency',
+      labelNames: ['outcome'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.natsConnected = new Gauge({ name: 'relay_nats_connected', help: '1 while the NATS connection is up', registers });
+    this.channelSubscriptions = new Gauge({
+      name: 'relay_channel_subscriptions',
+      help: 'Core NATS subscriptions held by this gateway (one per channel with local streams)',
+      registers,
+    });
+  }
+}

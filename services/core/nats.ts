@@ -1,0 +1,184 @@
+// The NATS side of both services: one connection, the RELAY stream (the event log, RePublishing
+// every stored payload to live.channel.*) and the KV buckets every node watches.
+
+import { readFileSync } from 'node:fs';
+import { connect } from '@nats-io/transport-node';
+import { credsAuthenticator, nanos, type NatsConnection } from '@nats-io/nats-core';
+import {
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { Logger } from './logger.js';
+import type { RelayConfig } from './config.js';
+import {
+  BUCKET_BANS,
+  BUCKET_KEYS,
+  BUCKET_NODES,
+  BUCKET_STREAMS,
+  LIVE_PREFIX,
+  STREAM_NAME,
+  STREAM_SUBJECTS,
+} from './subjects.js';
+
+export interface Buckets {
+  keys: KV;
+  bans: KV;
+  streams: KV;
+  nodes: KV;
+}
+
+export interface NatsContext {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  buckets: Buckets;
+}
+
+/** How long a node's heartbeat record lives: a node silent this long is considered gone. */
+export const NODE_HEARTBEAT_TTL_MS = 15_000;
+
+export interface ConnectOptions {
+  /** Give up when no server answers at start-up (the CLI) instead of waiting for one (services). */
+  failFast?: boolean;
+}
+
+export async function connectNats(
+  config: Pick<RelayConfig, 'nats' | 'nodeId'>,
+  name: string,
+  logger: Logger,
+  options: ConnectOptions = {},
+): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: config.nats.servers,
+    name: `${name}:${config.nodeId}`,
+    user: config.nats.user,
+    pass: config.nats.pass,
+    token: config.nats.token,
+    authenticator: config.nats.credsFile ? credsAuthenticator(readFileSync(config.nats.credsFile)) : undefined,
+    waitOnFirstConnect: options.failFast !== true,
+    timeout: 5000,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    reconnectJitter: 250,
+    pingInterval: 10_000,
+  });
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') logger.warn({ server: s.server }, 'NATS disconnected');
+      else if (s.type === 'reconnect') logger.info({ server: s.server }, 'NATS reconnected');
+      else if (s.type === 'error') logger.warn({ err: s.error }, 'NATS error');
+    }
+  })();
+  logger.info({ server: nc.getServer() }, 'connected to NATS');
+  return nc;
+}
+
+export function streamConfig(config: Pick<RelayConfig, 'stream'>): Partial<StreamConfig> & { name: string } {
+  return {
+    name: STREAM_NAME,
+    description: 'Channel relay event log: every accepted payload, per channel subject.',
+    subjects: [STREAM_SUBJECTS],
+    retention: RetentionPolicy.Limits,
+    storage: config.stream.storage === 'memory' ? StorageType.Memory : StorageType.File,
+    num_replicas: config.stream.replicas,
+    max_age: nanos(config.stream.maxAgeMs),
+    max_bytes: config.stream.maxBytes,
+    discard: DiscardPolicy.Old,
+    duplicate_window: nanos(config.stream.duplicateWindowMs),
+    allow_direct: true,
+    republish: { src: STREAM_SUBJECTS, dest: LIVE_PREFIX + STREAM_SUBJECTS },
+  };
+}
+
+/**
+ * Creates the stream, or brings an existing one to the configured limits. Changing limits keeps the
+ * data; a storage change cannot be applied in place and is reported instead.
+ */
+export async function ensureStream(jsm: JetStreamManager, config: Pick<RelayConfig, 'stream'>, logger: Logger): Promise<void> {
+  const wanted = streamConfig(config);
+  const existing = await jsm.streams.info(STREAM_NAME).catch((e: unknown) => {
+    if (isNotFound(e)) return null;
+    throw e;
+  });
+  if (existing === null) {
+    await jsm.streams.add(wanted);
+    logger.info({ stream: STREAM_NAME }, 'created the event log stream');
+    return;
+  }
+  const c = existing.config;
+  if (c.storage !== wanted.storage) {
+    logger.warn({ stream: STREAM_NAME, has: c.storage, wanted: wanted.storage }, 'STREAM_STORAGE differs from the existing stream; storage cannot change in place, keeping it');
+  }
+  const changed =
+    c.max_age !== wanted.max_age ||
+    c.max_bytes !== wanted.max_bytes ||
+    c.num_replicas !== wanted.num_replicas ||
+    c.duplicate_window !== wanted.duplicate_window ||
+    c.republish?.dest !== wanted.republish?.dest;
+  if (changed) {
+    await jsm.streams.update(STREAM_NAME, {
+      ...c,
+      max_age: wanted.max_age!,
+      max_bytes: wanted.max_bytes!,
+      num_replicas: wanted.num_replicas!,
+      duplicate_window: wanted.duplicate_window!,
+      republish: wanted.republish!,
+    });
+    logger.info({ stream: STREAM_NAME }, 'applied new event log limits');
+  }
+}
+
+function isNotFound(e: unknown): boolean {
+  return e instanceof Error && /not found/i.test(e.message);
+}
+
+export async function openBuckets(
+  nc: NatsConnection,
+  config: Pick<RelayConfig, 'kvReplicas' | 'gateway'>,
+): Promise<Buckets> {
+  const kvm = new Kvm(nc);
+  const replicas = config.kvReplicas;
+  const [keys, bans, streams, nodes] = await Promise.all([
+    kvm.create(BUCKET_KEYS, { history: 5, replicas }),
+    kvm.create(BUCKET_BANS, { history: 5, replicas }),
+    kvm.create(BUCKET_STREAMS, { history: 1, replicas, ttl: config.gateway.claimTtlMs }),
+    kvm.create(BUCKET_NODES, { history: 1, replicas, ttl: NODE_HEARTBEAT_TTL_MS }),
+  ]);
+  return { keys, bans, streams, nodes };
+}
+
+/** Connect, then make sure the stream and buckets exist, retrying while JetStream settles. */
+export async function openNatsContext(
+  config: RelayConfig,
+  name: string,
+  logger: Logger,
+  options: ConnectOptions = {},
+): Promise<NatsContext> {
+  const nc = await connectNats(config, name, logger, options);
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc, { timeout: config.ingress.publishTimeoutMs });
+  const buckets = await retry(async () => {
+    await ensureStream(jsm, config, logger);
+    return openBuckets(nc, config);
+  }, logger);
+  return { nc, js, jsm, buckets };
+}
+
+async function retry<T>(fn: () => Promise<T>, logger: Logger, attempts = 40): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (i >= attempts) throw e;
+      if (i === 1 || i % 10 === 0) logger.warn({ err: e, attempt: i }, 'JetStream not ready, retrying');
+      await new Promise((r) => setTimeout(r, Math.min(250 * i, 2000)));
+    }
+  }
+}

@@ -1,0 +1,155 @@
+// Who is behind a session token: the game's profile API (GET with the same bearer; 200 gives
+// {id, name}). Results are cached by a hash of the token, concurrent look-ups of one token share one
+// request, and every call has a timeout. Invalid session: 401. The API unreachable or failing: 503
+// with Retry-After, and never a ban (the caller only bans on a session it could verify).
+
+import { createHash } from 'node:crypto';
+import { normaliseUuid } from '../../schemas/uuid.js';
+import { ErrorCode, RelayError } from './errors.js';
+import type { Logger } from './logger.js';
+import { offlineUuid } from './offline.js';
+
+export interface Profile {
+  uuid: string;
+  name: string;
+}
+
+export type ProfileOutcome = 'valid' | 'invalid' | 'unavailable' | 'cached';
+
+export interface ProfileObserver {
+  (outcome: ProfileOutcome, seconds: number): void;
+}
+
+export interface ProfileResolver {
+  resolve(token: string): Promise<Profile>;
+}
+
+export interface ProfileClientOptions {
+  url: string;
+  timeoutMs: number;
+  cacheTtlMs: number;
+  negativeCacheTtlMs: number;
+  logger: Logger;
+  observe?: ProfileObserver;
+  /** Cache entries kept at most; the oldest go first. */
+  maxEntries?: number;
+}
+
+type Cached = { expires: number; profile: Profile | null };
+
+const RETRY_AFTER_SECONDS = 5;
+
+export class HttpProfileClient implements ProfileResolver {
+  private readonly options: ProfileClientOptions;
+  private readonly cache = new Map<string, Cached>();
+  private readonly inflight = new Map<string, Promise<Profile | null>>();
+  private readonly maxEntries: number;
+
+  constructor(options: ProfileClientOptions) {
+    this.options = options;
+    this.maxEntries = options.maxEntries ?? 100_000;
+  }
+
+  async resolve(token: string): Promise<Profile> {
+    const id = createHash('sha256').update(token, 'utf8').digest('base64url');
+    const now = Date.now();
+    const hit = this.cache.get(id);
+    if (hit !== undefined && hit.expires > now) {
+      this.options.observe?.('cached', 0);
+      return orInvalid(hit.profile);
+    }
+    let pending = this.inflight.get(id);
+    if (pending === undefined) {
+      pending = this.fetchProfile(token).finally(() => this.inflight.delete(id));
+      this.inflight.set(id, pending);
+      pending.then(
+        (profile) => this.remember(id, profile),
+        () => undefined,
+      );
+    }
+    return orInvalid(await pending);
+  }
+
+  private remember(id: string, profile: Profile | null): void {
+    const ttl = profile === null ? this.options.negativeCacheTtlMs : this.options.cacheTtlMs;
+    this.cache.delete(id);
+    this.cache.set(id, { expires: Date.now() + ttl, profile });
+    if (this.cache.size > this.maxEntries) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+
+  /** A profile, null for an invalid session; throws 503 when the API cannot say. */
+  private async fetchProfile(token: string): Promise<Profile | null> {
+    const started = performance.now();
+    const seconds = (): number => (performance.now() - started) / 1000;
+    let response: Response;
+    try {
+      response = await fetch(this.options.url, {
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+    } catch (e) {
+      this.options.observe?.('unavailable', seconds());
+      this.options.logger.warn({ reason: e instanceof Error ? e.name : 'error' }, 'profile API unreachable');
+      throw unavailable();
+    }
+    if (response.status === 401 || response.status === 403 || response.status === 404) {
+      await response.body?.cancel();
+      this.options.observe?.('invalid', seconds());
+      return null;
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      this.options.observe?.('unavailable', seconds());
+      this.options.logger.warn({ status: response.status }, 'profile API failed');
+      throw unavailable();
+    }
+    const body: unknown = await response.json().catch(() => null);
+    const profile = parseProfile(body);
+    if (profile === null) {
+      this.options.observe?.('unavailable', seconds());
+      this.options.logger.warn('profile API answered 200 without a usable {id, name}');
+      throw unavailable();
+    }
+    this.options.observe?.('valid', seconds());
+    return profile;
+  }
+}
+
+function parseProfile(body: unknown): Profile | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const { id, name } = body as { id?: unknown; name?: unknown };
+  if (typeof id !== 'string' || typeof name !== 'string') return null;
+  const uuid = normaliseUuid(id);
+  return uuid === null ? null : { uuid, name };
+}
+
+function orInvalid(profile: Profile | null): Profile {
+  if (profile === null) {
+    throw new RelayError(401, ErrorCode.InvalidSession, 'The session token is not valid; log in to the game again and retry.');
+  }
+  return profile;
+}
+
+function unavailable(): RelayError {
+  return new RelayError(503, ErrorCode.ProfileUnavailable, 'The game profile API is not answering; try again shortly.', {
+    retryAfter: RETRY_AFTER_SECONDS,
+  });
+}
+
+const OFFLINE_TOKEN = /^offline:([A-Za-z0-9_]{3,16})$/;
+
+/** Development only: `Bearer offline:<name>` is player <name> with the uuid offline-mode servers give. */
+export class OfflineProfileResolver implements ProfileResolver {
+  resolve(token: string): Promise<Profile> {
+    const m = OFFLINE_TOKEN.exec(token);
+    if (m === null) {
+      return Promise.reject(
+        new RelayError(401, ErrorCode.InvalidSession, 'Offline mode accepts only Bearer offline:<name> (3 to 16 letters, digits or _).'),
+      );
+    }
+    return Promise.resolve({ uuid: offlineUuid(m[1]!), name: m[1]! });
+  }
+}

@@ -1,0 +1,15 @@
+// Compiled checks for the records kept in KV (schemas/records.ts).
+
+import type { Static, TSchema } from '@sinclair/typebox';
+import { ajv } from '../../schemas/ajv.js';
+import { BanRecord, KeyRecord, NodeRecord, StreamClaim } from '../../schemas/records.js';
+
+function parser<S extends TSchema>(schema: S): (value: unknown) => Static<S> | null {
+  const check = ajv.compile(schema);
+  return (value) => (check(value) ? (value as Static<S>) : null);
+}
+
+export const parseKeyRecord = parser(KeyRecord);
+export const parseBanRecord = parser(BanRecord);
+export const parseStreamClaim = parser(StreamClaim);
+export const parseNodeRecord = parser(NodeRecord);

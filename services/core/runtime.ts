@@ -1,0 +1,85 @@
+// What both services share at run time: configuration, logger, metrics, the NATS context, the
+// mirrored keys and bans, and the authenticator. Built once per process.
+
+import { Authenticator } from './auth.js';
+import { BanStore } from './bans.js';
+import type { RelayConfig } from './config.js';
+import { KeyStore } from './keys.js';
+import { createLogger, type Logger } from './logger.js';
+import { RelayMetrics } from './metrics.js';
+import { openNatsContext, type NatsContext } from './nats.js';
+import { HttpProfileClient, OfflineProfileResolver, type ProfileResolver } from './profile.js';
+
+export interface RelayCore {
+  config: RelayConfig;
+  logger: Logger;
+  metrics: RelayMetrics;
+  nats: NatsContext;
+  keys: KeyStore;
+  bans: BanStore;
+  auth: Authenticator;
+  /** True while the NATS connection is up (false between a disconnect and the reconnect). */
+  natsConnected(): boolean;
+}
+
+export interface CoreOptions {
+  /** Tests capture logs here. */
+  logDestination?: NodeJS.WritableStream;
+  logger?: Logger;
+}
+
+export async function startCore(config: RelayConfig, options: CoreOptions = {}): Promise<RelayCore> {
+  const logger =
+    options.logger ??
+    createLogger({
+      level: config.logLevel,
+      pretty: config.logPretty,
+      nodeId: config.nodeId,
+      service: config.service,
+      clientHeaderPrefixes: config.clientHeaderPrefixes,
+      ...(options.logDestination !== undefined ? { destination: options.logDestination } : {}),
+    });
+  const metrics = new RelayMetrics(config.nodeId);
+  const nats = await openNatsContext(config, config.service, logger);
+  let connected = true;
+  metrics.natsConnected.set(1);
+  void (async () => {
+    for await (const s of nats.nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'close') connected = false;
+      else if (s.type === 'reconnect') connected = true;
+      metrics.natsConnected.set(connected ? 1 : 0);
+    }
+  })();
+  const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
+  const bans = new BanStore(nats.js, nats.buckets.bans, logger);
+  await Promise.all([keys.start(), bans.start()]);
+  const profiles: ProfileResolver =
+    config.profile.url === 'offline'
+      ? new OfflineProfileResolver()
+      : new HttpProfileClient({
+          url: config.profile.url,
+          timeoutMs: config.profile.timeoutMs,
+          cacheTtlMs: config.profile.cacheTtlMs,
+          negativeCacheTtlMs: config.profile.negativeCacheTtlMs,
+          logger,
+          observe: (outcome, seconds) => {
+            metrics.profileCalls.inc({ outcome });
+            if (outcome !== 'cached') metrics.profileDuration.observe({ outcome }, seconds);
+          },
+        });
+  if (config.profile.url === 'offline') logger.warn('PROFILE_API_URL=offline: anyone can be anyone (Bearer offline:<name>); development only');
+  const auth = new Authenticator({
+    keys,
+    bans,
+    profiles,
+    clientHeaderPrefixes: config.clientHeaderPrefixes,
+    logger,
+    observer: { banIssued: () => metrics.bansIssued.inc() },
+  });
+  return { config, logger, metrics, nats, keys, bans, auth, natsConnected: () => connected && !nats.nc.isClosed() };
+}
+
+export async function stopCore(core: RelayCore): Promise<void> {
+  await Promise.all([core.keys.stop(), core.bans.stop()]);
+  if (!core.nats.nc.isClosed()) await core.nats.nc.drain().catch(() => undefined);
+}

@@ -1,0 +1,24 @@
+// NATS names shared by every service: the stream, its subjects, the live RePublish subjects and the
+// KV buckets. Nothing else spells a subject.
+
+import { channelToken } from './channel.js';
+
+export const STREAM_NAME = 'RELAY';
+export const CHANNEL_SUBJECT_PREFIX = 'channel.';
+export const STREAM_SUBJECTS = 'channel.>';
+/** The stream RePublishes every stored message here; gateways hold core subscriptions on it. */
+export const LIVE_PREFIX = 'live.';
+export const LIVE_ALL_CHANNELS = 'live.channel.>';
+
+export const BUCKET_KEYS = 'relay-keys';
+export const BUCKET_BANS = 'relay-bans';
+export const BUCKET_STREAMS = 'relay-streams';
+export const BUCKET_NODES = 'relay-nodes';
+
+export function channelSubject(channel: string): string {
+  return CHANNEL_SUBJECT_PREFIX + channelToken(channel);
+}
+
+export function liveSubject(channel: string): string {
+  return LIVE_PREFIX + channelSubject(channel);
+}

@@ -1,0 +1,16 @@
+// NATS headers ingress stamps on every stored payload so gateways filter and build the meta frame
+// without parsing the body.
+
+export const Header = {
+  Sender: 'Relay-Sender',
+  Agent: 'Relay-Agent',
+  Type: 'Relay-Type',
+  Channel: 'Relay-Channel',
+  To: 'Relay-To',
+  /** Ingress clock at publish, epoch ms: delivery lag is measured against it. */
+  Time: 'Relay-Time',
+  // Set by JetStream RePublish.
+  Sequence: 'Nats-Sequence',
+  LastSequence: 'Nats-Last-Sequence',
+  Subject: 'Nats-Subject',
+} as const;
