@@ -1,0 +1,234 @@
+// Local fan-out. One core NATS subscription per channel with at least one local stream (plus one on
+// every channel for bridge streams that asked for all), never one per client: NATS carries each
+// message to this node once and the node fans it out. Each message becomes one Frame whose bytes
+// every recipient shares. RePublish headers carry the previous sequence of the subject, so a
+// message lost on the way (a reconnect, a slow route) shows up as a gap and is read from the log.
+
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { Logger } from '../core/logger.js';
+import type { RelayMetrics } from '../core/metrics.js';
+import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_SUBJECTS } from '../core/subjects.js';
+import { Header } from '../core/wire-headers.js';
+import type { ClientStream, FlushScheduler } from './client-stream.js';
+import { hears } from './delivery-rules.js';
+import { frameFromMessage, type Frame } from './frame.js';
+import { readLog } from './log-reader.js';
+
+/** Key of the group of bridge streams that hear every channel. */
+export const ALL_CHANNELS = '*';
+
+interface Group {
+  key: string;
+  /** Log subject filter for catch-up reads. */
+  filter: string;
+  sub: Subscription;
+  streams: Set<ClientStream>;
+  /** Last sequence dispatched per log subject (gap detection). */
+  lastBySubject: Map<string, number>;
+  /** Highest sequence dispatched on any subject (catch-up after a reconnect). */
+  lastSeq: number;
+  /** While a gap is being filled, live messages wait here, in order. */
+  backlog: Msg[] | null;
+}
+
+export class ChannelHub implements FlushScheduler {
+  private readonly nc: NatsConnection;
+  private readonly js: JetStreamClient;
+  private readonly logger: Logger;
+  private readonly metrics: RelayMetrics;
+  private readonly groups = new Map<string, Group>();
+  private dirty: ClientStream[] = [];
+  private turnFrames: Frame[] = [];
+  private flushScheduled = false;
+
+  constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics) {
+    this.nc = nc;
+    this.js = js;
+    this.logger = logger;
+    this.metrics = metrics;
+  }
+
+  /** Adds a stream to its channel's group, subscribing the node when it is the first. */
+  async join(stream: ClientStream): Promise<void> {
+    const key = stream.channel ?? ALL_CHANNELS;
+    let group = this.groups.get(key);
+    if (group === undefined) {
+      group = this.subscribe(key);
+      this.groups.set(key, group);
+      this.metrics.channelSubscriptions.set(this.groups.size);
+      group.streams.add(stream);
+      // The server must know the subscription before a replay decides where live delivery starts.
+      await this.nc.flush();
+      return;
+    }
+    group.streams.add(stream);
+  }
+
+  leave(stream: ClientStream): void {
+    const key = stream.channel ?? ALL_CHANNELS;
+    const group = this.groups.get(key);
+    if (group === undefined) return;
+    group.streams.delete(stream);
+    if (group.streams.size === 0) {
+      group.sub.unsubscribe();
+      this.groups.delete(key);
+      this.metrics.channelSubscriptions.set(this.groups.size);
+    }
+  }
+
+  private subscribe(key: string): Group {
+    const subject = key === ALL_CHANNELS ? LIVE_ALL_CHANNELS : liveSubject(key);
+    const filter = key === ALL_CHANNELS ? STREAM_SUBJECTS : channelSubject(key);
+    const group: Group = {
+      key,
+      filter,
+      streams: new Set(),
+      lastBySubject: new Map(),
+      lastSeq: 0,
+      backlog: null,
+      sub: this.nc.subscribe(subject, {
+        callback: (err, msg) => {
+          if (err !== null) {
+            this.logger.warn({ err, channel: key }, 'live subscription error');
+            return;
+          }
+          this.onLive(group, msg);
+        },
+      }),
+    };
+    return group;
+  }
+
+  private onLive(group: Group, msg: Msg): void {
+    if (group.backlog !== null) {
+      group.backlog.push(msg);
+      return;
+    }
+    const h = msg.headers;
+    if (h === undefined) return;
+    const seq = Number(h.get(Header.Sequence));
+    const previous = Number(h.get(Header.LastSequence));
+    const subject = h.get(Header.Subject);
+    const known = group.lastBySubject.get(subject);
+    if (known !== undefined && seq <= known) return;
+    if (known !== undefined && previous > known) {
+      group.backlog = [msg];
+      void this.fillGap(group, subject, known + 1, seq - 1);
+      return;
+    }
+    this.dispatch(group, subject, seq, frameFromMessage(h, msg.data, seq));
+  }
+
+  private dispatch(group: Group, subject: string, seq: number, frame: Frame | null): void {
+    group.lastBySubject.set(subject, seq);
+    if (seq > group.lastSeq) group.lastSeq = seq;
+    if (frame === null) return;
+    let heard = false;
+    for (const s of group.streams) {
+      if (hears(s, frame)) {
+        s.deliver(frame);
+        heard = true;
+      }
+    }
+    if (heard && frame.publishedAt > 0) {
+      this.turnFrames.push(frame);
+      this.scheduleFlush();
+    }
+  }
+
+  private async fillGap(group: Group, subject: string, from: number, until: number): Promise<void> {
+    try {
+      const n = await readLog(this.js, { filter: subject, fromSeq: from, untilSeq: until }, (m) => {
+        if (m.seq > (group.lastBySubject.get(subject) ?? 0)) {
+          this.dispatch(group, subject, m.seq, frameFromMessage(m.headers, m.data, m.seq));
+        }
+      });
+      this.metrics.gapsFilled.inc(n);
+      this.logger.info({ channel: group.key, from, until, filled: n }, 'filled a gap in the live feed from the log');
+    } catch (err) {
+      this.logger.warn({ err, channel: group.key, from, until }, 'could not fill a gap in the live feed');
+      group.lastBySubject.set(subject, until);
+    }
+    const backlog = group.backlog ?? [];
+    group.backlog = null;
+    for (const m of backlog) this.onLive(group, m);
+  }
+
+  /** After a NATS reconnect, read what every group may have missed while the subscription was down. */
+  async catchUp(): Promise<void> {
+    await Promise.all(
+      [...this.groups.values()].map(async (group) => {
+        if (group.lastSeq === 0 || group.backlog !== null) return;
+        group.backlog = [];
+        try {
+          const n = await readLog(this.js, { filter: group.filter, fromSeq: group.lastSeq + 1, untilSeq: null }, (m) => {
+            if (m.seq > (group.lastBySubject.get(m.subject) ?? 0)) {
+              this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq));
+            }
+          });
+          if (n > 0) this.metrics.gapsFilled.inc(n);
+        } catch (err) {
+          this.logger.warn({ err, channel: group.key }, 'catch-up after reconnect failed');
+        }
+        const backlog = group.backlog;
+        group.backlog = null;
+        for (const m of backlog) this.onLive(group, m);
+      }),
+    );
+  }
+
+  /** Delivers log messages read for one stream's replay (not to the rest of the group). */
+  replayTo(stream: ClientStream, m: { headers: Msg['headers']; data: Uint8Array; seq: number }): void {
+    const frame = frameFromMessage(m.headers, m.data, m.seq);
+    if (frame !== null && hears(stream, frame)) stream.deliverReplayed(frame);
+  }
+
+  /** Sends a frame to every stream of one group (server keepalives). */
+  broadcast(key: string, frame: Frame): void {
+    const group = this.groups.get(key);
+    if (group === undefined) return;
+    for (const s of group.streams) s.deliver(frame);
+  }
+
+  groupKeys(): IterableIterator<string> {
+    return this.groups.keys();
+  }
+
+  markDirty(stream: ClientStream): void {
+    this.dirty.push(stream);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flushAll());
+    }
+  }
+
+  /** One write per dirty stream per event-loop turn. */
+  private flushAll(): void {
+    this.flushScheduled = false;
+    const dirty = this.dirty;
+    this.dirty = [];
+    let pairs = 0;
+    let dropped = 0;
+    for (const s of dirty) {
+      pairs += s.flush();
+      dropped += s.dropped;
+      s.dropped = 0;
+    }
+    if (pairs > 0) this.metrics.framesDelivered.inc(pairs);
+    if (dropped > 0) this.metrics.framesDropped.inc({ reason: 'coalesced' }, dropped);
+    const now = Date.now();
+    for (const f of this.turnFrames) this.metrics.deliveryLag.observe((now - f.publishedAt) / 1000);
+    this.turnFrames = [];
+  }
+
+  close(): void {
+    for (const g of this.groups.values()) g.sub.unsubscribe();
+    this.groups.clear();
+    this.metrics.channelSubscriptions.set(0);
+  }
+}

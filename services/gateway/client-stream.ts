@@ -1,0 +1,209 @@
+// One open SSE stream. Frames are queued and written once per event-loop turn (write coalescing:
+// one syscall per stream per turn, however many frames arrived). While the client is not reading,
+// frames wait in a bounded queue where a newer presence snapshot of a sender replaces the older one;
+// past the bound the stream is closed with a reason.
+
+import type { ServerResponse } from 'node:http';
+import type { Frame } from './frame.js';
+import type { Listener } from './delivery-rules.js';
+import { encodeComment, encodeRetry } from './sse.js';
+
+export const CloseReason = {
+  ClientClosed: 'client_closed',
+  Evicted: 'evicted',
+  Banned: 'banned',
+  KeyRevoked: 'key_revoked',
+  KeyExpired: 'key_expired',
+  SlowConsumer: 'slow_consumer',
+  Shutdown: 'shutdown',
+  Error: 'error',
+} as const;
+export type CloseReason = (typeof CloseReason)[keyof typeof CloseReason];
+
+const CLOSE_SENTENCES: Record<CloseReason, string> = {
+  client_closed: 'closed by the client',
+  evicted: 'evicted: this account opened another stream on this channel',
+  banned: 'closed: this account is banned from the mesh',
+  key_revoked: 'closed: the API key was revoked',
+  key_expired: 'closed: the API key expired',
+  slow_consumer: 'closed: the client did not read fast enough (slow consumer)',
+  shutdown: 'closed: the relay is restarting; reconnect with Last-Event-ID',
+  error: 'closed: internal error',
+};
+
+export interface StreamIdentity {
+  id: string;
+  account: string | null;
+  clientId: string;
+  /** Readable channel, or null for a bridge stream hearing every channel. */
+  channel: string | null;
+  receiveMask: number;
+  bridge: boolean;
+}
+
+/** Batches the writes of one event-loop turn. */
+export interface FlushScheduler {
+  markDirty(stream: ClientStream): void;
+}
+
+export class ClientStream implements Listener {
+  readonly id: string;
+  readonly account: string | null;
+  readonly clientId: string;
+  readonly channel: string | null;
+  readonly receiveMask: number;
+  readonly bridge: boolean;
+  readonly openedAt = new Date();
+  /** KV ownership: the revision our claim was written at, and the newest foreign one seen. */
+  claimKey: string | null = null;
+  claimRevision = 0;
+  foreignRevision = 0;
+  closed = false;
+  closeReason: CloseReason | null = null;
+  /** Highest sequence queued; live frames at or below it are duplicates of a replay. */
+  lastSeq = 0;
+  /** Frames replaced by a newer presence snapshot since the last flush (read by the scheduler). */
+  dropped = 0;
+
+  private readonly res: ServerResponse;
+  private readonly scheduler: FlushScheduler;
+  private readonly maxQueuedBytes: number;
+  private readonly onClose: (stream: ClientStream, reason: CloseReason) => void;
+  private queue: Array<Frame | null> = [];
+  private queuedBytes = 0;
+  private presenceAt: Map<string, number> | null = null;
+  private blocked = false;
+  private dirty = false;
+  /** While a Last-Event-ID replay runs, live frames wait here. */
+  private held: Frame[] | null = null;
+
+  constructor(
+    identity: StreamIdentity,
+    res: ServerResponse,
+    scheduler: FlushScheduler,
+    maxQueuedBytes: number,
+    onClose: (stream: ClientStream, reason: CloseReason) => void,
+  ) {
+    this.id = identity.id;
+    this.account = identity.account;
+    this.clientId = identity.clientId;
+    this.channel = identity.channel;
+    this.receiveMask = identity.receiveMask;
+    this.bridge = identity.bridge;
+    this.res = res;
+    this.scheduler = scheduler;
+    this.maxQueuedBytes = maxQueuedBytes;
+    this.onClose = onClose;
+    res.on('close', () => this.finish(CloseReason.ClientClosed));
+    res.on('drain', () => {
+      this.blocked = false;
+      this.flush();
+    });
+  }
+
+  /** Queues a live frame the delivery rules let through (held back while a replay runs). */
+  deliver(frame: Frame): void {
+    if (this.held !== null) {
+      if (!this.closed) this.held.push(frame);
+      return;
+    }
+    this.enqueue(frame);
+  }
+
+  /** Queues a frame read from the log for this stream's replay. */
+  deliverReplayed(frame: Frame): void {
+    this.enqueue(frame);
+  }
+
+  private enqueue(frame: Frame): void {
+    if (this.closed) return;
+    if (frame.seq !== 0) {
+      if (frame.seq <= this.lastSeq) return;
+      this.lastSeq = frame.seq;
+    }
+    if (frame.isPresence) this.coalescePresence(frame.sender);
+    this.queue.push(frame);
+    this.queuedBytes += frame.bytes.length;
+    if (this.queuedBytes > this.maxQueuedBytes) {
+      this.close(CloseReason.SlowConsumer);
+      return;
+    }
+    if (!this.blocked && !this.dirty) {
+      this.dirty = true;
+      this.scheduler.markDirty(this);
+    }
+  }
+
+  /** A newer snapshot replaces an older one still waiting (it moves to the end to keep ids rising). */
+  private coalescePresence(sender: string): void {
+    this.presenceAt ??= new Map();
+    const at = this.presenceAt.get(sender);
+    if (at !== undefined) {
+      const old = this.queue[at];
+      if (old?.sender === sender && old.isPresence) {
+        this.queue[at] = null;
+        this.queuedBytes -= old.bytes.length;
+        this.dropped++;
+      }
+    }
+    this.presenceAt.set(sender, this.queue.length);
+  }
+
+  /** Writes everything queued in one write. Returns the number of pairs written. */
+  flush(): number {
+    this.dirty = false;
+    if (this.closed || this.blocked || this.queue.length === 0) return 0;
+    const buffers: Buffer[] = [];
+    for (const f of this.queue) if (f !== null) buffers.push(f.bytes);
+    this.queue = [];
+    this.queuedBytes = 0;
+    this.presenceAt?.clear();
+    const chunk = buffers.length === 1 ? buffers[0]! : Buffer.concat(buffers);
+    if (!this.res.write(chunk)) this.blocked = true;
+    return buffers.length;
+  }
+
+  /** Writes raw bytes (comments, retry) outside the frame queue. */
+  writeRaw(bytes: Buffer): void {
+    if (!this.closed && !this.res.destroyed) this.res.write(bytes);
+  }
+
+  startHolding(): void {
+    this.held = [];
+  }
+
+  /** Ends a replay: live frames that arrived meanwhile are delivered, skipping what the replay sent. */
+  releaseHeld(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const f of held) this.enqueue(f);
+  }
+
+  /** Closes with an SSE comment naming the reason, so a client can tell it from a network error. */
+  close(reason: CloseReason, retryMs?: number): void {
+    if (this.closed) return;
+    if (reason === CloseReason.SlowConsumer) {
+      this.finish(reason);
+      this.res.destroy();
+      return;
+    }
+    if (!this.res.destroyed) {
+      // What is queued goes out first, then the reason.
+      this.blocked = false;
+      this.flush();
+      if (retryMs !== undefined) this.res.write(encodeRetry(retryMs));
+      this.res.write(encodeComment(CLOSE_SENTENCES[reason]));
+    }
+    this.finish(reason);
+    this.res.end();
+  }
+
+  private finish(reason: CloseReason): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeReason = reason;
+    this.queue = [];
+    this.held = null;
+    this.onClose(this, reason);
+  }
+}

@@ -1,0 +1,256 @@
+// The gateway service: GET / and /irc open an SSE stream. Authenticate, claim (account, channel),
+// join the channel's local fan-out group, replay from Last-Event-ID if asked, then deliver live.
+
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { NIL_UUID } from '../../schemas/uuid.js';
+import { missingScope } from '../core/auth.js';
+import { channelFromRequest } from '../core/channel.js';
+import { ErrorCode, RelayError } from '../core/errors.js';
+import type { RelayCore } from '../core/runtime.js';
+import { Scope } from '../core/scopes.js';
+import { channelSubject, STREAM_SUBJECTS } from '../core/subjects.js';
+import { RELAY_AGENT } from '../core/version.js';
+import { ALL_CHANNELS, ChannelHub } from './channel-hub.js';
+import { ClientStream, CloseReason } from './client-stream.js';
+import { keepaliveFrame } from './frame.js';
+import { logBounds, readLog } from './log-reader.js';
+import { NodeLiveness } from './node-liveness.js';
+import { Ownership } from './ownership.js';
+import { encodeComment, encodeRetry, SSE_HEADERS } from './sse.js';
+
+const STREAM_PATHS = ['/', '/irc'];
+const CLIENT_RETRY_MS = 2000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+type Index = Map<string, Set<ClientStream>>;
+
+function addTo(index: Index, key: string, s: ClientStream): void {
+  let set = index.get(key);
+  if (set === undefined) index.set(key, (set = new Set()));
+  set.add(s);
+}
+
+function removeFrom(index: Index, key: string, s: ClientStream): void {
+  const set = index.get(key);
+  set?.delete(s);
+  if (set?.size === 0) index.delete(key);
+}
+
+export class Gateway {
+  readonly hub: ChannelHub;
+  readonly ownership: Ownership;
+  readonly liveness: NodeLiveness;
+  private readonly core: RelayCore;
+  private readonly streams = new Set<ClientStream>();
+  private readonly byAccount: Index = new Map();
+  private readonly byKey: Index = new Map();
+  private readonly expiryTimers = new Map<ClientStream, NodeJS.Timeout>();
+  private readonly releases = new Set<Promise<void>>();
+  private keepaliveTimer: NodeJS.Timeout | undefined;
+  private draining = false;
+
+  constructor(core: RelayCore) {
+    this.core = core;
+    const { nats, logger, metrics, config } = core;
+    this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics);
+    this.liveness = new NodeLiveness(nats.js, nats.buckets.nodes, config.nodeId, 'gateway', logger);
+    this.ownership = new Ownership({
+      js: nats.js,
+      kv: nats.buckets.streams,
+      nodeId: config.nodeId,
+      logger,
+      liveness: this.liveness,
+      onEvict: (s) => {
+        metrics.evictions.inc();
+        s.close(CloseReason.Evicted);
+      },
+    });
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  async start(): Promise<void> {
+    const { bans, keys, nats, config, logger } = this.core;
+    await this.liveness.start();
+    await this.ownership.start(config.gateway.claimTtlMs);
+    bans.mirror.on('put', (uuid) => {
+      if (bans.activeBan(uuid) !== undefined) this.closeAll(this.byAccount.get(uuid), CloseReason.Banned);
+    });
+    keys.mirror.on('put', (clientId, key) => {
+      if (key.revokedAt !== undefined) this.closeAll(this.byKey.get(clientId), CloseReason.KeyRevoked);
+      else if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= Date.now()) {
+        this.closeAll(this.byKey.get(clientId), CloseReason.KeyExpired);
+      }
+    });
+    keys.mirror.on('delete', (clientId) => this.closeAll(this.byKey.get(clientId), CloseReason.KeyRevoked));
+    this.keepaliveTimer = setInterval(() => this.sendKeepalives(), config.gateway.keepaliveMs);
+    void (async () => {
+      for await (const s of nats.nc.status()) {
+        if (s.type === 'reconnect') {
+          logger.info('resubscribed after reconnect; reading what the live feed missed');
+          void this.hub.catchUp();
+        }
+      }
+    })();
+  }
+
+  register(app: FastifyInstance): void {
+    for (const url of STREAM_PATHS) app.get(url, (request, reply) => this.open(request, reply));
+  }
+
+  private closeAll(set: Set<ClientStream> | undefined, reason: CloseReason): void {
+    if (set === undefined) return;
+    for (const s of [...set]) s.close(reason);
+  }
+
+  private sendKeepalives(): void {
+    for (const key of this.hub.groupKeys()) {
+      this.hub.broadcast(key, keepaliveFrame(RELAY_AGENT, key === ALL_CHANNELS ? ALL_CHANNELS : key, NIL_UUID));
+    }
+  }
+
+  private async open(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const { auth, config, metrics } = this.core;
+    if (this.draining) {
+      throw new RelayError(503, ErrorCode.Draining, 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
+    }
+    const accept = request.headers.accept;
+    if (accept !== undefined && !/text\/event-stream|\*\/\*|text\/\*/i.test(accept)) {
+      throw new RelayError(406, ErrorCode.NotAcceptable, 'GET opens a Server-Sent Events stream: send Accept: text/event-stream.');
+    }
+    const principal = await auth.authenticate(request.headers);
+    if (!principal.scopes.establish) throw missingScope(Scope.Establish, 'open a stream');
+    const query = request.query as { host?: string };
+    const header = request.headers['x-irc-multiplayer-server'];
+    const channel = channelFromRequest(query.host, Array.isArray(header) ? header[0] : header);
+    if (channel === null && !principal.scopes.unauthenticated) {
+      throw new RelayError(400, ErrorCode.MissingChannel, 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
+    }
+    const lastEventId = parseLastEventId(request.headers['last-event-id']);
+
+    const stream = new ClientStream(
+      {
+        id: randomUUID(),
+        account: principal.uuid,
+        clientId: principal.clientId,
+        channel,
+        receiveMask: principal.scopes.receiveMask,
+        bridge: principal.scopes.unauthenticated,
+      },
+      reply.raw,
+      this.hub,
+      config.gateway.queueMaxBytes,
+      (s, reason) => this.onClosed(s, reason),
+    );
+    this.streams.add(stream);
+    if (stream.account !== null) addTo(this.byAccount, stream.account, stream);
+    addTo(this.byKey, stream.clientId, stream);
+    metrics.streamsOpen.set(this.streams.size);
+    metrics.streamsOpened.inc();
+    this.armKeyExpiry(stream, principal.key.expiresAt);
+
+    if (stream.account !== null && channel !== null) {
+      try {
+        await this.ownership.claim(stream, stream.account, channel);
+      } catch (err) {
+        stream.close(CloseReason.Error);
+        throw new RelayError(503, ErrorCode.Unavailable, 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });
+      }
+    }
+    reply.hijack();
+    if (stream.closed) {
+      if (!reply.raw.headersSent && !reply.raw.destroyed) {
+        reply.raw.writeHead(200, SSE_HEADERS);
+        reply.raw.end(encodeComment(`closed: ${stream.closeReason ?? 'closed'}`));
+      }
+      return;
+    }
+    reply.raw.socket?.setNoDelay(true);
+    reply.raw.writeHead(200, SSE_HEADERS);
+    reply.raw.write(encodeRetry(CLIENT_RETRY_MS));
+
+    if (lastEventId !== null) stream.startHolding();
+    await this.hub.join(stream);
+    // Sent once the node is subscribed: from here on nothing published to the channel is missed.
+    stream.writeRaw(encodeComment(`connected to ${channel ?? 'every channel'}`));
+    if (lastEventId !== null) await this.replay(stream, lastEventId);
+  }
+
+  /** Sends what the client missed since `lastId` (same filters), then releases the held live frames. */
+  private async replay(stream: ClientStream, lastId: number): Promise<void> {
+    const { nats, logger } = this.core;
+    try {
+      const bounds = await logBounds(nats.js);
+      if (lastId + 1 < bounds.first) {
+        stream.writeRaw(encodeComment(`frames after ${lastId} up to ${bounds.first - 1} are no longer kept; resuming from ${bounds.first}`));
+      }
+      const filter = stream.channel === null ? STREAM_SUBJECTS : channelSubject(stream.channel);
+      await readLog(nats.js, { filter, fromSeq: lastId + 1, untilSeq: null }, (m) => this.hub.replayTo(stream, m));
+    } catch (err) {
+      logger.warn({ err }, 'replay from Last-Event-ID failed');
+      stream.close(CloseReason.Error);
+      return;
+    }
+    stream.releaseHeld();
+  }
+
+  private armKeyExpiry(stream: ClientStream, expiresAt: string | undefined): void {
+    if (expiresAt === undefined) return;
+    const delay = Date.parse(expiresAt) - Date.now();
+    if (delay > MAX_TIMER_MS) return;
+    const timer = setTimeout(() => stream.close(CloseReason.KeyExpired), Math.max(0, delay));
+    timer.unref();
+    this.expiryTimers.set(stream, timer);
+  }
+
+  private onClosed(stream: ClientStream, reason: CloseReason): void {
+    const { metrics } = this.core;
+    this.streams.delete(stream);
+    if (stream.account !== null) removeFrom(this.byAccount, stream.account, stream);
+    removeFrom(this.byKey, stream.clientId, stream);
+    const timer = this.expiryTimers.get(stream);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      this.expiryTimers.delete(stream);
+    }
+    this.hub.leave(stream);
+    const release = this.ownership.release(stream).finally(() => this.releases.delete(release));
+    this.releases.add(release);
+    metrics.streamsOpen.set(this.streams.size);
+    metrics.streamsClosed.inc({ reason });
+    if (reason === CloseReason.SlowConsumer) metrics.framesDropped.inc({ reason: 'slow_consumer' });
+  }
+
+  /** Graceful drain: refuse new streams, tell each client to retry after a jittered delay, release claims. */
+  async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    const { retryMinMs, retryMaxMs } = this.core.config.gateway;
+    for (const s of [...this.streams]) s.close(CloseReason.Shutdown, retryMinMs + Math.random() * (retryMaxMs - retryMinMs));
+    await Promise.all([...this.releases]);
+  }
+
+  async stop(): Promise<void> {
+    await this.drain();
+    if (this.keepaliveTimer !== undefined) clearInterval(this.keepaliveTimer);
+    this.hub.close();
+    await this.ownership.stop();
+    await this.liveness.stop();
+  }
+}
+
+function parseLastEventId(value: string | string[] | undefined): number | null {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined || raw.trim() === '') return null;
+  if (!/^\d{1,15}$/.test(raw.trim())) {
+    throw new RelayError(400, ErrorCode.InvalidLastEventId, 'Last-Event-ID must be the id of a frame this relay sent (a whole number).');
+  }
+  return Number(raw.trim());
+}

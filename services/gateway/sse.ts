@@ -1,0 +1,42 @@
+// SSE framing, by hand: this is the hot path. A delivered payload is one buffer holding the `meta`
+// event and the unnamed data event (with `id:` = stream sequence), built once per message and
+// written unchanged to every recipient.
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+  connection: 'keep-alive',
+};
+
+const META_PREFIX = Buffer.from('event: meta\ndata: ');
+const BLANK_LINE = Buffer.from('\n\n');
+const DATA_PREFIX = Buffer.from('data: ');
+
+/**
+ * One meta+data pair. `metaJson` and `dataJson` are single-line JSON (JSON.stringify never emits a
+ * raw newline, and ingress stores payloads as JSON.stringify output). `id` is omitted for frames
+ * that are not in the log (server keepalives), so they never move a client's Last-Event-ID.
+ */
+export function encodePair(metaJson: string, data: Uint8Array | string, id: number | null): Buffer {
+  const dataBuf = typeof data === 'string' ? Buffer.from(data) : data;
+  const meta = Buffer.from(metaJson);
+  const idLine = id === null ? null : Buffer.from(`id: ${id}\n`);
+  const parts: Uint8Array[] = [META_PREFIX, meta, BLANK_LINE];
+  if (idLine !== null) parts.push(idLine);
+  parts.push(DATA_PREFIX, dataBuf, BLANK_LINE);
+  return Buffer.concat(parts);
+}
+
+/** An SSE comment: ignored by clients' event handlers, read by people and by our tests. */
+export function encodeComment(text: string): Buffer {
+  return Buffer.from(`: ${text.replace(/\n/g, ' ')}\n\n`);
+}
+
+export function encodeRetry(ms: number): Buffer {
+  return Buffer.from(`retry: ${Math.round(ms)}\n\n`);
+}
+
+export function metaJson(uuid: string, agent: string | null, channel: string): string {
+  return JSON.stringify({ uuid, agent, channel });
+}

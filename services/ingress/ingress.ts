@@ -1,0 +1,91 @@
+// The ingress service: POST / and /irc. Authenticate, check the whole batch, authorise every entry,
+// publish in order to JetStream, answer once every entry is stored.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { channelFromRequest } from '../core/channel.js';
+import { ErrorCode, RelayError } from '../core/errors.js';
+import type { RelayCore } from '../core/runtime.js';
+import { planBatch } from './batch.js';
+import { Publisher } from './publisher.js';
+import { RateLimiter } from './rate-limit.js';
+
+const POST_PATHS = ['/', '/irc'];
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+export class Ingress {
+  private readonly core: RelayCore;
+  private readonly publisher: Publisher;
+  private readonly limiter: RateLimiter;
+  private inflight = 0;
+  private idle: (() => void) | null = null;
+  private draining = false;
+
+  constructor(core: RelayCore) {
+    this.core = core;
+    const { nats, metrics, logger, config } = core;
+    this.publisher = new Publisher(nats.js, metrics, logger, config.ingress.publishTimeoutMs);
+    this.limiter = new RateLimiter(config.ingress.ratePerSecond, config.ingress.rateBurst);
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  register(app: FastifyInstance): void {
+    const { metrics } = this.core;
+    for (const url of POST_PATHS) {
+      app.post(url, async (request, reply) => {
+        this.inflight++;
+        try {
+          return await this.handle(request, reply);
+        } finally {
+          this.inflight--;
+          if (this.inflight === 0) this.idle?.();
+        }
+      });
+    }
+    app.addHook('onResponse', async (request, reply) => {
+      if (request.method === 'POST' && POST_PATHS.includes(request.routeOptions.url ?? '')) {
+        metrics.posts.inc({ outcome: String(reply.statusCode) });
+      }
+    });
+  }
+
+  private async handle(request: FastifyRequest, reply: FastifyReply): Promise<{ accepted: number }> {
+    const { auth, config } = this.core;
+    if (this.draining) {
+      throw new RelayError(503, ErrorCode.Draining, 'This ingress is shutting down; retry.', { retryAfter: 1 });
+    }
+    const principal = await auth.authenticate(request.headers);
+    const query = request.query as { host?: string };
+    const header = request.headers['x-irc-multiplayer-server'];
+    const channel = channelFromRequest(query.host, Array.isArray(header) ? header[0] : header);
+    const entries = planBatch(request.body, { principal, channel, batchMax: config.ingress.batchMax });
+
+    const sender = principal.uuid ?? `key:${principal.clientId}`;
+    const decision = this.limiter.take(sender, Math.max(1, entries.length));
+    if (!decision.allowed) {
+      throw new RelayError(429, ErrorCode.RateLimited, 'Too many payloads from this account; slow down.', {
+        retryAfter: decision.retryAfter,
+      });
+    }
+    const idempotency = request.headers['idempotency-key'];
+    const key = typeof idempotency === 'string' ? idempotency.trim() : '';
+    if (key !== '' && !IDEMPOTENCY_KEY.test(key)) {
+      throw new RelayError(400, ErrorCode.BadRequest, 'Idempotency-Key must be 1 to 128 letters, digits or "_.:-".');
+    }
+    await this.publisher.publishAll(entries, key === '' ? null : `${sender}:${key}`);
+    void reply.code(200);
+    return { accepted: entries.length };
+  }
+
+  /** Refuse new POSTs and wait for those in flight. */
+  async drain(): Promise<void> {
+    this.draining = true;
+    if (this.inflight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+  }
+
+  stop(): void {
+    this.limiter.stop();
+  }
+}

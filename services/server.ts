@@ -1,0 +1,90 @@
+// Composition: one process serving the ingress, the gateway, or both (the all-in-one development
+// mode) on one port. Ingress and gateway never import each other; only this module knows both.
+
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type RelayConfig, type ServiceKind } from './core/config.js';
+import { ErrorCode, RelayError } from './core/errors.js';
+import { createHttpApp, sendError } from './core/http.js';
+import { startCore, stopCore, type CoreOptions, type RelayCore } from './core/runtime.js';
+import { STREAM_NAME } from './core/subjects.js';
+import { Gateway } from './gateway/gateway.js';
+import { Ingress } from './ingress/ingress.js';
+
+export interface RelayServer {
+  config: RelayConfig;
+  core: RelayCore;
+  app: FastifyInstance;
+  ingress: Ingress | null;
+  gateway: Gateway | null;
+  /** http://host:port the server listens on. */
+  url: string;
+  port: number;
+  /** Graceful: drain streams and in-flight POSTs, close the listener, drain NATS. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions extends CoreOptions {
+  service: ServiceKind;
+  env?: NodeJS.ProcessEnv;
+  config?: RelayConfig;
+}
+
+export async function startRelayServer(options: StartOptions): Promise<RelayServer> {
+  const config = options.config ?? loadConfig(options.service, options.env);
+  const core = await startCore(config, options);
+  const withIngress = config.service !== 'gateway';
+  const withGateway = config.service !== 'ingress';
+  const ingress = withIngress ? new Ingress(core) : null;
+  const gateway = withGateway ? new Gateway(core) : null;
+
+  const app = createHttpApp({
+    logger: core.logger,
+    metrics: core.metrics,
+    bodyLimit: config.ingress.bodyLimit,
+    readiness: [
+      { name: 'nats', check: () => core.natsConnected() },
+      {
+        name: 'stream',
+        check: async () => (await core.nats.jsm.streams.info(STREAM_NAME)).config.name === STREAM_NAME,
+      },
+      { name: 'buckets', check: async () => (await core.nats.buckets.streams.status()).bucket !== '' },
+      { name: 'draining', check: () => !(ingress?.isDraining ?? false) && !(gateway?.isDraining ?? false) },
+    ],
+  });
+  ingress?.register(app);
+  gateway?.register(app);
+  // A proxy that sends a verb to the wrong service gets a sentence saying so, not a bare 404.
+  for (const url of ['/', '/irc']) {
+    if (!withGateway) {
+      app.get(url, (_req, reply) => sendError(reply, misrouted('GET', 'gateway')));
+    }
+    if (!withIngress) {
+      app.post(url, (_req, reply) => sendError(reply, misrouted('POST', 'ingress')));
+    }
+  }
+  await gateway?.start();
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address() as AddressInfo;
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`;
+  core.logger.info({ url, service: config.service, node: config.nodeId }, 'relay listening');
+
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
+      await Promise.race([Promise.all([gateway?.drain(), ingress?.drain()]), deadline]);
+      await app.close();
+      await gateway?.stop();
+      ingress?.stop();
+      await stopCore(core);
+    })();
+    return closing;
+  };
+  return { config, core, app, ingress, gateway, url, port: address.port, close };
+}
+
+function misrouted(verb: string, service: string): RelayError {
+  return new RelayError(405, ErrorCode.MethodNotAllowed, `This process serves only the other verb; ${verb} / belongs to the ${service}.`);
+}
