@@ -1,0 +1,60 @@
+// The CLI's connection to the mesh: the same NATS configuration as the services (from the
+// environment), the same stores, and a clear sentence when NATS cannot be reached.
+
+import { BanStore } from '../core/bans.js';
+import { loadConfig, type RelayConfig } from '../core/config.js';
+import { KeyStore } from '../core/keys.js';
+import { createLogger, type Logger } from '../core/logger.js';
+import { openNatsContext, type NatsContext } from '../core/nats.js';
+
+export interface Admin {
+  config: RelayConfig;
+  logger: Logger;
+  nats: NatsContext;
+  keys: KeyStore;
+  bans: BanStore;
+  close(): Promise<void>;
+}
+
+export class CliError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}): Promise<Admin> {
+  const config = loadConfig('all');
+  // The CLI's own output is its result; NATS chatter goes to stderr only when asked for.
+  const logger = createLogger({ level: process.env['LOG_LEVEL'] ?? 'warn', pretty: false, destination: process.stderr });
+  let nats: NatsContext;
+  try {
+    nats = await openNatsContext(config, 'relay-cli', logger, { failFast: true });
+  } catch (e) {
+    throw new CliError(`Cannot reach NATS at ${config.nats.servers.join(', ')} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
+  const bans = new BanStore(nats.js, nats.buckets.bans, logger);
+  await Promise.all([options.keys ? keys.start() : undefined, options.bans ? bans.start() : undefined]);
+  return {
+    config,
+    logger,
+    nats,
+    keys,
+    bans,
+    async close() {
+      await Promise.all([keys.stop(), bans.stop()]);
+      await nats.nc.drain().catch(() => undefined);
+    },
+  };
+}
+
+export async function withAdmin<T>(options: { keys?: boolean; bans?: boolean }, fn: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = await openAdmin(options);
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.close();
+  }
+}

@@ -1,0 +1,70 @@
+// relay bans list|add|remove
+import type { Command } from 'commander';
+import { normaliseUuid } from '../../../schemas/uuid.js';
+import { parseExpiry } from '../../core/units.js';
+import { CliError, withAdmin } from '../admin.js';
+import { printJson, printTable } from '../output.js';
+
+function uuidArg(value: string): string {
+  const uuid = normaliseUuid(value.trim());
+  if (uuid === null) throw new CliError(`"${value}" is not a UUID (dashed or undashed).`, 2);
+  return uuid;
+}
+
+export function registerBans(program: Command): void {
+  const bans = program.command('bans').description('list, add and lift mesh bans');
+
+  bans
+    .command('list')
+    .description('list banned accounts')
+    .option('--json', 'print a JSON array')
+    .action(async (opts: { json?: boolean }) => {
+      const list = await withAdmin({ bans: true }, async (admin) => admin.bans.list());
+      if (opts.json) return printJson(list);
+      printTable(
+        list.map((b) => ({
+          uuid: b.uuid,
+          banned: b.bannedAt,
+          by: b.by,
+          expires: b.expiresAt ?? '',
+          client_id: b.clientId ?? '',
+          reason: b.reason,
+        })),
+        ['uuid', 'banned', 'by', 'expires', 'client_id', 'reason'],
+        'No bans.',
+      );
+    });
+
+  bans
+    .command('add')
+    .description('ban an account: refused from now on, its open streams are closed on every node')
+    .argument('<uuid>')
+    .option('--reason <text>', 'why (shown in bans list)', 'banned by an operator')
+    .option('--expires <when>', 'ISO time or a duration from now (30d, 12h)')
+    .option('--json', 'print the ban as JSON')
+    .action(async (value: string, opts: { reason: string; expires?: string; json?: boolean }) => {
+      const uuid = uuidArg(value);
+      let expiresAt: string | undefined;
+      if (opts.expires !== undefined) {
+        const parsed = parseExpiry(opts.expires);
+        if (parsed === null) throw new CliError(`--expires must be an ISO time or a duration like 30d (got "${opts.expires}").`, 2);
+        expiresAt = parsed;
+      }
+      const ban = await withAdmin({}, (admin) =>
+        admin.bans.ban(uuid, { reason: opts.reason, by: 'cli', ...(expiresAt !== undefined ? { expiresAt } : {}) }),
+      );
+      if (opts.json) return printJson(ban);
+      process.stdout.write(`banned ${ban.uuid}${expiresAt !== undefined ? ` until ${expiresAt}` : ''}\n`);
+    });
+
+  bans
+    .command('remove')
+    .description('lift a ban')
+    .argument('<uuid>')
+    .action(async (value: string) => {
+      const uuid = uuidArg(value);
+      const lifted = await withAdmin({}, (admin) => admin.bans.unban(uuid));
+      if (!lifted) throw new CliError(`${uuid} is not banned.`, 3);
+      process.stdout.write(`lifted the ban on ${uuid}\n`);
+    });
+}

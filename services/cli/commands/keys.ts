@@ -1,0 +1,98 @@
+// relay keys create|list|revoke
+import type { Command } from 'commander';
+import { isRelayError } from '../../core/errors.js';
+import { ALL_SCOPES } from '../../core/scopes.js';
+import { parseExpiry } from '../../core/units.js';
+import type { KeyRecord } from '../../../schemas/records.js';
+import { CliError, withAdmin } from '../admin.js';
+import { printJson, printTable } from '../output.js';
+
+function keyStatus(k: KeyRecord, now = Date.now()): string {
+  if (k.revokedAt !== undefined) return 'revoked';
+  if (k.expiresAt !== undefined && Date.parse(k.expiresAt) <= now) return 'expired';
+  return 'active';
+}
+
+/** What `keys list` shows of a key: everything but the secret's hash. */
+function publicView(k: KeyRecord): Record<string, unknown> {
+  const { secretSha256: _hidden, ...rest } = k;
+  return { ...rest, status: keyStatus(k) };
+}
+
+export function registerKeys(program: Command): void {
+  const keys = program.command('keys').description('issue, list and revoke API keys (client credentials)');
+
+  keys
+    .command('create')
+    .description('create a key; its secret is printed once and never stored')
+    .requiredOption('--scopes <list>', `comma-separated scopes, e.g. irc.connection.establish,irc.messages.send,irc.messages.receive`)
+    .option('--label <text>', 'a name for people (the mod or bridge it is for)')
+    .option('--expires <when>', 'ISO time or a duration from now (30d, 12h, 90m)')
+    .option('--json', 'print {"clientId","clientSecret","scopes"} as JSON')
+    .action(async (opts: { scopes: string; label?: string; expires?: string; json?: boolean }) => {
+      const scopes = opts.scopes.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      let expiresAt: string | undefined;
+      if (opts.expires !== undefined) {
+        const parsed = parseExpiry(opts.expires);
+        if (parsed === null) throw new CliError(`--expires must be an ISO time or a duration like 30d, 12h or 90m (got "${opts.expires}").`, 2);
+        expiresAt = parsed;
+      }
+      const created = await withAdmin({}, (admin) =>
+        admin.keys
+          .create({ scopes, ...(opts.label !== undefined ? { label: opts.label } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}) })
+          .catch((e: unknown) => {
+            if (isRelayError(e)) throw new CliError(`${e.message} Known scopes: ${ALL_SCOPES.join(', ')}.`, 2);
+            throw e;
+          }),
+      );
+      if (opts.json) return printJson(created);
+      process.stdout.write(
+        [
+          `client id:     ${created.clientId}`,
+          `client secret: ${created.clientSecret}`,
+          `scopes:        ${created.scopes.join(', ')}`,
+          ...(created.expiresAt !== undefined ? [`expires:       ${created.expiresAt}`] : []),
+          '',
+          'The secret is shown only now; store it in the client build.',
+          '',
+        ].join('\n'),
+      );
+    });
+
+  keys
+    .command('list')
+    .description('list keys (never their secrets)')
+    .option('--json', 'print a JSON array')
+    .action(async (opts: { json?: boolean }) => {
+      const list = await withAdmin({ keys: true }, async (admin) => admin.keys.list());
+      if (opts.json) return printJson(list.map(publicView));
+      printTable(
+        list.map((k) => ({
+          client_id: k.clientId,
+          status: keyStatus(k),
+          label: k.label ?? '',
+          created: k.createdAt,
+          expires: k.expiresAt ?? '',
+          scopes: k.scopes.join(','),
+        })),
+        ['client_id', 'status', 'label', 'created', 'expires', 'scopes'],
+        'No keys yet. Create one with: relay keys create --scopes irc.connection.establish,irc.messages.send,irc.messages.receive',
+      );
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke a key: refused from now on, its open streams are closed on every node')
+    .argument('<clientId>')
+    .option('--json', 'print the revoked key as JSON')
+    .action(async (clientId: string, opts: { json?: boolean }) => {
+      const revoked = await withAdmin({}, (admin) =>
+        admin.keys.revoke(clientId).catch((e: unknown) => {
+          if (isRelayError(e)) throw new CliError(e.message, e.status === 404 ? 3 : 1);
+          throw e;
+        }),
+      );
+      if (opts.json) return printJson(publicView(revoked));
+      process.stdout.write(`revoked ${revoked.clientId} at ${revoked.revokedAt ?? ''}\n`);
+    });
+}

@@ -1,0 +1,95 @@
+// npm start: the all-in-one development relay. A local nats-server with JetStream under .data/
+// (unless NATS_URL is set), offline identities (unless PROFILE_API_URL is set), one port for both
+// verbs, and a development key with every scope, printed with curl commands that work as printed.
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadConfig } from '../core/config.js';
+import type { CreatedKey } from '../core/keys.js';
+import { ALL_SCOPES } from '../core/scopes.js';
+import { startRelayServer, type RelayServer } from '../server.js';
+import { runUntilSignalled } from '../cli/commands/serve.js';
+import { freePort, startNatsNode, type NatsNode } from './nats-process.js';
+
+const DATA_DIR = resolve('.data');
+const KEY_FILE = join(DATA_DIR, 'dev-key.json');
+
+async function portFree(port: number): Promise<boolean> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolvePort) => {
+    const srv = createServer();
+    srv.once('error', () => resolvePort(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolvePort(true)));
+  });
+}
+
+export async function runDevServer(): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  env['PROFILE_API_URL'] ??= 'offline';
+  env['NODE_ENV'] ??= 'development';
+  const config = loadConfig('all', env);
+  let nats: NatsNode | null = null;
+  const startNats = config.devNats === 'true' || (config.devNats === 'auto' && process.env['NATS_URL'] === undefined);
+  if (startNats) {
+    mkdirSync(DATA_DIR, { recursive: true });
+    const port = (await portFree(4222)) ? 4222 : await freePort();
+    process.stderr.write(`starting nats-server with JetStream on 127.0.0.1:${port} (data in .data/nats)\n`);
+    nats = await startNatsNode({ storeDir: join(DATA_DIR, 'nats'), port, serverName: 'relay-dev', logFile: join(DATA_DIR, 'nats.log') });
+    env['NATS_URL'] = nats.url;
+  }
+  let server: RelayServer;
+  try {
+    server = await startRelayServer({ service: 'all', config: loadConfig('all', env) });
+  } catch (e) {
+    await nats?.stop();
+    throw e;
+  }
+  const key = await devKey(server);
+  process.stdout.write(banner(server, key, config.profile.url === 'offline'));
+  await runUntilSignalled(server, async () => {
+    await nats?.stop();
+  });
+}
+
+/** Reuses the key from .data/dev-key.json while it still works, so curl commands stay valid. */
+async function devKey(server: RelayServer): Promise<CreatedKey> {
+  if (existsSync(KEY_FILE)) {
+    try {
+      const saved = JSON.parse(readFileSync(KEY_FILE, 'utf8')) as CreatedKey;
+      if (server.core.keys.check(saved.clientId, saved.clientSecret).status === 'ok') return saved;
+    } catch {
+      // unreadable: make a new one
+    }
+  }
+  const key = await server.core.keys.create({ scopes: [...ALL_SCOPES], label: 'development (npm start)' });
+  mkdirSync(DATA_DIR, { recursive: true });
+  writeFileSync(KEY_FILE, JSON.stringify(key, null, 2) + '\n', { mode: 0o600 });
+  return key;
+}
+
+function banner(server: RelayServer, key: CreatedKey, offline: boolean): string {
+  const url = `${server.url}/`;
+  const who = (name: string): string => (offline ? `offline:${name}` : '<game access token>');
+  const common = `-H 'Client-ID: ${key.clientId}' -H 'Client-Secret: ${key.clientSecret}' -H 'X-IRC-Multiplayer-Server: play.example.net'`;
+  return [
+    '',
+    `Channel relay (development) listening on ${server.url}  (GET and POST on / and /irc)`,
+    '',
+    `Development key (every scope; saved in .data/dev-key.json):`,
+    `  client id:     ${key.clientId}`,
+    `  client secret: ${key.clientSecret}`,
+    offline
+      ? `Identities are offline (PROFILE_API_URL=offline): "Bearer offline:<name>" is player <name>.`
+      : `Sessions are checked against ${server.config.profile.url}.`,
+    '',
+    'Open a stream as Alice (leave it running):',
+    `  curl -N -H 'Accept: text/event-stream' -H 'Authorization: Bearer ${who('Alice')}' ${common} ${url}`,
+    '',
+    'Then, in another terminal, post a chat as Bob:',
+    `  curl -H 'Content-Type: application/json' -H 'Authorization: Bearer ${who('Bob')}' ${common} -d '{"type":"chat","message":"hello"}' ${url}`,
+    '',
+    `Health: ${server.url}/healthz  Readiness: ${server.url}/readyz  Metrics: ${server.url}/metrics`,
+    'Ctrl-C stops the relay (and the nats-server it started).',
+    '',
+  ].join('\n');
+}
