@@ -1,0 +1,150 @@
+// Starts a whole relay for a test: a real nats-server, a real HTTP server playing the profile API,
+// and the relay itself listening on a free port. Logs are captured so tests can read them.
+
+import { Writable } from 'node:stream';
+import type { CreatedKey } from '../../services/core/keys.js';
+import type { ServiceKind } from '../../services/core/config.js';
+import { startRelayServer, type RelayServer } from '../../services/server.js';
+import { ALL_SCOPES } from '../../services/core/scopes.js';
+import { startProfileApi, type FakeProfileApi } from './profile-api.js';
+import { startTestNats, type TestNats } from './nats.js';
+import { openStream, type OpenOptions, type SseStream } from './sse-client.js';
+
+export interface Player {
+  name: string;
+  uuid: string;
+  token: string;
+}
+
+export interface PostResult {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Headers;
+}
+
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+    done();
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface RelayOptions {
+  env?: Record<string, string>;
+  service?: ServiceKind;
+  /** Share a nats-server / profile API with another relay of the same test. */
+  nats?: TestNats;
+  profile?: FakeProfileApi;
+}
+
+export class RelayFixture {
+  readonly nats: TestNats;
+  readonly profile: FakeProfileApi;
+  readonly server: RelayServer;
+  readonly logs: LogCapture;
+  private readonly ownsNats: boolean;
+  private readonly ownsProfile: boolean;
+  private readonly streams: SseStream[] = [];
+  private names = 0;
+
+  private constructor(nats: TestNats, profile: FakeProfileApi, server: RelayServer, logs: LogCapture, owns: [boolean, boolean]) {
+    this.nats = nats;
+    this.profile = profile;
+    this.server = server;
+    this.logs = logs;
+    [this.ownsNats, this.ownsProfile] = owns;
+  }
+
+  static async start(options: RelayOptions = {}): Promise<RelayFixture> {
+    const nats = options.nats ?? (await startTestNats());
+    const profile = options.profile ?? (await startProfileApi());
+    const logs = new LogCapture();
+    const server = await startRelayServer({
+      service: options.service ?? 'all',
+      env: {
+        NATS_URL: nats.url,
+        PROFILE_API_URL: profile.url,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        LOG_PRETTY: 'false',
+        NODE_ENV: 'test',
+        ...options.env,
+      },
+      logDestination: logs,
+    });
+    return new RelayFixture(nats, profile, server, logs, [options.nats === undefined, options.profile === undefined]);
+  }
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  createKey(scopes: readonly string[] = ALL_SCOPES.filter((s) => s !== 'irc.connection.unauthenticated'), options: { label?: string; expiresAt?: string } = {}): Promise<CreatedKey> {
+    return this.server.core.keys.create({ scopes: [...scopes], ...options });
+  }
+
+  /** A player with a live session at the fake profile API. */
+  player(name?: string): Player {
+    const n = name ?? `Player${++this.names}${Math.floor(Math.random() * 1000)}`;
+    const token = `token-${n}-${Math.random().toString(36).slice(2)}`;
+    const uuid = this.profile.addSession(token, n);
+    return { name: n, uuid, token };
+  }
+
+  /** The headers a real client sends. */
+  headers(player: Player | null, key: CreatedKey | null, channel?: string | null, extra: Record<string, string> = {}): Record<string, string> {
+    const h: Record<string, string> = { 'user-agent': 'testmod/1.0.0+0123456789abcdef0123456789abcdef01234567' };
+    if (player !== null) h['authorization'] = `Bearer ${player.token}`;
+    if (key !== null) {
+      h['client-id'] = key.clientId;
+      h['client-secret'] = key.clientSecret;
+    }
+    if (channel !== undefined && channel !== null) h['x-irc-multiplayer-server'] = channel;
+    return { ...h, ...extra };
+  }
+
+  async post(body: unknown, headers: Record<string, string>, path = '/'): Promise<PostResult> {
+    const res = await fetch(new URL(path, this.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      parsed = { raw: text };
+    }
+    return { status: res.status, body: parsed, headers: res.headers };
+  }
+
+  async open(headers: Record<string, string>, options: Omit<OpenOptions, 'headers'> = {}): Promise<SseStream> {
+    const s = await openStream(this.url, { ...options, headers });
+    this.streams.push(s);
+    return s;
+  }
+
+  /** Opens a stream and waits for the relay's greeting, so the stream is subscribed when it returns. */
+  async connect(headers: Record<string, string>, options: Omit<OpenOptions, 'headers'> = {}): Promise<SseStream> {
+    const s = await this.open(headers, options);
+    if (s.status !== 200) {
+      const r = await s.refusal();
+      throw new Error(`stream refused: ${r.status} ${JSON.stringify(r.body)}`);
+    }
+    await s.waitForComment(/^connected/);
+    return s;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.streams) s.close();
+    await this.server.close();
+    if (this.ownsProfile) await this.profile.close();
+    if (this.ownsNats) await this.nats.stop();
+  }
+}
