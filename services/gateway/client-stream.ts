@@ -31,6 +31,11 @@ const CLOSE_SENTENCES: Record<CloseReason, string> = {
   error: 'closed: internal error',
 };
 
+/** The SSE comment that ends a stream, naming why. */
+export function closeComment(reason: CloseReason): Buffer {
+  return encodeComment(CLOSE_SENTENCES[reason]);
+}
+
 export interface StreamIdentity {
   id: string;
   account: string | null;
@@ -182,6 +187,11 @@ export class ClientStream implements Listener {
   /** Closes with an SSE comment naming the reason, so a client can tell it from a network error. */
   close(reason: CloseReason, retryMs?: number): void {
     if (this.closed) return;
+    // Not yet answered (closed while its claim was being written): the open path answers.
+    if (!this.res.headersSent) {
+      this.finish(reason);
+      return;
+    }
     if (reason === CloseReason.SlowConsumer) {
       this.finish(reason);
       this.res.destroy();
@@ -192,7 +202,7 @@ export class ClientStream implements Listener {
       this.blocked = false;
       this.flush();
       if (retryMs !== undefined) this.res.write(encodeRetry(retryMs));
-      this.res.write(encodeComment(CLOSE_SENTENCES[reason]));
+      this.res.write(closeComment(reason));
     }
     this.finish(reason);
     this.res.end();

@@ -12,7 +12,7 @@ import { Scope } from '../core/scopes.js';
 import { channelSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import { RELAY_AGENT } from '../core/version.js';
 import { ALL_CHANNELS, ChannelHub } from './channel-hub.js';
-import { ClientStream, CloseReason } from './client-stream.js';
+import { ClientStream, closeComment, CloseReason } from './client-stream.js';
 import { keepaliveFrame } from './frame.js';
 import { logBounds, readLog } from './log-reader.js';
 import { NodeLiveness } from './node-liveness.js';
@@ -166,9 +166,10 @@ export class Gateway {
     }
     reply.hijack();
     if (stream.closed) {
-      if (!reply.raw.headersSent && !reply.raw.destroyed) {
+      // Closed before it opened: evicted by a later claim, banned or revoked meanwhile.
+      if (!reply.raw.destroyed && stream.closeReason !== CloseReason.ClientClosed) {
         reply.raw.writeHead(200, SSE_HEADERS);
-        reply.raw.end(encodeComment(`closed: ${stream.closeReason ?? 'closed'}`));
+        reply.raw.end(closeComment(stream.closeReason ?? CloseReason.Error));
       }
       return;
     }
