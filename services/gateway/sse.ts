@@ -6,7 +6,9 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',
   'x-accel-buffering': 'no',
-  connection: 'keep-alive',
+  // When the relay ends a stream (eviction, ban, drain) the connection ends with it, so every client
+  // sees the close, not only those that watch for the end of the chunked body.
+  connection: 'close',
 };
 
 const META_PREFIX = Buffer.from('event: meta\ndata: ');
