@@ -47,15 +47,19 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
   const key = await keys.create({ scopes: ALL_SCOPES.filter((s) => s !== 'irc.connection.unauthenticated'), label: 'bench' });
   await ctx.nc.drain();
 
+  // BENCH_PROFILE=ingress|gateway writes a V8 CPU profile of that service to bench/results/profiles.
+  const profiled = process.env['BENCH_PROFILE'];
+  const nodeArgs = (service: string): string[] =>
+    profiled === service ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'results', 'profiles')}`] : [];
   const procs: Proc[] = [];
   const gatewayPorts: number[] = [];
   for (let g = 0; g < (options.gateways ?? 1); g++) {
     const port = await freePort();
     gatewayPorts.push(port);
-    procs.push(startProc(`relay-gateway-${g + 1}`, process.execPath, [RELAY_BIN, 'serve', 'gateway'], { ...env, PORT: String(port), RELAY_NODE_ID: `bench-gw${g + 1}` }));
+    procs.push(startProc(`relay-gateway-${g + 1}`, process.execPath, [...nodeArgs('gateway'), RELAY_BIN, 'serve', 'gateway'], { ...env, PORT: String(port), RELAY_NODE_ID: `bench-gw${g + 1}` }));
   }
   const ingressPort = await freePort();
-  const ingress = startProc('relay-ingress', process.execPath, [RELAY_BIN, 'serve', 'ingress'], { ...env, PORT: String(ingressPort), RELAY_NODE_ID: 'bench-in1' });
+  const ingress = startProc('relay-ingress', process.execPath, [...nodeArgs('ingress'), RELAY_BIN, 'serve', 'ingress'], { ...env, PORT: String(ingressPort), RELAY_NODE_ID: 'bench-in1' });
   procs.push(ingress);
   for (const port of [...gatewayPorts, ingressPort]) await waitFor(() => httpOk(`http://127.0.0.1:${port}/readyz`), `relay on port ${port}`);
 
