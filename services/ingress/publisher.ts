@@ -8,7 +8,7 @@ import type { Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import { channelSubject } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
-import { AckPublisher, type StoredAck } from './ack-publisher.js';
+import { type AckPublisher, type StoredAck } from './ack-publisher.js';
 import type { PlannedEntry } from './batch.js';
 
 export class Publisher {
