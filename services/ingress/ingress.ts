@@ -6,6 +6,7 @@ import { channelFromRequest } from '../core/channel.js';
 import { ErrorCode, RelayError } from '../core/errors.js';
 import type { RelayCore } from '../core/runtime.js';
 import { planBatch } from './batch.js';
+import { AckPublisher } from './ack-publisher.js';
 import { Publisher } from './publisher.js';
 import { RateLimiter } from './rate-limit.js';
 
@@ -16,6 +17,7 @@ export class Ingress {
   private readonly core: RelayCore;
   private readonly publisher: Publisher;
   private readonly limiter: RateLimiter;
+  private readonly acks: AckPublisher;
   private inflight = 0;
   private idle: (() => void) | null = null;
   private draining = false;
@@ -23,7 +25,8 @@ export class Ingress {
   constructor(core: RelayCore) {
     this.core = core;
     const { nats, metrics, logger, config } = core;
-    this.publisher = new Publisher(nats.js, metrics, logger, config.ingress.publishTimeoutMs);
+    this.acks = new AckPublisher(nats.nc);
+    this.publisher = new Publisher(this.acks, metrics, logger, config.ingress.publishTimeoutMs);
     this.limiter = new RateLimiter(config.ingress.ratePerSecond, config.ingress.rateBurst);
   }
 
@@ -87,5 +90,6 @@ export class Ingress {
 
   stop(): void {
     this.limiter.stop();
+    this.acks.close();
   }
 }

@@ -3,22 +3,22 @@
 // means persisted. On failure part-way the client learns how many leading entries were stored.
 
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
 import { ErrorCode, RelayError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import { channelSubject } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
+import { type AckPublisher, type StoredAck } from './ack-publisher.js';
 import type { PlannedEntry } from './batch.js';
 
 export class Publisher {
-  private readonly js: JetStreamClient;
+  private readonly acks: AckPublisher;
   private readonly metrics: RelayMetrics;
   private readonly logger: Logger;
   private readonly timeoutMs: number;
 
-  constructor(js: JetStreamClient, metrics: RelayMetrics, logger: Logger, timeoutMs: number) {
-    this.js = js;
+  constructor(acks: AckPublisher, metrics: RelayMetrics, logger: Logger, timeoutMs: number) {
+    this.acks = acks;
     this.metrics = metrics;
     this.logger = logger;
     this.timeoutMs = timeoutMs;
@@ -28,7 +28,7 @@ export class Publisher {
    * Stores every entry, in order. `dedupeKey` (from Idempotency-Key, scoped to the sender) makes a
    * resent batch store each entry once within the stream's duplicate window.
    */
-  async publishAll(entries: readonly PlannedEntry[], dedupeKey: string | null): Promise<PubAck[]> {
+  async publishAll(entries: readonly PlannedEntry[], dedupeKey: string | null): Promise<StoredAck[]> {
     const started = performance.now();
     const now = String(Date.now());
     const pending = entries.map((e, i) => {
@@ -39,17 +39,16 @@ export class Publisher {
       h.set(Header.Channel, e.channel);
       if (e.to !== null) h.set(Header.To, e.to);
       h.set(Header.Time, now);
-      const options = dedupeKey === null
-        ? { headers: h, timeout: this.timeoutMs }
-        : { headers: h, timeout: this.timeoutMs, msgID: `${dedupeKey}:${i}` };
-      return this.js.publish(channelSubject(e.channel), e.json, options);
+      // JetStream's de-duplication header: a resent batch with the same key is stored once.
+      if (dedupeKey !== null) h.set('Nats-Msg-Id', `${dedupeKey}:${i}`);
+      return this.acks.publish(channelSubject(e.channel), e.json, h, this.timeoutMs);
     });
     const settled = await Promise.allSettled(pending);
     const firstFailure = settled.findIndex((s) => s.status === 'rejected');
     if (firstFailure === -1) {
       this.metrics.publishDuration.observe((performance.now() - started) / 1000);
       for (const e of entries) this.metrics.entriesPublished.inc({ type: e.type });
-      return settled.map((s) => (s as PromiseFulfilledResult<PubAck>).value);
+      return settled.map((s) => (s as PromiseFulfilledResult<StoredAck>).value);
     }
     const failure = settled[firstFailure] as PromiseRejectedResult;
     for (const e of entries.slice(0, firstFailure)) this.metrics.entriesPublished.inc({ type: e.type });

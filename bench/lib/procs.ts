@@ -1,0 +1,96 @@
+// Child processes of a benchmark: started by the harness, measured through /proc (CPU time and RSS,
+// whatever language they are written in), and stopped exactly when the scenario ends.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const CLK_TCK = 100;
+export const LOG_DIR = join(process.cwd(), 'bench', 'results', 'logs');
+
+export interface Proc {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function startProc(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+  mkdirSync(LOG_DIR, { recursive: true });
+  const log = createWriteStream(join(LOG_DIR, `${name}.log`));
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    name,
+    child,
+    pid: child.pid!,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+/** User+system CPU seconds a process (and nothing else) has used so far. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return 0;
+  }
+}
+
+export function rssBytes(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = /VmRSS:\s+(\d+) kB/.exec(status);
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Measures CPU use of a set of processes over an interval, as a percentage of one core. */
+export class CpuMeter {
+  private readonly pids: number[];
+  private start = 0;
+  private startTime = 0;
+  constructor(pids: number[]) {
+    this.pids = pids;
+  }
+  begin(): void {
+    this.start = this.pids.reduce((s, p) => s + cpuSeconds(p), 0);
+    this.startTime = performance.now();
+  }
+  percent(): number {
+    const used = this.pids.reduce((s, p) => s + cpuSeconds(p), 0) - this.start;
+    const elapsed = (performance.now() - this.startTime) / 1000;
+    return elapsed > 0 ? (used / elapsed) * 100 : 0;
+  }
+}
+
+export async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function httpOk(url: string): Promise<boolean> {
+  const r = await fetch(url);
+  await r.body?.cancel();
+  return r.ok;
+}

@@ -1,0 +1,50 @@
+// Tables for people and targets checked against ratios measured in the same run.
+
+export interface Target {
+  name: string;
+  /** The measured value (a ratio or a figure) and the bound it must meet. */
+  value: number;
+  bound: number;
+  /** 'min': value >= bound; 'max': value <= bound. */
+  kind: 'min' | 'max';
+  unit?: string;
+}
+
+export function met(t: Target): boolean {
+  return Number.isFinite(t.value) && (t.kind === 'min' ? t.value >= t.bound : t.value <= t.bound);
+}
+
+export function table(headers: string[], rows: Array<Array<string | number>>): string {
+  const cells = rows.map((r) => r.map((c) => (typeof c === 'number' ? fmt(c) : c)));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]): string => '| ' + r.map((c, i) => c.padEnd(widths[i]!)).join(' | ') + ' |';
+  return [line(headers), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...cells.map(line)].join('\n');
+}
+
+export function fmt(n: number): string {
+  if (!Number.isFinite(n)) return 'n/a';
+  if (Math.abs(n) >= 1000) return Math.round(n).toLocaleString('en-US');
+  if (Math.abs(n) >= 100) return n.toFixed(0);
+  if (Math.abs(n) >= 10) return n.toFixed(1);
+  return n.toFixed(2);
+}
+
+export function targetTable(targets: Target[]): string {
+  return table(
+    ['target', 'measured', 'bound', 'met'],
+    targets.map((t) => [t.name, `${fmt(t.value)}${t.unit ?? ''}`, `${t.kind === 'min' ? '>=' : '<='} ${fmt(t.bound)}${t.unit ?? ''}`, met(t) ? 'yes' : 'NO']),
+  );
+}
+
+export interface ScenarioResult {
+  scenario: string;
+  /** Markdown: tables and notes. */
+  text: string;
+  targets: Target[];
+  data: unknown;
+}
+
+export interface ScenarioOptions {
+  quick: boolean;
+  log: (line: string) => void;
+}

@@ -1,0 +1,37 @@
+// The baseline peer as a system under test.
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../services/dev/nats-process.js';
+import { startProc, waitFor, type Proc } from '../lib/procs.js';
+import { PAYLOAD_BODY, type System } from './system.js';
+
+export async function startBaseline(): Promise<System> {
+  const port = await freePort();
+  const proc: Proc = startProc('baseline', process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../peers/baseline-server.ts', import.meta.url))], {
+    PORT: String(port),
+  });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/x`, { method: 'POST', body: '{}' })).ok, 'the baseline server');
+  const endpoint = { host: '127.0.0.1', port };
+  return {
+    name: 'baseline',
+    pids: () => [proc.pid],
+    streamPid: () => proc.pid,
+    streamSpec: (count, channels, concurrency) => ({
+      endpoint,
+      count,
+      channels,
+      concurrency,
+      template: 'GET /?host={channel} HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n\r\n',
+      readyMarker: ': ok',
+    }),
+    publishSpec: (channels, perSecond, connections) => ({
+      endpoint,
+      path: '/publish?host={channel}',
+      headers: {},
+      body: PAYLOAD_BODY,
+      channels,
+      perSecond,
+      connections,
+    }),
+    stop: () => proc.stop(),
+  };
+}

@@ -1,0 +1,133 @@
+// Pushpin as a system under test: the production SSE fan-out proxy an operator would otherwise
+// deploy. Installed from Debian when missing, run from a private config (its own rundir, zurl, and
+// message_rate=0 so its default 2,500/s cap does not distort the comparison), fed through its HTTP
+// publish endpoint with the relay's own frame format.
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../services/dev/nats-process.js';
+import { LOG_DIR, startProc, waitFor, type Proc } from '../lib/procs.js';
+import { PAYLOAD_BODY, type System } from './system.js';
+
+function ensureInstalled(): void {
+  if (spawnSync('sh', ['-c', 'command -v pushpin && command -v zurl && command -v condure']).status === 0) return;
+  if (process.getuid?.() !== 0) throw new Error('Pushpin is not installed: run "sudo apt-get install -y pushpin" (it brings condure and zurl).');
+  process.stderr.write('installing pushpin (Debian package)...\n');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  let r = spawnSync('apt-get', ['install', '-y', '-qq', 'pushpin'], { stdio: 'inherit', env });
+  if (r.status !== 0) {
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+    r = spawnSync('apt-get', ['install', '-y', '-qq', 'pushpin'], { stdio: 'inherit', env });
+  }
+  if (r.status !== 0) throw new Error('could not install pushpin with apt-get');
+}
+
+/** Publish content in the relay's frame format; {channel} and {ts} are filled in per publish. */
+function publishBody(): string {
+  const meta = JSON.stringify({ uuid: '00000000-0000-0000-0000-000000000001', agent: 'bench/1.0', channel: '{channel}' });
+  const content = `event: meta\ndata: ${meta}\n\nid: 1\ndata: ${PAYLOAD_BODY}\n\n`;
+  return JSON.stringify({ items: [{ channel: '{channel}', formats: { 'http-stream': { content } } }] });
+}
+
+export async function startPushpin(): Promise<System> {
+  ensureInstalled();
+  const dir = join(LOG_DIR, '..', 'pushpin');
+  const run = join(dir, 'run');
+  mkdirSync(run, { recursive: true });
+  mkdirSync(join(dir, 'log'), { recursive: true });
+  const [httpPort, backendPort] = [await freePort(), await freePort()];
+
+  writeFileSync(
+    join(dir, 'zurl.conf'),
+    [
+      '[General]',
+      `in_spec=ipc://${run}/zurl-in`,
+      `in_stream_spec=ipc://${run}/zurl-in-stream`,
+      `out_spec=ipc://${run}/zurl-out`,
+      `in_req_spec=ipc://${run}/zurl-req`,
+      'defpolicy=allow',
+      'allow=',
+      'deny=',
+      'max_open_requests=40000',
+      'buffer_size=200000',
+      'timeout=600',
+      'in_hwm=20000',
+      'out_hwm=20000',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(dir, 'routes'), `* 127.0.0.1:${backendPort}\n`);
+  let conf = readFileSync('/etc/pushpin/pushpin.conf', 'utf8');
+  const set = (key: string, value: string): void => {
+    conf = conf.replace(new RegExp(`^${key}=.*$`, 'm'), `${key}=${value}`);
+  };
+  set('rundir', run);
+  set('logdir', join(dir, 'log'));
+  set('http_port', String(httpPort));
+  set('services', 'condure,pushpin-proxy,pushpin-handler');
+  set('routesfile', join(dir, 'routes'));
+  set('message_rate', '0');
+  set('message_hwm', '10000000');
+  set('client_maxconn', '50000');
+  conf = conf.replace(
+    '[proxy]\n',
+    `[proxy]\nzurl_out_specs=ipc://${run}/zurl-in\nzurl_out_stream_specs=ipc://${run}/zurl-in-stream\nzurl_in_specs=ipc://${run}/zurl-out\n`,
+  );
+  writeFileSync(join(dir, 'pushpin.conf'), conf);
+
+  const backend: Proc = startProc('pushpin-backend', process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../peers/pushpin-backend.ts', import.meta.url))], {
+    PORT: String(backendPort),
+  });
+  const zurl = startProc('zurl', 'zurl', [`--config=${join(dir, 'zurl.conf')}`]);
+  const pushpin = startProc('pushpin', 'pushpin', [`--config=${join(dir, 'pushpin.conf')}`]);
+  await waitFor(async () => (await fetch(`http://127.0.0.1:5561/publish/`, { method: 'POST', body: '{"items":[]}' })).ok, 'pushpin publish endpoint');
+  await waitFor(async () => {
+    const r = await fetch(`http://127.0.0.1:${httpPort}/?host=probe`, { signal: AbortSignal.timeout(300) }).catch(() => null);
+    const ok = r?.status === 200;
+    await r?.body?.cancel().catch(() => undefined);
+    return ok;
+  }, 'pushpin proxy');
+
+  /** Every process of the Pushpin family (the runner forks condure, proxy and handler). */
+  const family = (): number[] => {
+    const r = spawnSync('pgrep', ['-f', `(pushpin|condure|zurl).*${dir}|${dir}.*(pushpin|condure|zurl)`], { encoding: 'utf8' });
+    const pids = r.stdout.split('\n').filter((l) => l !== '').map(Number);
+    return [...new Set([...pids, pushpin.pid, zurl.pid])];
+  };
+  const condurePid = (): number => {
+    const r = spawnSync('pgrep', ['-f', `condure.*${run}`], { encoding: 'utf8' });
+    return Number(r.stdout.split('\n')[0]) || pushpin.pid;
+  };
+  const endpoint = { host: '127.0.0.1', port: httpPort };
+  return {
+    name: 'pushpin',
+    pids: family,
+    streamPid: condurePid,
+    streamSpec: (count, channels, concurrency) => ({
+      endpoint,
+      count,
+      channels,
+      // Bursts of 200+ simultaneous new connections get some 502s from Pushpin; 100 at a time work.
+      concurrency: Math.min(concurrency, 100),
+      template: 'GET /?host={channel} HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n\r\n',
+      readyMarker: ': ok',
+    }),
+    publishSpec: (channels, perSecond, connections) => ({
+      endpoint: { host: '127.0.0.1', port: 5561 },
+      path: '/publish/',
+      headers: {},
+      body: publishBody(),
+      channels,
+      perSecond,
+      connections,
+    }),
+    async stop() {
+      await pushpin.stop();
+      await zurl.stop();
+      await backend.stop();
+      if (existsSync(run)) spawnSync('pkill', ['-f', run]);
+    },
+  };
+}

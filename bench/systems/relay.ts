@@ -1,0 +1,117 @@
+// The relay as a system under test, in its production shape: a nats-server, an ingress process and
+// one or two gateway processes (separate OS processes), authenticated clients, a real profile API.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../services/core/config.js';
+import { createLogger } from '../../services/core/logger.js';
+import { KeyStore } from '../../services/core/keys.js';
+import { openNatsContext } from '../../services/core/nats.js';
+import { ALL_SCOPES } from '../../services/core/scopes.js';
+import { freePort, startNatsNode, type NatsNode } from '../../services/dev/nats-process.js';
+import { startBenchProfileApi } from '../peers/profile-api.js';
+import { httpOk, startProc, waitFor, type Proc } from '../lib/procs.js';
+import { PAYLOAD_BODY, type System } from './system.js';
+
+const RELAY_BIN = fileURLToPath(new URL('../../bin/relay.js', import.meta.url));
+
+export interface RelaySystem extends System {
+  gatewayPorts: number[];
+  gatewayPids: number[];
+  ingressPort: number;
+  /** Stream spec against gateway `index` (eviction uses two). */
+  streamSpecOn(index: number, count: number, channels: string[], concurrency: number): ReturnType<System['streamSpec']>;
+  ingressRequest(body: string, channel: string): string;
+}
+
+export async function startRelay(options: { gateways?: number; env?: Record<string, string> } = {}): Promise<RelaySystem> {
+  const dir = mkdtempSync(join(tmpdir(), 'relay-bench-'));
+  const nats: NatsNode = await startNatsNode({ storeDir: join(dir, 'nats') });
+  const profile = await startBenchProfileApi();
+  const env = {
+    NATS_URL: nats.url,
+    PROFILE_API_URL: profile.url,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    RATE_LIMIT_PER_SECOND: '0',
+    STREAM_MAX_BYTES: '2GiB',
+    ...options.env,
+  };
+  // The key every benchmark client uses (created before the services start, so they load it).
+  const config = loadConfig('all', env);
+  const ctx = await openNatsContext(config, 'bench', createLogger({ level: 'warn', pretty: false }));
+  const keys = new KeyStore(ctx.js, ctx.buckets.keys, createLogger({ level: 'warn', pretty: false }));
+  const key = await keys.create({ scopes: ALL_SCOPES.filter((s) => s !== 'irc.connection.unauthenticated'), label: 'bench' });
+  await ctx.nc.drain();
+
+  // BENCH_PROFILE=ingress|gateway writes a V8 CPU profile of that service to bench/results/profiles.
+  const profiled = process.env['BENCH_PROFILE'];
+  const nodeArgs = (service: string): string[] =>
+    profiled === service ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'results', 'profiles')}`] : [];
+  const procs: Proc[] = [];
+  const gatewayPorts: number[] = [];
+  for (let g = 0; g < (options.gateways ?? 1); g++) {
+    const port = await freePort();
+    gatewayPorts.push(port);
+    procs.push(startProc(`relay-gateway-${g + 1}`, process.execPath, [...nodeArgs('gateway'), RELAY_BIN, 'serve', 'gateway'], { ...env, PORT: String(port), RELAY_NODE_ID: `bench-gw${g + 1}` }));
+  }
+  const ingressPort = await freePort();
+  const ingress = startProc('relay-ingress', process.execPath, [...nodeArgs('ingress'), RELAY_BIN, 'serve', 'ingress'], { ...env, PORT: String(ingressPort), RELAY_NODE_ID: 'bench-in1' });
+  procs.push(ingress);
+  for (const port of [...gatewayPorts, ingressPort]) await waitFor(() => httpOk(`http://127.0.0.1:${port}/readyz`), `relay on port ${port}`);
+
+  const auth = `client-id: ${key.clientId}\r\nclient-secret: ${key.clientSecret}\r\nuser-agent: bench/1.0+0000000000000000000000000000000000000000`;
+  const specOn = (index: number, count: number, channels: string[], concurrency: number): ReturnType<System['streamSpec']> => ({
+    endpoint: { host: '127.0.0.1', port: gatewayPorts[index]! },
+    count,
+    channels,
+    concurrency,
+    template: `GET /?host={channel} HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\nauthorization: Bearer bench-P{i}\r\n${auth}\r\n\r\n`,
+    readyMarker: ': connected',
+  });
+  const headers = {
+    authorization: 'Bearer bench-publisher',
+    'client-id': key.clientId,
+    'client-secret': key.clientSecret,
+    'user-agent': 'bench/1.0+0000000000000000000000000000000000000000',
+  };
+  return {
+    name: 'relay',
+    gatewayPorts,
+    gatewayPids: procs.slice(0, gatewayPorts.length).map((p) => p.pid),
+    ingressPort,
+    pids: () => [...procs.map((p) => p.pid), nats.process.pid!],
+    streamPid: () => procs[0]!.pid,
+    streamSpec: (count, channels, concurrency) => specOn(0, count, channels, concurrency),
+    streamSpecOn: specOn,
+    publishSpec: (channels, perSecond, connections) => ({
+      endpoint: { host: '127.0.0.1', port: ingressPort },
+      path: '/?host={channel}',
+      headers,
+      body: PAYLOAD_BODY,
+      channels,
+      perSecond,
+      connections,
+    }),
+    ingressRequest: (body, channel) =>
+      [
+        'POST / HTTP/1.1',
+        `host: 127.0.0.1:${ingressPort}`,
+        'content-type: application/json',
+        `content-length: ${Buffer.byteLength(body)}`,
+        `x-irc-multiplayer-server: ${channel}`,
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ].join('\r\n') +
+      '\r\n\r\n' +
+      body,
+    async stop() {
+      await Promise.all(procs.map((p) => p.stop()));
+      await profile.close();
+      await nats.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
