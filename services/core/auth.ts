@@ -58,7 +58,7 @@ export class Authenticator {
     // 1. No session: only a bridge key may go on.
     if (authorization === undefined || authorization.trim() === '') {
       if (credentials !== null) {
-        const check = keys.check(credentials.clientId, credentials.clientSecret);
+        const check = await keys.checkFresh(credentials.clientId, credentials.clientSecret);
         if (check.status === 'ok' || check.status === 'expired' || check.status === 'revoked') {
           const scopes = new ScopeSet(check.key.scopes);
           if (scopes.unauthenticated) {
@@ -81,7 +81,7 @@ export class Authenticator {
     if (bans.activeBan(profile.uuid) !== undefined) throw banned();
 
     // 4. A valid session with missing or wrong client credentials is a cracked client (A3).
-    const check = credentials === null ? null : keys.check(credentials.clientId, credentials.clientSecret);
+    const check = credentials === null ? null : await keys.checkFresh(credentials.clientId, credentials.clientSecret);
     if (check === null || check.status === 'unknown' || check.status === 'wrong_secret') {
       const reason =
         check === null ? 'missing client credentials' : check.status === 'unknown' ? 'unknown client id' : 'wrong client secret';

@@ -26,6 +26,20 @@ export interface CreatedKey {
 }
 
 const DUMMY_HASH = Buffer.alloc(32);
+/** The shape of ids this relay issues; anything else is not worth a look-up in the bucket. */
+const KEY_ID = /^relay_[0-9a-f]{24}$/;
+
+/** Unknown ids cost the same hash-and-compare as known ones. */
+function evaluate(key: KeyRecord | undefined, secret: string, now: number): KeyCheck {
+  const presented = createHash('sha256').update(secret, 'utf8').digest();
+  const stored = key ? Buffer.from(key.secretSha256, 'hex') : DUMMY_HASH;
+  const matches = timingSafeEqual(presented, stored) && key !== undefined;
+  if (key === undefined) return { status: 'unknown' };
+  if (!matches) return { status: 'wrong_secret' };
+  if (key.revokedAt !== undefined) return { status: 'revoked', key };
+  if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now) return { status: 'expired', key };
+  return { status: 'ok', key };
+}
 
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
@@ -48,18 +62,23 @@ export class KeyStore {
     return this.mirror.stop();
   }
 
-  /** Checks a presented id and secret. Unknown ids cost the same hash-and-compare as known ones. */
+  /** Checks a presented id and secret against the local mirror. */
   check(clientId: string, secret: string, now = Date.now()): KeyCheck {
-    const key = this.mirror.get(clientId);
-    const presented = createHash('sha256').update(secret, 'utf8').digest();
-    const stored = key ? Buffer.from(key.secretSha256, 'hex') : DUMMY_HASH;
-    const matches = timingSafeEqual(presented, stored) && key !== undefined;
-    if (key === undefined) return { status: 'unknown' };
-    if (!matches) return { status: 'wrong_secret' };
-    if (key.revokedAt !== undefined) return { status: 'revoked', key };
-    if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now) return { status: 'expired', key };
-    return { status: 'ok', key };
+    return evaluate(this.mirror.get(clientId), secret, now);
   }
+
+  /**
+   * Like check(), but an id the mirror does not know yet is read from the bucket before it is called
+   * unknown: a key created a moment ago on another node must not get its first user banned.
+   */
+  async checkFresh(clientId: string, secret: string, now = Date.now()): Promise<KeyCheck> {
+    const local = this.check(clientId, secret, now);
+    if (local.status !== 'unknown' || !KEY_ID.test(clientId)) return local;
+    const entry = await this.kv.get(clientId).catch(() => null);
+    const record = entry !== null && entry.operation === 'PUT' ? parseKeyRecord(entry.json<unknown>()) : null;
+    return evaluate(record ?? undefined, secret, now);
+  }
+
 
   list(): KeyRecord[] {
     return [...this.mirror.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
