@@ -79,7 +79,12 @@ export function planBatch(body: unknown, ctx: BatchContext): PlannedEntry[] {
       planned.push(entryOf(result.type, result.payload, ctx.channel, principal.uuid, principal.agent));
       return;
     }
-    // No `type`: a re-attribution envelope. Honoured only for bridge keys.
+    // Neither a payload (no `type`) nor an envelope (no `message`): a mistake worth saying so.
+    if (!('message' in item)) {
+      add([{ path: '', reason: 'an entry needs a "type" (a payload) or a "message" (a re-attribution envelope)' }]);
+      return;
+    }
+    // No `type`: a re-attribution envelope. Honoured only for bridge keys, silently dropped otherwise.
     if (!principal.scopes.unauthenticated) return;
     const shell = checkEnvelope(item);
     if (!shell.ok) {
