@@ -157,14 +157,14 @@ describe('normalisation', () => {
     ];
     const res = await relay.post(payloads, relay.headers(sender, key, VALID));
     expect(res.status).toBe(200);
-    const ping = (await validStream.nextPair()).data as P & { position: P };
+    const ping = (await validStream.nextPair()).data as unknown as P & { position: P };
     expect(ping['player']).toBe(UUID_A);
     expect(ping.position['dimension']).toBe('nether');
-    const death = (await validStream.nextPair()).data as P & { player: P; position: P };
+    const death = (await validStream.nextPair()).data as unknown as P & { player: P; position: P };
     expect(death.player['uuid']).toBe(UUID_A);
     expect(death.position['dimension']).toBe('end');
     // The DM is addressed to someone else, so the listener does not hear it.
-    const owner = (await validStream.nextPair()).data as P & { owner: P };
+    const owner = (await validStream.nextPair()).data as unknown as P & { owner: P };
     expect(owner.owner['uuid']).toBe(UUID_A);
   });
 });

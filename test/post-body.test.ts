@@ -94,7 +94,7 @@ describe('unknown fields', () => {
       { type: 'chat', message: component },
     ];
     expect((await relay.post(payloads, relay.headers(sender, key, ch))).status).toBe(200);
-    const presence = (await s.nextPair()).data as { inventory: Array<{ item: { nbt: unknown } }> };
+    const presence = (await s.nextPair()).data as unknown as { inventory: Array<{ item: { nbt: unknown } }> };
     expect(presence.inventory[0]!.item.nbt).toEqual(nbt);
     expect((await s.nextPair()).data['gamedata']).toEqual(gamedata);
     expect((await s.nextPair()).data['message']).toEqual(component);
