@@ -5,11 +5,19 @@ import { RELAY_VERSION } from '../core/version.js';
 import { NatsServerMissing } from '../dev/nats-process.js';
 import { CliError } from './admin.js';
 import { registerBans } from './commands/bans.js';
+import { registerConfig } from './commands/config.js';
 import { registerDev } from './commands/dev.js';
 import { registerKeys } from './commands/keys.js';
 import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
+import { registerStats } from './commands/stats.js';
 import { registerStreams } from './commands/streams.js';
+
+// `relay ... | head` closes the pipe early; that is not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
 
 const program = new Command();
 program
@@ -21,9 +29,11 @@ program
 registerKeys(program);
 registerBans(program);
 registerStreams(program);
+registerStats(program);
 registerReplay(program);
 registerServe(program);
 registerDev(program);
+registerConfig(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -49,7 +49,8 @@ export class Authenticator {
     this.headerNames = credentialHeaders(options.clientHeaderPrefixes);
   }
 
-  async authenticate(headers: IncomingHttpHeaders): Promise<Principal> {
+  /** `log` is the request's own logger, so a ban line carries the request id. */
+  async authenticate(headers: IncomingHttpHeaders, log: Pick<Logger, 'warn'> = this.options.logger): Promise<Principal> {
     const { keys, bans, profiles } = this.options;
     const agent = userAgent(headers);
     const credentials = readCredentials(headers, this.headerNames);
@@ -93,7 +94,7 @@ export class Authenticator {
         ...(agent !== null ? { userAgent: agent } : {}),
       });
       this.options.observer?.banIssued();
-      this.options.logger.warn({ account: profile.uuid, clientId, reason }, 'banned a cracked client');
+      log.warn({ account: profile.uuid, clientId, reason }, 'banned a cracked client');
       throw banned();
     }
 

@@ -145,7 +145,7 @@ export class ConfigError extends Error {
   }
 }
 
-const envAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
+const envAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, verbose: true });
 const validators = {
   ingress: envAjv.compile(ENV_SCHEMAS.ingress),
   gateway: envAjv.compile(ENV_SCHEMAS.gateway),
@@ -171,52 +171,92 @@ export function loadConfig(service: ServiceKind, source: NodeJS.ProcessEnv = pro
   }
   const validate = validators[service];
   const problems: string[] = [];
-  if (!validate(raw)) problems.push(...(validate.errors ?? []).map((e) => envProblem(e, source)));
+  const valid = validate(raw);
+  // One line per variable: several keywords (anyOf and each branch) may fail for one value.
+  const failed = new Map<string, string>();
+  for (const e of valid ? [] : (validate.errors ?? [])) {
+    const name = e.instancePath.replace(/^\//, '');
+    if (!failed.has(name) || e.keyword === 'anyOf') failed.set(name, envProblem(e, source));
+  }
+  problems.push(...failed.values());
   const env = raw as AllEnv;
-  if (problems.length === 0) problems.push(...crossChecks(service, env));
+  problems.push(...crossChecks(service, env, new Set(failed.keys())));
   if (problems.length > 0) throw new ConfigError(problems);
   return build(service, env);
 }
 
 function envProblem(e: ErrorObject, source: NodeJS.ProcessEnv): string {
   const name = e.instancePath.replace(/^\//, '');
-  const schema = e.parentSchema as Record<string, unknown> | undefined;
+  const schema = (e.parentSchema ?? {}) as Record<string, unknown>;
   const shown = isSecretVariable(name) ? '(hidden)' : JSON.stringify(source[name] ?? '');
-  let expected = e.message ?? 'is invalid';
-  if (e.keyword === 'pattern' && schema?.['pattern'] === DURATION_PATTERN) expected = 'must be a duration like 500ms, 30s, 10m, 12h or 7d';
-  else if (e.keyword === 'pattern' && schema?.['pattern'] === SIZE_PATTERN) expected = 'must be a size like 1048576, 512KiB, 1MiB or 2GB';
-  else if (e.keyword === 'anyOf' && Array.isArray(schema?.['anyOf'])) {
-    const options = (schema['anyOf'] as Array<{ const?: unknown }>).map((o) => String(o.const)).join(', ');
-    expected = `must be one of ${options}`;
-  }
-  return `${name} ${expected} (got ${shown}).`;
+  return `${name} ${expectation(e, schema)} (got ${shown}).`;
 }
 
-function crossChecks(service: ServiceKind, env: AllEnv): string[] {
+/** What a variable must be, in words. */
+function expectation(e: ErrorObject, schema: Record<string, unknown>): string {
+  const range = (): string => {
+    const min = schema['minimum'];
+    const max = schema['maximum'];
+    if (min !== undefined && max !== undefined) return ` from ${String(min)} to ${String(max)}`;
+    if (min !== undefined) return ` of at least ${String(min)}`;
+    if (max !== undefined) return ` of at most ${String(max)}`;
+    return '';
+  };
+  switch (e.keyword) {
+    case 'type':
+      return schema['type'] === 'integer' ? `must be a whole number${range()}` : `must be a number${range()}`;
+    case 'minimum':
+    case 'maximum':
+      return `must be a ${schema['type'] === 'integer' ? 'whole number' : 'number'}${range()}`;
+    case 'pattern':
+      if (schema['pattern'] === DURATION_PATTERN) return 'must be a duration like 500ms, 30s, 10m, 12h or 7d';
+      if (schema['pattern'] === SIZE_PATTERN) return 'must be a size like 1048576, 512KiB, 1MiB or 2GB';
+      return `must match ${String(schema['pattern'])}`;
+    case 'anyOf': {
+      const options = Array.isArray(schema['anyOf']) ? (schema['anyOf'] as Array<{ const?: unknown }>).map((o) => String(o.const)) : [];
+      return `must be one of ${options.join(', ')}`;
+    }
+    case 'maxLength':
+      return `must be at most ${String(schema['maxLength'])} characters`;
+    case 'minLength':
+      return 'must not be empty';
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+function crossChecks(service: ServiceKind, env: AllEnv, invalid: ReadonlySet<string>): string[] {
   const problems: string[] = [];
-  for (const url of env.NATS_URL.split(',').map((s) => s.trim())) {
-    if (!/^(nats|tls|ws|wss):\/\/[^\s/]+$|^[^\s:/]+:\d+$/.test(url)) {
-      problems.push(`NATS_URL has "${url}", which is not a NATS URL like nats://127.0.0.1:4222.`);
+  const ok = (...names: string[]): boolean => names.every((n) => !invalid.has(n));
+  if (ok('NATS_URL')) {
+    for (const url of env.NATS_URL.split(',').map((s) => s.trim())) {
+      if (!/^(nats|tls|ws|wss):\/\/[^\s/]+$|^[^\s:/]+:\d+$/.test(url)) {
+        problems.push(`NATS_URL has "${url}", which is not a NATS URL like nats://127.0.0.1:4222.`);
+      }
     }
   }
-  if (env.PROFILE_API_URL === 'offline') {
-    if (env.NODE_ENV === 'production') {
-      problems.push('PROFILE_API_URL=offline accepts anyone who names a player; it is refused when NODE_ENV=production.');
+  if (ok('PROFILE_API_URL', 'NODE_ENV')) {
+    if (env.PROFILE_API_URL === 'offline') {
+      if (env.NODE_ENV === 'production') {
+        problems.push('PROFILE_API_URL=offline accepts anyone who names a player; it is refused when NODE_ENV=production.');
+      }
+    } else if (!/^https?:\/\/\S+$/.test(env.PROFILE_API_URL)) {
+      problems.push(`PROFILE_API_URL must be an http(s) URL or "offline" (got ${JSON.stringify(env.PROFILE_API_URL)}).`);
     }
-  } else if (!/^https?:\/\/\S+$/.test(env.PROFILE_API_URL)) {
-    problems.push(`PROFILE_API_URL must be an http(s) URL or "offline" (got ${JSON.stringify(env.PROFILE_API_URL)}).`);
   }
   if (service !== 'ingress') {
-    const keepalive = parseDuration(env.KEEPALIVE_INTERVAL)!;
-    if (keepalive < 1000 || keepalive >= 15_000) {
-      problems.push(`KEEPALIVE_INTERVAL must be at least 1s and below 15s, the time clients wait before reconnecting (got ${env.KEEPALIVE_INTERVAL}).`);
+    if (ok('KEEPALIVE_INTERVAL')) {
+      const keepalive = parseDuration(env.KEEPALIVE_INTERVAL)!;
+      if (keepalive < 1000 || keepalive >= 15_000) {
+        problems.push(`KEEPALIVE_INTERVAL must be at least 1s and below 15s, the time clients wait before reconnecting (got ${env.KEEPALIVE_INTERVAL}).`);
+      }
     }
-    if (parseDuration(env.RETRY_MIN)! > parseDuration(env.RETRY_MAX)!) {
+    if (ok('RETRY_MIN', 'RETRY_MAX') && parseDuration(env.RETRY_MIN)! > parseDuration(env.RETRY_MAX)!) {
       problems.push(`RETRY_MIN (${env.RETRY_MIN}) must not exceed RETRY_MAX (${env.RETRY_MAX}).`);
     }
-    if (parseDuration(env.CLAIM_TTL)! < 60_000) problems.push(`CLAIM_TTL must be at least 1m (got ${env.CLAIM_TTL}).`);
+    if (ok('CLAIM_TTL') && parseDuration(env.CLAIM_TTL)! < 60_000) problems.push(`CLAIM_TTL must be at least 1m (got ${env.CLAIM_TTL}).`);
   }
-  if (parseDuration(env.STREAM_DUPLICATE_WINDOW)! > parseDuration(env.STREAM_MAX_AGE)!) {
+  if (ok('STREAM_DUPLICATE_WINDOW', 'STREAM_MAX_AGE') && parseDuration(env.STREAM_DUPLICATE_WINDOW)! > parseDuration(env.STREAM_MAX_AGE)!) {
     problems.push('STREAM_DUPLICATE_WINDOW must not exceed STREAM_MAX_AGE.');
   }
   return problems;
@@ -283,4 +323,35 @@ export function describeConfig(config: RelayConfig): Array<{ name: string; value
     const shown = value === undefined || value === '' ? '' : isSecretVariable(name) ? '********' : String(value);
     return { name, value: shown, description: String((schema as Record<string, unknown>)['description'] ?? '') };
   });
+}
+
+/** The text of infra/env/<service>.env.example: every variable with its default and meaning. */
+export function envExample(service: ServiceKind): string {
+  const title = { ingress: 'the ingress (relay serve ingress)', gateway: 'the gateway (relay serve gateway)', all: 'both services in one process (relay serve all / npm start)' }[service];
+  const lines = [
+    `# Environment of ${title}.`,
+    '# Generated from the configuration schema (services/core/config.ts) by npm run env-examples;',
+    '# a test fails when this file and the schema disagree. Every line shows the default.',
+    '',
+  ];
+  for (const [name, schema] of Object.entries(envVariables(service))) {
+    const s = schema as Record<string, unknown>;
+    const description = String(s['description'] ?? '');
+    for (const line of wrap(description, 98)) lines.push(`# ${line}`);
+    lines.push(`${isSecretVariable(name) || s['default'] === '' ? '# ' : ''}${name}=${String(s['default'] ?? '')}`, '');
+  }
+  return lines.join('\n');
+}
+
+function wrap(text: string, width: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + word.length + 1 > width) {
+      out.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') out.push(line);
+  return out;
 }

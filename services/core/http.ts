@@ -39,7 +39,10 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
   app.setErrorHandler((error: FastifyError | RelayError, request, reply) => {
     const relayError = isRelayError(error) ? error : fromFastifyError(error);
     if (relayError.status >= 500 && relayError.code === ErrorCode.Internal) {
-      request.log.error({ err: error }, 'request failed');
+      request.log.error({ err: error, method: request.method, url: request.url, headers: request.headers }, 'request failed');
+    } else {
+      // Why a client was refused, with what it sent (secret headers are redacted by the logger).
+      request.log.debug({ method: request.method, url: request.url, status: relayError.status, code: relayError.code, headers: request.headers }, 'refused');
     }
     void sendError(reply, relayError);
   });

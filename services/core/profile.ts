@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { normaliseUuid } from '../../schemas/uuid.js';
 import { ErrorCode, RelayError } from './errors.js';
-import type { Logger } from './logger.js';
+import { ThrottledWarnings, type Logger } from './logger.js';
 import { offlineUuid } from './offline.js';
 
 export interface Profile {
@@ -44,9 +44,11 @@ export class HttpProfileClient implements ProfileResolver {
   private readonly cache = new Map<string, Cached>();
   private readonly inflight = new Map<string, Promise<Profile | null>>();
   private readonly maxEntries: number;
+  private readonly warnings: ThrottledWarnings;
 
   constructor(options: ProfileClientOptions) {
     this.options = options;
+    this.warnings = new ThrottledWarnings(options.logger);
     this.maxEntries = options.maxEntries ?? 100_000;
   }
 
@@ -92,7 +94,7 @@ export class HttpProfileClient implements ProfileResolver {
       });
     } catch (e) {
       this.options.observe?.('unavailable', seconds());
-      this.options.logger.warn({ reason: e instanceof Error ? e.name : 'error' }, 'profile API unreachable');
+      this.warnings.warn('unreachable', { reason: e instanceof Error ? e.name : 'error' }, 'profile API unreachable');
       throw unavailable();
     }
     if (response.status === 401 || response.status === 403 || response.status === 404) {
@@ -103,14 +105,14 @@ export class HttpProfileClient implements ProfileResolver {
     if (response.status !== 200) {
       await response.body?.cancel();
       this.options.observe?.('unavailable', seconds());
-      this.options.logger.warn({ status: response.status }, 'profile API failed');
+      this.warnings.warn(`status-${response.status}`, { status: response.status }, 'profile API failed');
       throw unavailable();
     }
     const body: unknown = await response.json().catch(() => null);
     const profile = parseProfile(body);
     if (profile === null) {
       this.options.observe?.('unavailable', seconds());
-      this.options.logger.warn('profile API answered 200 without a usable {id, name}');
+      this.warnings.warn('unusable', {}, 'profile API answered 200 without a usable {id, name}');
       throw unavailable();
     }
     this.options.observe?.('valid', seconds());

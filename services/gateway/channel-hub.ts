@@ -6,7 +6,7 @@
 
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import type { Logger } from '../core/logger.js';
+import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
@@ -36,6 +36,7 @@ export class ChannelHub implements FlushScheduler {
   private readonly nc: NatsConnection;
   private readonly js: JetStreamClient;
   private readonly logger: Logger;
+  private readonly warnings: ThrottledWarnings;
   private readonly metrics: RelayMetrics;
   private readonly groups = new Map<string, Group>();
   private dirty: ClientStream[] = [];
@@ -46,6 +47,7 @@ export class ChannelHub implements FlushScheduler {
     this.nc = nc;
     this.js = js;
     this.logger = logger;
+    this.warnings = new ThrottledWarnings(logger);
     this.metrics = metrics;
   }
 
@@ -90,7 +92,7 @@ export class ChannelHub implements FlushScheduler {
       sub: this.nc.subscribe(subject, {
         callback: (err, msg) => {
           if (err !== null) {
-            this.logger.warn({ err, channel: key }, 'live subscription error');
+            this.warnings.warn(`sub-${key}`, { err, channel: key }, 'live subscription error');
             return;
           }
           this.onLive(group, msg);
@@ -147,7 +149,7 @@ export class ChannelHub implements FlushScheduler {
       this.metrics.gapsFilled.inc(n);
       this.logger.info({ channel: group.key, from, until, filled: n }, 'filled a gap in the live feed from the log');
     } catch (err) {
-      this.logger.warn({ err, channel: group.key, from, until }, 'could not fill a gap in the live feed');
+      this.warnings.warn(`gap-${group.key}`, { err, channel: group.key, from, until }, 'could not fill a gap in the live feed');
       group.lastBySubject.set(subject, until);
     }
     const backlog = group.backlog ?? [];

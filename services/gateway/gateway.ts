@@ -125,7 +125,7 @@ export class Gateway {
     if (accept !== undefined && !/text\/event-stream|\*\/\*|text\/\*/i.test(accept)) {
       throw new RelayError(406, ErrorCode.NotAcceptable, 'GET opens a Server-Sent Events stream: send Accept: text/event-stream.');
     }
-    const principal = await auth.authenticate(request.headers);
+    const principal = await auth.authenticate(request.headers, request.log);
     if (!principal.scopes.establish) throw missingScope(Scope.Establish, 'open a stream');
     const query = request.query as { host?: string };
     const header = request.headers['x-irc-multiplayer-server'];

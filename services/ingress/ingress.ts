@@ -59,7 +59,7 @@ export class Ingress {
     if (this.draining) {
       throw new RelayError(503, ErrorCode.Draining, 'This ingress is shutting down; retry.', { retryAfter: 1 });
     }
-    const principal = await auth.authenticate(request.headers);
+    const principal = await auth.authenticate(request.headers, request.log);
     const query = request.query as { host?: string };
     const header = request.headers['x-irc-multiplayer-server'];
     const channel = channelFromRequest(query.host, Array.isArray(header) ? header[0] : header);

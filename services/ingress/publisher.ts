@@ -4,7 +4,7 @@
 
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { ErrorCode, RelayError } from '../core/errors.js';
-import type { Logger } from '../core/logger.js';
+import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import { channelSubject } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
@@ -14,13 +14,13 @@ import type { PlannedEntry } from './batch.js';
 export class Publisher {
   private readonly acks: AckPublisher;
   private readonly metrics: RelayMetrics;
-  private readonly logger: Logger;
+  private readonly warnings: ThrottledWarnings;
   private readonly timeoutMs: number;
 
   constructor(acks: AckPublisher, metrics: RelayMetrics, logger: Logger, timeoutMs: number) {
     this.acks = acks;
     this.metrics = metrics;
-    this.logger = logger;
+    this.warnings = new ThrottledWarnings(logger);
     this.timeoutMs = timeoutMs;
   }
 
@@ -52,7 +52,8 @@ export class Publisher {
     }
     const failure = settled[firstFailure] as PromiseRejectedResult;
     for (const e of entries.slice(0, firstFailure)) this.metrics.entriesPublished.inc({ type: e.type });
-    this.logger.warn({ err: failure.reason as unknown, accepted: firstFailure, entries: entries.length }, 'JetStream did not acknowledge a batch');
+    const reason = failure.reason instanceof Error ? failure.reason.message : String(failure.reason);
+    this.warnings.warn(reason, { reason, accepted: firstFailure, entries: entries.length }, 'JetStream did not acknowledge a batch');
     throw new RelayError(
       503,
       ErrorCode.PublishFailed,

@@ -1,0 +1,26 @@
+// relay config check ingress|gateway|all: the effective configuration, secrets masked; non-zero
+// exit when the environment would not start the service.
+import { Argument, type Command } from 'commander';
+import { ConfigError, describeConfig, loadConfig, type ServiceKind } from '../../core/config.js';
+import { CliError } from '../admin.js';
+import { printJson, printTable } from '../output.js';
+
+export function registerConfig(program: Command): void {
+  const config = program.command('config').description('inspect the configuration a service would start with');
+  config
+    .command('check')
+    .description('print the effective configuration (secrets masked); exit 2 listing every problem')
+    .addArgument(new Argument('<service>').choices(['ingress', 'gateway', 'all']))
+    .option('--json', 'print [{"name","value","description"}]')
+    .action((service: ServiceKind, opts: { json?: boolean }) => {
+      try {
+        const rows = describeConfig(loadConfig(service));
+        if (opts.json) return printJson(rows);
+        printTable(rows.map((r) => ({ variable: r.name, value: r.value, meaning: r.description })), ['variable', 'value', 'meaning'], '');
+        process.stdout.write(`\nThe ${service} configuration is valid.\n`);
+      } catch (e) {
+        if (e instanceof ConfigError) throw new CliError(e.message, 2);
+        throw e;
+      }
+    });
+}
