@@ -2,6 +2,7 @@
 // variable with its default and meaning; it is validated once at start-up, every problem is reported
 // together, and the same schema produces infra/env/*.env.example and `relay config check`.
 
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -12,13 +13,14 @@ const secret = { 'x-secret': true } as const;
 const CommonEnv = {
   NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
     default: 'development',
-    description: 'production refuses development-only settings such as PROFILE_API_URL=offline.',
+    description: 'development, production or test; production refuses development-only settings such as PROFILE_API_URL=offline.',
   }),
-  HOST: Type.String({ default: '0.0.0.0', minLength: 1, description: 'Address the HTTP server listens on.' }),
+  HOST: Type.String({ default: '0.0.0.0', pattern: '^\\S+$', description: 'Address the HTTP server listens on.' }),
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535, description: 'HTTP port (0 picks a free one).' }),
   RELAY_NODE_ID: Type.String({
     default: '',
     pattern: '^[A-Za-z0-9_-]*$',
+    'x-expected': 'letters, digits, "-" and "_" only',
     maxLength: 64,
     description: 'Name of this process in the mesh (stream ownership, metrics). Empty: <hostname>-<pid>.',
   }),
@@ -54,6 +56,7 @@ const CommonEnv = {
   CLIENT_HEADER_PREFIXES: Type.String({
     default: '',
     pattern: '^[A-Za-z0-9-]*(,[A-Za-z0-9-]+)*$',
+    'x-expected': 'comma-separated header prefixes made of letters, digits and "-"',
     description: 'Extra client-credential header prefixes, comma-separated: X-Hackware accepts X-Hackware-Client-ID / -Secret.',
   }),
   STREAM_MAX_AGE: Type.String({ default: '24h', pattern: DURATION_PATTERN, description: 'How long the event log keeps a payload.' }),
@@ -211,6 +214,8 @@ function expectation(e: ErrorObject, schema: Record<string, unknown>): string {
     case 'pattern':
       if (schema['pattern'] === DURATION_PATTERN) return 'must be a duration like 500ms, 30s, 10m, 12h or 7d';
       if (schema['pattern'] === SIZE_PATTERN) return 'must be a size like 1048576, 512KiB, 1MiB or 2GB';
+      if (schema['pattern'] === '^\\S+$') return 'must not contain spaces';
+      if (typeof schema['x-expected'] === 'string') return `must be ${schema['x-expected']}`;
       return `must match ${String(schema['pattern'])}`;
     case 'anyOf': {
       const options = Array.isArray(schema['anyOf']) ? (schema['anyOf'] as Array<{ const?: unknown }>).map((o) => String(o.const)) : [];
@@ -234,6 +239,9 @@ function crossChecks(service: ServiceKind, env: AllEnv, invalid: ReadonlySet<str
         problems.push(`NATS_URL has "${url}", which is not a NATS URL like nats://127.0.0.1:4222.`);
       }
     }
+  }
+  if (env.NATS_CREDS_FILE !== '' && !existsSync(env.NATS_CREDS_FILE)) {
+    problems.push(`NATS_CREDS_FILE names ${JSON.stringify(env.NATS_CREDS_FILE)}, which does not exist.`);
   }
   if (ok('PROFILE_API_URL', 'NODE_ENV')) {
     if (env.PROFILE_API_URL === 'offline') {

@@ -7,6 +7,8 @@ import { ErrorCode, isRelayError, RelayError, type ErrorBody } from './errors.js
 import type { Logger } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 
+const READINESS_TIMEOUT_MS = 2000;
+
 export interface ReadinessCheck {
   name: string;
   check(): boolean | Promise<boolean>;
@@ -53,8 +55,15 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
+    // A check that hangs (JetStream unreachable) counts as failing; readiness must answer promptly.
     const results = await Promise.all(
-      options.readiness.map(async (r) => [r.name, await Promise.resolve(r.check()).catch(() => false)] as const),
+      options.readiness.map(async (r) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS)));
+        const ok = await Promise.race([Promise.resolve(r.check()).catch(() => false), timeout]);
+        clearTimeout(timer);
+        return [r.name, ok] as const;
+      }),
     );
     const failing = results.filter(([, ok]) => !ok).map(([name]) => name);
     if (failing.length > 0) {

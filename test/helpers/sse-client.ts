@@ -250,8 +250,6 @@ export class SseStream {
 export interface OpenOptions {
   path?: string;
   headers?: Record<string, string>;
-  /** Client-side receive buffer, small to make a stalled client fill up quickly. */
-  recvBuffer?: number;
 }
 
 /** Opens GET <path> and resolves once the response head is in (or the connection ended). */

@@ -20,7 +20,7 @@ interface ReadOptions {
   limit?: string;
 }
 
-function startFrom(opts: ReadOptions): Partial<OrderedConsumerOptions> {
+function startFrom(opts: ReadOptions, fromNow: boolean): Partial<OrderedConsumerOptions> {
   if (opts.since !== undefined && opts.fromSeq !== undefined) throw new CliError('Use --since or --from-seq, not both.', 2);
   if (opts.fromSeq !== undefined) {
     if (!/^\d+$/.test(opts.fromSeq)) throw new CliError(`--from-seq must be a sequence number (got "${opts.fromSeq}").`, 2);
@@ -32,7 +32,7 @@ function startFrom(opts: ReadOptions): Partial<OrderedConsumerOptions> {
     if (Number.isNaN(t)) throw new CliError(`--since must be a duration (10m, 2h, 7d) or an ISO time (got "${opts.since}").`, 2);
     return { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(t).toISOString() };
   }
-  return { deliver_policy: opts.follow ? DeliverPolicy.New : DeliverPolicy.All };
+  return { deliver_policy: fromNow ? DeliverPolicy.New : DeliverPolicy.All };
 }
 
 function filters(opts: ReadOptions): (e: LogEntry) => boolean {
@@ -55,9 +55,10 @@ function printEntry(e: LogEntry, json: boolean, showChannel: boolean): void {
   process.stdout.write(cols.join('  ') + '\n');
 }
 
-async function readLog(filter: string, opts: ReadOptions, showChannel: boolean): Promise<void> {
+/** `fromNow`: with no --since/--from-seq, start at new payloads (tail) rather than the oldest kept (replay). */
+async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, fromNow: boolean): Promise<void> {
   const keep = filters(opts);
-  const start = startFrom(opts);
+  const start = startFrom(opts, fromNow);
   const limit = opts.limit === undefined ? Infinity : Number(opts.limit);
   if (Number.isNaN(limit) || limit < 1) throw new CliError('--limit must be a positive number.', 2);
   const progress = process.stderr.isTTY && !opts.follow;
@@ -97,7 +98,7 @@ function addReadOptions(cmd: Command): Command {
   return cmd
     .option('--since <when>', 'start this long ago (10m, 2h, 7d) or at an ISO time')
     .option('--from-seq <n>', 'start at this stream sequence')
-    .option('--follow', 'keep printing new payloads until Ctrl-C')
+    .option('--follow', 'after what is stored, keep printing new payloads until Ctrl-C')
     .option('--type <types>', 'only these payload types (comma-separated)')
     .option('--sender <uuid>', 'only payloads sent by (or re-attributed to) this account')
     .option('--limit <n>', 'stop after printing this many')
@@ -117,12 +118,13 @@ export function registerReplay(program: Command): void {
     } catch (e) {
       throw new CliError(isRelayError(e) ? e.message : String(e), 2);
     }
-    await readLog(channelSubject(name), opts, false);
+    await readLog(channelSubject(name), opts, false, false);
   });
 
-  addReadOptions(program.command('tail').description('follow every channel live (like replay --follow, all channels)')).action(
+  addReadOptions(program.command('tail').description('every channel, live from now (or from --since/--from-seq)')).action(
     async (opts: ReadOptions) => {
-      await readLog(STREAM_SUBJECTS, { ...opts, follow: opts.follow ?? (opts.since === undefined && opts.fromSeq === undefined) }, true);
+      const live = opts.since === undefined && opts.fromSeq === undefined;
+      await readLog(STREAM_SUBJECTS, { ...opts, follow: opts.follow ?? live }, true, live);
     },
   );
 }

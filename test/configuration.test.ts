@@ -1,0 +1,118 @@
+// Configuration from the environment: every variable accepted with a good value and refused with a
+// sentence naming it for a bad one; every problem listed at once; the env examples in step.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ENV_SCHEMAS, envExample, loadConfig, type ServiceKind } from '../services/core/config.js';
+import { runCli } from './helpers/cli.js';
+
+// [variable, good value, bad value or null when every string is acceptable, what the sentence says]
+const cases: Array<[string, string, string | null, RegExp]> = [
+  ['NODE_ENV', 'production', 'staging', /one of development, production, test/],
+  ['HOST', '127.0.0.1', 'two words', /must not contain spaces/],
+  ['PORT', '9000', '70000', /whole number from 0 to 65535/],
+  ['RELAY_NODE_ID', 'gateway-1', 'gateway 1', /letters, digits, "-" and "_" only/],
+  ['LOG_LEVEL', 'debug', 'loud', /one of fatal, error, warn, info, debug, trace, silent/],
+  ['LOG_PRETTY', 'false', 'maybe', /one of auto, true, false/],
+  ['NATS_URL', 'nats://a:4222,nats://b:4222', 'http://a:4222', /not a NATS URL/],
+  ['NATS_USER', 'relay', null, /./],
+  ['NATS_PASSWORD', 'pw', null, /./],
+  ['NATS_TOKEN', 'tok', null, /./],
+  ['NATS_CREDS_FILE', '/etc/hostname', '/nonexistent/relay.creds', /does not exist/],
+  ['PROFILE_API_URL', 'https://profiles.example/v1', 'ftp://profiles.example', /http\(s\) URL or "offline"/],
+  ['PROFILE_API_TIMEOUT', '2s', 'soon', /duration like/],
+  ['PROFILE_CACHE_TTL', '5m', '5 minutes', /duration like/],
+  ['PROFILE_NEGATIVE_CACHE_TTL', '10s', '-1s', /duration like/],
+  ['CLIENT_HEADER_PREFIXES', 'X-Hackware,X-Other', 'X Hackware', /comma-separated header prefixes/],
+  ['STREAM_MAX_AGE', '7d', 'forever', /duration like/],
+  ['STREAM_MAX_BYTES', '10GiB', 'lots', /size like/],
+  ['STREAM_REPLICAS', '3', '0', /whole number from 1 to 5/],
+  ['STREAM_STORAGE', 'memory', 'disk', /one of file, memory/],
+  ['STREAM_DUPLICATE_WINDOW', '1m', 'two minutes', /duration like/],
+  ['KV_REPLICAS', '3', '6', /whole number from 1 to 5/],
+  ['SHUTDOWN_TIMEOUT', '30s', '30', /duration like/],
+  ['BODY_LIMIT', '2MiB', 'big', /size like/],
+  ['BATCH_MAX_ENTRIES', '100', '0', /whole number from 1/],
+  ['RATE_LIMIT_PER_SECOND', '0', '-1', /number of at least 0/],
+  ['RATE_LIMIT_BURST', '10', '0.5', /whole number of at least 1/],
+  ['PUBLISH_TIMEOUT', '1s', '1', /duration like/],
+  ['KEEPALIVE_INTERVAL', '5s', '15s', /below 15s/],
+  ['STREAM_QUEUE_MAX_BYTES', '1MiB', 'x', /size like/],
+  ['CLAIM_TTL', '10m', '30s', /at least 1m/],
+  ['RETRY_MIN', '500ms', 'x', /duration like/],
+  ['RETRY_MAX', '10s', 'x', /duration like/],
+  ['DEV_NATS', 'true', 'yes', /one of auto, true, false/],
+];
+
+describe('configuration', () => {
+  it('the table below covers every variable of every service', () => {
+    expect(cases.map(([name]) => name).sort()).toEqual(Object.keys(ENV_SCHEMAS.all.properties).sort());
+  });
+
+  it.each(cases)('%s accepts %s', (name, good) => {
+    expect(() => loadConfig('all', { [name]: good })).not.toThrow();
+  });
+
+  it.each(cases.filter(([, , bad]) => bad !== null))('%s refuses a bad value with a sentence naming it', (name, _good, bad, sentence) => {
+    let error: unknown;
+    try {
+      loadConfig('all', { [name]: bad! });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(name);
+    expect(problems[0]).toMatch(sentence);
+  });
+
+  it('lists every problem at once and never shows a secret value', () => {
+    try {
+      loadConfig('gateway', { PORT: 'abc', KEEPALIVE_INTERVAL: '1h', NATS_URL: 'nope', NATS_PASSWORD: 'hunter2', STREAM_STORAGE: 'disk' });
+      throw new Error('expected a ConfigError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const { problems, message } = e as ConfigError;
+      expect(problems.map((p) => p.split(' ')[0])).toEqual(expect.arrayContaining(['PORT', 'KEEPALIVE_INTERVAL', 'NATS_URL', 'STREAM_STORAGE']));
+      expect(message).not.toContain('hunter2');
+    }
+  });
+
+  it('refuses offline identities in production', () => {
+    expect(() => loadConfig('all', { PROFILE_API_URL: 'offline', NODE_ENV: 'production' })).toThrow(/refused when NODE_ENV=production/);
+  });
+
+  it('each service checks only its own variables', () => {
+    expect(() => loadConfig('ingress', { KEEPALIVE_INTERVAL: '1h' })).not.toThrow();
+    expect(() => loadConfig('gateway', { BODY_LIMIT: 'big' })).not.toThrow();
+  });
+
+  it.each(['ingress', 'gateway', 'all'] as ServiceKind[])('infra/env/%s.env.example lists every variable with its default and meaning', (service) => {
+    const committed = readFileSync(new URL(`../infra/env/${service}.env.example`, import.meta.url), 'utf8');
+    expect(committed, 'stale: run npm run env-examples').toBe(envExample(service));
+    for (const name of Object.keys(ENV_SCHEMAS[service].properties)) expect(committed).toMatch(new RegExp(`^(# )?${name}=`, 'm'));
+  });
+});
+
+describe('relay config check', () => {
+  it('prints the effective configuration with secrets masked', async () => {
+    const r = await runCli(['config', 'check', 'gateway', '--json'], { NATS_PASSWORD: 'hunter2', NATS_TOKEN: 's3cr3t', PORT: '9123' });
+    expect(r.code).toBe(0);
+    const rows = JSON.parse(r.stdout) as Array<{ name: string; value: string }>;
+    const value = (n: string): string | undefined => rows.find((x) => x.name === n)?.value;
+    expect(value('PORT')).toBe('9123');
+    expect(value('KEEPALIVE_INTERVAL')).toBe('10s');
+    expect(value('NATS_PASSWORD')).toBe('********');
+    expect(value('NATS_TOKEN')).toBe('********');
+    expect(value('BODY_LIMIT')).toBeUndefined();
+    expect(r.stdout).not.toMatch(/hunter2|s3cr3t/);
+  });
+
+  it('exits 2 and lists every problem when the environment would not start the service', async () => {
+    const r = await runCli(['config', 'check', 'ingress'], { PORT: 'eighty', BODY_LIMIT: 'big', NATS_TOKEN: 's3cr3t' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/PORT must be a whole number/);
+    expect(r.stderr).toMatch(/BODY_LIMIT must be a size/);
+    expect(r.stderr).not.toContain('s3cr3t');
+  });
+});

@@ -1,0 +1,50 @@
+// Retention limits are configuration: a restart with new limits applies them to the existing event
+// log without losing what it holds.
+import { millis } from '@nats-io/nats-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STREAM_NAME } from '../services/core/subjects.js';
+import { startProfileApi, type FakeProfileApi } from './helpers/profile-api.js';
+import { RelayFixture } from './helpers/relay.js';
+import { startTestNats, type TestNats } from './helpers/nats.js';
+
+let nats: TestNats;
+let profile: FakeProfileApi;
+
+beforeAll(async () => {
+  nats = await startTestNats();
+  profile = await startProfileApi();
+});
+afterAll(async () => {
+  await profile?.close();
+  await nats?.stop();
+});
+
+describe('retention', () => {
+  it('new limits are applied on start-up and the stored payloads survive the change', async () => {
+    const first = await RelayFixture.start({ nats, profile, env: { STREAM_MAX_AGE: '24h', STREAM_MAX_BYTES: '1GiB' } });
+    const key = await first.createKey();
+    const p = first.player();
+    for (let i = 0; i < 5; i++) await first.post({ type: 'chat', message: `kept ${i}` }, first.headers(p, key, 'retention.example.net'));
+    const before = await first.server.core.nats.jsm.streams.info(STREAM_NAME);
+    await first.close();
+
+    const second = await RelayFixture.start({ nats, profile, env: { STREAM_MAX_AGE: '7d', STREAM_MAX_BYTES: '512MiB', STREAM_DUPLICATE_WINDOW: '10m', STREAM_STORAGE: 'memory' } });
+    try {
+      const after = await second.server.core.nats.jsm.streams.info(STREAM_NAME);
+      expect(millis(after.config.max_age)).toBe(7 * 86_400_000);
+      expect(after.config.max_bytes).toBe(512 * 1024 ** 2);
+      expect(millis(after.config.duplicate_window)).toBe(600_000);
+      // Storage cannot change in place: kept, and said so in the log.
+      expect(after.config.storage).toBe('file');
+      expect(second.logs.text).toMatch(/STREAM_STORAGE differs from the existing stream/);
+      expect(after.state.messages).toBe(before.state.messages);
+      expect(after.state.last_seq).toBe(before.state.last_seq);
+      // And a client resuming from the start gets them all.
+      const s = await second.open({ ...second.headers(second.player(), await second.createKey(), 'retention.example.net'), 'last-event-id': '0' });
+      const got = await s.pairsUntil((x) => x.data.message === 'kept 4');
+      expect(got.map((x) => x.data.message)).toEqual(['kept 0', 'kept 1', 'kept 2', 'kept 3', 'kept 4']);
+    } finally {
+      await second.close();
+    }
+  });
+});
