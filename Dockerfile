@@ -1,0 +1,29 @@
+# syntax=docker/dockerfile:1
+# One image for every role: `docker run <image> serve gateway`, `serve ingress`, `serve all`, or any
+# other relay command (`keys create ...`). Configuration comes from the environment only.
+
+ARG NODE_VERSION=22
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY schemas ./schemas
+COPY services ./services
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:${NODE_VERSION}-bookworm-slim
+ENV NODE_ENV=production \
+    PORT=8080
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The image runs as the unprivileged user the Node image provides.
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "dist/services/cli/main.js"]
+CMD ["serve", "all"]

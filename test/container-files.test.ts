@@ -1,0 +1,25 @@
+// The container files are for people with an engine (none runs here), so they are linted instead.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const run = (cmd: string, args: string[]): string => execFileSync('npx', ['--no-install', cmd, ...args], { encoding: 'utf8', stdio: 'pipe' });
+
+describe('container files', () => {
+  it('the Dockerfile passes dockerfile-utils lint and runs the service chosen by argument as a non-root user', () => {
+    expect(() => run('dockerfile-utils', ['lint', 'Dockerfile'])).not.toThrow();
+    const text = readFileSync('Dockerfile', 'utf8');
+    expect(text).toMatch(/^FROM node:\$\{NODE_VERSION\}-bookworm-slim AS build$/m);
+    expect(text).toMatch(/^USER node$/m);
+    expect(text).toMatch(/^ENTRYPOINT \["node", "dist\/services\/cli\/main\.js"\]$/m);
+  });
+
+  it('infra/compose.yaml passes dclint and names three NATS nodes, two gateways, two ingresses and nginx', () => {
+    expect(() => run('dclint', ['infra/compose.yaml'])).not.toThrow();
+    const text = readFileSync('infra/compose.yaml', 'utf8');
+    for (const service of ['nats-1', 'nats-2', 'nats-3', 'gateway-1', 'gateway-2', 'ingress-1', 'ingress-2', 'nginx']) {
+      expect(text).toMatch(new RegExp(`^  ${service}:$`, 'm'));
+    }
+    expect(text).toContain('./proxy/nginx.conf:/etc/nginx/nginx.conf:ro');
+  });
+});
