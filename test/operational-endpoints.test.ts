@@ -114,7 +114,7 @@ describe('/metrics', () => {
   });
 
   it('counts frames a stream did not take: coalesced presence snapshots and slow consumers', async () => {
-    const slow = await RelayFixture.start({ nats: relay.nats, profile: relay.profile, env: { STREAM_QUEUE_MAX_BYTES: '64KiB' } });
+    const slow = await RelayFixture.start({ nats: relay.nats, profile: relay.profile, env: { STREAM_QUEUE_MAX_BYTES: '64KiB', RATE_LIMIT_PER_SECOND: '0' } });
     try {
       const key = await slow.createKey([Scope.Establish, Scope.Send, Scope.Receive]);
       const ch = 'slow-metrics.example.net';
@@ -126,13 +126,33 @@ describe('/metrics', () => {
       // More than the kernel's socket buffers hold, so the relay's own queue fills: presence
       // snapshots of one sender replace each other in it, chats pile up until the bound.
       const batch = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? presence : chat));
-      for (let i = 0; i < 40 && !s.isClosed; i++) await slow.post(batch, slow.headers(sender, key, ch));
+      const closedAsSlow = async (): Promise<boolean> => (await metrics(slow)).get('relay_streams_closed_total{reason="slow_consumer"}') === 1;
+      for (let i = 0; i < 60 && !(await closedAsSlow()); i++) await slow.post(batch, slow.headers(sender, key, ch));
+      // The client sees the end once it reads again: what was on the wire, then the close.
+      s.resume();
       await s.waitClosed(15_000);
       const m = await metrics(slow);
       expect(m.get('relay_streams_closed_total{reason="slow_consumer"}')).toBe(1);
       expect(m.get('relay_frames_dropped_total{reason="coalesced"}')).toBeGreaterThan(0);
     } finally {
       await slow.close();
+    }
+  });
+});
+
+describe('a burst to a client that reads', () => {
+  it('is delivered whole, however far it exceeds the slow-consumer bound', async () => {
+    const relay = await RelayFixture.start({ env: { STREAM_QUEUE_MAX_BYTES: '64KiB' } });
+    try {
+      const key = await relay.createKey();
+      const ch = 'burst.example.net';
+      const s = await relay.connect(relay.headers(relay.player(), key, ch));
+      const batch = Array.from({ length: 30 }, (_, i) => ({ type: 'chat', message: `${i}:${'z'.repeat(30_000)}` }));
+      expect((await relay.post(batch, relay.headers(relay.player(), key, ch))).status).toBe(200);
+      for (let i = 0; i < 30; i++) expect(String((await s.nextPair()).data.message).startsWith(`${i}:`)).toBe(true);
+      expect(s.isClosed).toBe(false);
+    } finally {
+      await relay.close();
     }
   });
 });

@@ -129,7 +129,9 @@ export class ClientStream implements Listener {
     if (frame.isPresence) this.coalescePresence(frame.sender);
     this.queue.push(frame);
     this.queuedBytes += frame.bytes.length;
-    if (this.queuedBytes > this.maxQueuedBytes) {
+    // The bound is on what waits for a client that is not reading; a large burst in one turn to a
+    // client that reads is written out at the next flush.
+    if (this.blocked && this.queuedBytes > this.maxQueuedBytes) {
       this.close(CloseReason.SlowConsumer);
       return;
     }
