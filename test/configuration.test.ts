@@ -38,6 +38,7 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['KEEPALIVE_INTERVAL', '5s', '15s', /below 15s/],
   ['STREAM_QUEUE_MAX_BYTES', '1MiB', 'x', /size like/],
   ['CLAIM_TTL', '10m', '30s', /at least 1m/],
+  ['NODE_TIMEOUT', '5s', '500ms', /at least 1s/],
   ['RETRY_MIN', '500ms', 'x', /duration like/],
   ['RETRY_MAX', '10s', 'x', /duration like/],
   ['DEV_NATS', 'true', 'yes', /one of auto, true, false/],

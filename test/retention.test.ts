@@ -3,6 +3,7 @@
 import { millis } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STREAM_NAME } from '../services/core/subjects.js';
+import { runCli } from './helpers/cli.js';
 import { startProfileApi, type FakeProfileApi } from './helpers/profile-api.js';
 import { RelayFixture } from './helpers/relay.js';
 import { startTestNats, type TestNats } from './helpers/nats.js';
@@ -45,6 +46,21 @@ describe('retention', () => {
       expect(got.map((x) => x.data.message)).toEqual(['kept 0', 'kept 1', 'kept 2', 'kept 3', 'kept 4']);
     } finally {
       await second.close();
+    }
+  });
+
+  it('the CLI, run with its own environment, never rewrites the limits the services set', async () => {
+    const relay = await RelayFixture.start({ nats, profile, env: { STREAM_MAX_AGE: '3d', STREAM_MAX_BYTES: '3GiB' } });
+    try {
+      for (const args of [['keys', 'list'], ['stats'], ['streams']]) {
+        const r = await runCli(args, { NATS_URL: nats.url, STREAM_MAX_AGE: '1h', STREAM_MAX_BYTES: '1MiB' });
+        expect(r.code, r.stderr).toBe(0);
+      }
+      const info = await relay.server.core.nats.jsm.streams.info(STREAM_NAME);
+      expect(millis(info.config.max_age)).toBe(3 * 86_400_000);
+      expect(info.config.max_bytes).toBe(3 * 1024 ** 3);
+    } finally {
+      await relay.close();
     }
   });
 });

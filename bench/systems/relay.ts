@@ -42,7 +42,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
   };
   // The key every benchmark client uses (created before the services start, so they load it).
   const config = loadConfig('all', env);
-  const ctx = await openNatsContext(config, 'bench', createLogger({ level: 'warn', pretty: false }));
+  const ctx = await openNatsContext(config, 'bench', createLogger({ level: 'warn', pretty: false }), { applyLimits: false });
   const keys = new KeyStore(ctx.js, ctx.buckets.keys, createLogger({ level: 'warn', pretty: false }));
   const key = await keys.create({ scopes: ALL_SCOPES.filter((s) => s !== 'irc.connection.unauthenticated'), label: 'bench' });
   await ctx.nc.drain();

@@ -30,7 +30,7 @@ export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}
   const logger = createLogger({ level: process.env['LOG_LEVEL'] ?? 'warn', pretty: false, destination: process.stderr });
   let nats: NatsContext;
   try {
-    nats = await openNatsContext(config, 'relay-cli', logger, { failFast: true });
+    nats = await openNatsContext(config, 'relay-cli', logger, { failFast: true, applyLimits: false });
   } catch (e) {
     throw new CliError(`Cannot reach NATS at ${config.nats.servers.join(', ')} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}`);
   }

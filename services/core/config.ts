@@ -100,6 +100,11 @@ const GatewayEnv = {
     pattern: DURATION_PATTERN,
     description: 'Stream ownership records expire after this unless refreshed (live streams refresh at half of it).',
   }),
+  NODE_TIMEOUT: Type.String({
+    default: '15s',
+    pattern: DURATION_PATTERN,
+    description: 'A gateway whose heartbeat is not seen for this long is taken for dead and its stream claims are removed.',
+  }),
   RETRY_MIN: Type.String({ default: '1s', pattern: DURATION_PATTERN, description: 'Shortest retry: a draining gateway tells clients.' }),
   RETRY_MAX: Type.String({ default: '5s', pattern: DURATION_PATTERN, description: 'Longest retry: a draining gateway tells clients.' }),
 };
@@ -135,7 +140,7 @@ export interface RelayConfig {
   kvReplicas: number;
   shutdownTimeoutMs: number;
   ingress: { bodyLimit: number; batchMax: number; ratePerSecond: number; rateBurst: number; publishTimeoutMs: number };
-  gateway: { keepaliveMs: number; queueMaxBytes: number; claimTtlMs: number; retryMinMs: number; retryMaxMs: number };
+  gateway: { keepaliveMs: number; queueMaxBytes: number; claimTtlMs: number; nodeTimeoutMs: number; retryMinMs: number; retryMaxMs: number };
   devNats: 'auto' | 'true' | 'false';
 }
 
@@ -263,6 +268,7 @@ function crossChecks(service: ServiceKind, env: AllEnv, invalid: ReadonlySet<str
       problems.push(`RETRY_MIN (${env.RETRY_MIN}) must not exceed RETRY_MAX (${env.RETRY_MAX}).`);
     }
     if (ok('CLAIM_TTL') && parseDuration(env.CLAIM_TTL)! < 60_000) problems.push(`CLAIM_TTL must be at least 1m (got ${env.CLAIM_TTL}).`);
+    if (ok('NODE_TIMEOUT') && parseDuration(env.NODE_TIMEOUT)! < 1000) problems.push(`NODE_TIMEOUT must be at least 1s (got ${env.NODE_TIMEOUT}).`);
   }
   if (ok('STREAM_DUPLICATE_WINDOW', 'STREAM_MAX_AGE') && parseDuration(env.STREAM_DUPLICATE_WINDOW)! > parseDuration(env.STREAM_MAX_AGE)!) {
     problems.push('STREAM_DUPLICATE_WINDOW must not exceed STREAM_MAX_AGE.');
@@ -316,6 +322,7 @@ function build(service: ServiceKind, env: AllEnv): RelayConfig {
       keepaliveMs: ms(env.KEEPALIVE_INTERVAL, '10s'),
       queueMaxBytes: bytes(env.STREAM_QUEUE_MAX_BYTES, '4MiB'),
       claimTtlMs: ms(env.CLAIM_TTL, '1h'),
+      nodeTimeoutMs: ms(env.NODE_TIMEOUT, '15s'),
       retryMinMs: ms(env.RETRY_MIN, '1s'),
       retryMaxMs: ms(env.RETRY_MAX, '5s'),
     },

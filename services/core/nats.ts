@@ -41,12 +41,18 @@ export interface NatsContext {
   buckets: Buckets;
 }
 
-/** How long a node's heartbeat record lives: a node silent this long is considered gone. */
-export const NODE_HEARTBEAT_TTL_MS = 15_000;
+/** Heartbeat records expire after this (garbage collection only: liveness is NODE_TIMEOUT). */
+const NODE_RECORD_TTL_MS = 5 * 60_000;
 
 export interface ConnectOptions {
   /** Give up when no server answers at start-up (the CLI) instead of waiting for one (services). */
   failFast?: boolean;
+  /**
+   * Bring an existing stream and buckets to this process's configured limits (the services do).
+   * Tools (the CLI, scripts) only create what is missing: their environment must not rewrite a
+   * running mesh's retention or replicas.
+   */
+  applyLimits?: boolean;
 }
 
 export async function connectNats(
@@ -104,7 +110,7 @@ export function streamConfig(config: Pick<RelayConfig, 'stream'>): Partial<Strea
  * Creates the stream, or brings an existing one to the configured limits. Changing limits keeps the
  * data; a storage change cannot be applied in place and is reported instead.
  */
-export async function ensureStream(jsm: JetStreamManager, config: Pick<RelayConfig, 'stream'>, logger: Logger): Promise<void> {
+export async function ensureStream(jsm: JetStreamManager, config: Pick<RelayConfig, 'stream'>, logger: Logger, applyLimits = true): Promise<void> {
   const wanted = streamConfig(config);
   const existing = await jsm.streams.info(STREAM_NAME).catch((e: unknown) => {
     if (isNotFound(e)) return null;
@@ -115,6 +121,7 @@ export async function ensureStream(jsm: JetStreamManager, config: Pick<RelayConf
     logger.info({ stream: STREAM_NAME }, 'created the event log stream');
     return;
   }
+  if (!applyLimits) return;
   const c = existing.config;
   if (c.storage !== wanted.storage) {
     logger.warn({ stream: STREAM_NAME, has: c.storage, wanted: wanted.storage }, 'STREAM_STORAGE differs from the existing stream; storage cannot change in place, keeping it');
@@ -142,9 +149,13 @@ function isNotFound(e: unknown): boolean {
   return e instanceof Error && /not found/i.test(e.message);
 }
 
+/** Opens the buckets, creating missing ones; with `applyLimits`, existing ones get the configured replicas. */
 export async function openBuckets(
   nc: NatsConnection,
+  jsm: JetStreamManager,
   config: Pick<RelayConfig, 'kvReplicas' | 'gateway'>,
+  logger: Logger,
+  applyLimits = true,
 ): Promise<Buckets> {
   const kvm = new Kvm(nc);
   const replicas = config.kvReplicas;
@@ -152,8 +163,17 @@ export async function openBuckets(
     kvm.create(BUCKET_KEYS, { history: 5, replicas }),
     kvm.create(BUCKET_BANS, { history: 5, replicas }),
     kvm.create(BUCKET_STREAMS, { history: 1, replicas, ttl: config.gateway.claimTtlMs }),
-    kvm.create(BUCKET_NODES, { history: 1, replicas, ttl: NODE_HEARTBEAT_TTL_MS }),
+    kvm.create(BUCKET_NODES, { history: 1, replicas, ttl: NODE_RECORD_TTL_MS }),
   ]);
+  if (applyLimits) {
+    for (const bucket of [BUCKET_KEYS, BUCKET_BANS, BUCKET_STREAMS, BUCKET_NODES]) {
+      const info = await jsm.streams.info(`KV_${bucket}`);
+      if (info.config.num_replicas !== replicas) {
+        await jsm.streams.update(`KV_${bucket}`, { ...info.config, num_replicas: replicas });
+        logger.info({ bucket, replicas }, 'applied KV_REPLICAS to a bucket');
+      }
+    }
+  }
   return { keys, bans, streams, nodes };
 }
 
@@ -167,9 +187,10 @@ export async function openNatsContext(
   const nc = await connectNats(config, name, logger, options);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc, { timeout: config.ingress.publishTimeoutMs });
+  const applyLimits = options.applyLimits ?? true;
   const buckets = await retry(async () => {
-    await ensureStream(jsm, config, logger);
-    return openBuckets(nc, config);
+    await ensureStream(jsm, config, logger, applyLimits);
+    return openBuckets(nc, jsm, config, logger, applyLimits);
   }, logger);
   return { nc, js, jsm, buckets };
 }

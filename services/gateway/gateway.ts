@@ -54,7 +54,7 @@ export class Gateway {
     this.core = core;
     const { nats, logger, metrics, config } = core;
     this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics);
-    this.liveness = new NodeLiveness(nats.js, nats.buckets.nodes, config.nodeId, 'gateway', logger);
+    this.liveness = new NodeLiveness(nats.js, nats.buckets.nodes, config.nodeId, 'gateway', config.gateway.nodeTimeoutMs, logger);
     this.ownership = new Ownership({
       js: nats.js,
       kv: nats.buckets.streams,
@@ -79,7 +79,7 @@ export class Gateway {
   async start(): Promise<void> {
     const { bans, keys, nats, config, logger } = this.core;
     await this.liveness.start();
-    await this.ownership.start(config.gateway.claimTtlMs);
+    await this.ownership.start(config.gateway.claimTtlMs, config.gateway.nodeTimeoutMs);
     bans.mirror.on('put', (uuid) => {
       if (bans.activeBan(uuid) !== undefined) this.closeAll(this.byAccount.get(uuid), CloseReason.Banned);
     });

@@ -7,7 +7,6 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NodeRecord } from '../../schemas/records.js';
 import { encodeRecord, KvMirror } from '../core/kv-mirror.js';
 import type { Logger } from '../core/logger.js';
-import { NODE_HEARTBEAT_TTL_MS } from '../core/nats.js';
 import { parseNodeRecord } from '../core/records.js';
 import { BUCKET_NODES } from '../core/subjects.js';
 
@@ -19,20 +18,22 @@ export class NodeLiveness {
   private readonly startedAt = new Date().toISOString();
   private readonly lastSeen = new Map<string, number>();
   private readonly startedWatching = Date.now();
+  private readonly timeoutMs: number;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(js: JetStreamClient, kv: KV, nodeId: string, role: string, logger: Logger) {
+  constructor(js: JetStreamClient, kv: KV, nodeId: string, role: string, timeoutMs: number, logger: Logger) {
     this.kv = kv;
+    this.timeoutMs = timeoutMs;
     this.nodeId = nodeId;
     this.role = role;
     this.mirror = new KvMirror(js, BUCKET_NODES, parseNodeRecord, logger);
     this.mirror.on('put', (node) => this.lastSeen.set(node, Date.now()));
   }
 
-  async start(intervalMs = NODE_HEARTBEAT_TTL_MS / 3): Promise<void> {
+  async start(): Promise<void> {
     await this.beat();
     await this.mirror.start();
-    this.timer = setInterval(() => void this.beat().catch(() => undefined), intervalMs).unref();
+    this.timer = setInterval(() => void this.beat().catch(() => undefined), this.timeoutMs / 3).unref();
   }
 
   private async beat(): Promise<void> {
@@ -48,7 +49,7 @@ export class NodeLiveness {
   /** Unknown nodes count as alive until this node has watched for a full TTL. */
   isAlive(node: string, now = Date.now()): boolean {
     const seen = this.lastSeen.get(node) ?? this.startedWatching;
-    return now - seen < NODE_HEARTBEAT_TTL_MS;
+    return now - seen < this.timeoutMs;
   }
 
   async stop(): Promise<void> {

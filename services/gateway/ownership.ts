@@ -50,7 +50,8 @@ export class Ownership {
     this.mirror.on('put', (key, claim, revision) => this.onClaim(key, claim, revision));
   }
 
-  async start(claimTtlMs: number, sweepEveryMs = 30_000): Promise<void> {
+  /** Sweeps for claims of dead nodes every `sweepEveryMs` (the node timeout). */
+  async start(claimTtlMs: number, sweepEveryMs: number): Promise<void> {
     await this.mirror.start();
     await this.dropOwnStaleClaims();
     this.refreshTimer = setInterval(() => void this.refresh(), claimTtlMs / 2).unref();

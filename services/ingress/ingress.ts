@@ -59,6 +59,10 @@ export class Ingress {
     if (this.draining) {
       throw new RelayError(503, ErrorCode.Draining, 'This ingress is shutting down; retry.', { retryAfter: 1 });
     }
+    // Fail fast while NATS is unreachable: the client retries, rather than waiting out a timeout.
+    if (!this.core.natsConnected()) {
+      throw new RelayError(503, ErrorCode.Unavailable, 'The event log is unreachable right now; retry shortly.', { retryAfter: 1 });
+    }
     const principal = await auth.authenticate(request.headers, request.log);
     const query = request.query as { host?: string };
     const header = request.headers['x-irc-multiplayer-server'];

@@ -1,14 +1,14 @@
-// A relay service as its own OS process (`relay serve ...`), as it runs in production. Its output
-// goes to a log file kept for debugging a failed test.
+// A relay service as its own OS process (`relay serve ...`), as it runs in production: used by the
+// mesh script and the multi-process tests. Its output goes to a log file.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../services/dev/nats-process.js';
+import { freePort } from './nats-process.js';
 
 const BIN = fileURLToPath(new URL('../../bin/relay.js', import.meta.url));
-export const PROCESS_LOG_DIR = join(tmpdir(), 'relay-test-processes');
+const DEFAULT_LOG_DIR = join(tmpdir(), 'relay-processes');
 
 export interface RelayProcess {
   kind: string;
@@ -28,17 +28,19 @@ export interface RelayProcess {
 export async function startRelayProcess(
   kind: 'ingress' | 'gateway' | 'all',
   env: Record<string, string>,
-  options: { command?: string[]; waitReady?: boolean } = {},
+  options: { command?: string[]; waitReady?: boolean; logDir?: string; detached?: boolean } = {},
 ): Promise<RelayProcess> {
-  mkdirSync(PROCESS_LOG_DIR, { recursive: true });
+  const logDir = options.logDir ?? DEFAULT_LOG_DIR;
+  mkdirSync(logDir, { recursive: true });
   const port = env['PORT'] !== undefined ? Number(env['PORT']) : await freePort();
   const nodeId = env['RELAY_NODE_ID'] ?? `${kind}-${port}`;
-  const logFile = join(PROCESS_LOG_DIR, `${nodeId}-${Date.now()}.log`);
-  const fd = openSync(logFile, 'a');
+  const logFile = join(logDir, `${nodeId}.log`);
+  const fd = openSync(logFile, 'w');
   const args = options.command ?? [BIN, 'serve', kind];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_PRETTY: 'false', NODE_ENV: 'test', ...env, PORT: String(port), RELAY_NODE_ID: nodeId },
     stdio: ['ignore', fd, fd],
+    detached: options.detached === true,
   });
   closeSync(fd);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
