@@ -15,6 +15,9 @@ import { hears } from './delivery-rules.js';
 import { frameFromMessage, type Frame } from './frame.js';
 import { readLog } from './log-reader.js';
 
+/** How long a gap fill or catch-up keeps retrying while the log cannot be read. */
+const RECOVERY_DEADLINE_MS = 120_000;
+
 /** Key of the group of bridge streams that hear every channel. */
 export const ALL_CHANNELS = '*';
 
@@ -141,20 +144,13 @@ export class ChannelHub implements FlushScheduler {
 
   private async fillGap(group: Group, subject: string, from: number, until: number): Promise<void> {
     try {
-      const n = await readLog(this.js, { filter: subject, fromSeq: from, untilSeq: until }, (m) => {
-        if (m.seq > (group.lastBySubject.get(subject) ?? 0)) {
-          this.dispatch(group, subject, m.seq, frameFromMessage(m.headers, m.data, m.seq));
-        }
-      });
-      this.metrics.gapsFilled.inc(n);
+      const n = await this.readIntoGroup(group, subject, () => Math.max(from, (group.lastBySubject.get(subject) ?? 0) + 1), until);
       this.logger.info({ channel: group.key, from, until, filled: n }, 'filled a gap in the live feed from the log');
     } catch (err) {
-      this.warnings.warn(`gap-${group.key}`, { err, channel: group.key, from, until }, 'could not fill a gap in the live feed');
+      this.logger.error({ err, channel: group.key, from, until }, 'could not fill a gap in the live feed; frames were skipped');
       group.lastBySubject.set(subject, until);
     }
-    const backlog = group.backlog ?? [];
-    group.backlog = null;
-    for (const m of backlog) this.onLive(group, m);
+    this.drainBacklog(group);
   }
 
   /** After a NATS reconnect, read what every group may have missed while the subscription was down. */
@@ -164,20 +160,46 @@ export class ChannelHub implements FlushScheduler {
         if (group.lastSeq === 0 || group.backlog !== null) return;
         group.backlog = [];
         try {
-          const n = await readLog(this.js, { filter: group.filter, fromSeq: group.lastSeq + 1, untilSeq: null }, (m) => {
-            if (m.seq > (group.lastBySubject.get(m.subject) ?? 0)) {
-              this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq));
-            }
-          });
-          if (n > 0) this.metrics.gapsFilled.inc(n);
+          await this.readIntoGroup(group, group.filter, () => group.lastSeq + 1, null);
         } catch (err) {
-          this.logger.warn({ err, channel: group.key }, 'catch-up after reconnect failed');
+          this.logger.error({ err, channel: group.key }, 'catch-up after reconnect failed; later gaps are still filled');
         }
-        const backlog = group.backlog;
-        group.backlog = null;
-        for (const m of backlog) this.onLive(group, m);
+        this.drainBacklog(group);
       }),
     );
+  }
+
+  /**
+   * Reads a range of the log into a group, retrying while the log cannot be read (a NATS node down,
+   * a leader being elected): giving up early would lose frames the client can never get back live.
+   * `from` is re-evaluated on each attempt, so a retry continues where the last one stopped.
+   */
+  private async readIntoGroup(group: Group, filter: string, from: () => number, until: number | null): Promise<number> {
+    const deadline = Date.now() + RECOVERY_DEADLINE_MS;
+    let delay = 250;
+    let total = 0;
+    for (;;) {
+      try {
+        total += await readLog(this.js, { filter, fromSeq: from(), untilSeq: until }, (m) => {
+          if (m.seq > (group.lastBySubject.get(m.subject) ?? 0)) {
+            this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq));
+          }
+        });
+        if (total > 0) this.metrics.gapsFilled.inc(total);
+        return total;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        this.warnings.warn(`recover-${group.key}`, { err, channel: group.key }, 'the log cannot be read yet; retrying');
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 2000);
+      }
+    }
+  }
+
+  private drainBacklog(group: Group): void {
+    const backlog = group.backlog ?? [];
+    group.backlog = null;
+    for (const m of backlog) this.onLive(group, m);
   }
 
   /** Delivers log messages read for one stream's replay (not to the rest of the group). */

@@ -22,6 +22,7 @@ import { encodeComment, encodeRetry, SSE_HEADERS } from './sse.js';
 const STREAM_PATHS = ['/', '/irc'];
 const CLIENT_RETRY_MS = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const CATCH_UP_AGAIN_MS = 2000;
 
 type Index = Map<string, Set<ClientStream>>;
 
@@ -96,6 +97,9 @@ export class Gateway {
         if (s.type === 'reconnect') {
           logger.info('resubscribed after reconnect; reading what the live feed missed');
           void this.hub.catchUp();
+          // Interest in the renewed subscriptions reaches the stream leader across the cluster a
+          // moment later; a second look catches frames republished in between.
+          setTimeout(() => void this.hub.catchUp(), CATCH_UP_AGAIN_MS).unref();
         }
       }
     })();

@@ -5,6 +5,8 @@
 import { DeliverPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import { STREAM_NAME } from '../core/subjects.js';
 
+const STALL_MS = 10_000;
+
 export interface ReadRange {
   filter: string;
   fromSeq: number;
@@ -23,14 +25,33 @@ export async function readLog(js: JetStreamClient, range: ReadRange, onMessage: 
   const info = await consumer.info(true);
   if (info.num_pending === 0) return 0;
   let count = 0;
+  let done = false;
+  let progress = Date.now();
   const messages = await consumer.consume({ max_messages: 512 });
-  for await (const m of messages) {
-    if (range.untilSeq !== null && m.seq > range.untilSeq) break;
-    onMessage(m);
-    count++;
-    if (m.info.pending === 0 || m.seq === range.untilSeq) break;
+  // A read that stops making progress (a node died under it) is abandoned; the caller retries from
+  // where it stopped.
+  const watchdog = setInterval(() => {
+    if (Date.now() - progress > STALL_MS) void messages.close();
+  }, STALL_MS / 4);
+  try {
+    for await (const m of messages) {
+      progress = Date.now();
+      if (range.untilSeq !== null && m.seq > range.untilSeq) {
+        done = true;
+        break;
+      }
+      onMessage(m);
+      count++;
+      if (m.info.pending === 0 || m.seq === range.untilSeq) {
+        done = true;
+        break;
+      }
+    }
+  } finally {
+    clearInterval(watchdog);
+    await messages.close();
   }
-  await messages.close();
+  if (!done) throw new Error(`reading ${range.filter} from ${range.fromSeq} stalled after ${count} messages`);
   return count;
 }
 

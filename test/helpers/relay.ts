@@ -9,18 +9,9 @@ import { ALL_SCOPES } from '../../services/core/scopes.js';
 import { startProfileApi, type FakeProfileApi } from './profile-api.js';
 import { startTestNats, type TestNats } from './nats.js';
 import { openStream, type OpenOptions, type SseStream } from './sse-client.js';
+import { clientHeaders, newPlayer, postTo, type Player, type PostResult } from './clients.js';
 
-export interface Player {
-  name: string;
-  uuid: string;
-  token: string;
-}
-
-export interface PostResult {
-  status: number;
-  body: Record<string, unknown>;
-  headers: Headers;
-}
+export type { Player, PostResult };
 
 export class LogCapture extends Writable {
   readonly lines: string[] = [];
@@ -49,7 +40,6 @@ export class RelayFixture {
   private readonly ownsNats: boolean;
   private readonly ownsProfile: boolean;
   private readonly streams: SseStream[] = [];
-  private names = 0;
 
   private constructor(nats: TestNats, profile: FakeProfileApi, server: RelayServer, logs: LogCapture, owns: [boolean, boolean]) {
     this.nats = nats;
@@ -90,38 +80,16 @@ export class RelayFixture {
 
   /** A player with a live session at the fake profile API. */
   player(name?: string): Player {
-    const n = name ?? `Player${++this.names}${Math.floor(Math.random() * 1000)}`;
-    const token = `token-${n}-${Math.random().toString(36).slice(2)}`;
-    const uuid = this.profile.addSession(token, n);
-    return { name: n, uuid, token };
+    return newPlayer(this.profile, name);
   }
 
   /** The headers a real client sends. */
   headers(player: Player | null, key: CreatedKey | null, channel?: string | null, extra: Record<string, string> = {}): Record<string, string> {
-    const h: Record<string, string> = { 'user-agent': 'testmod/1.0.0+0123456789abcdef0123456789abcdef01234567' };
-    if (player !== null) h['authorization'] = `Bearer ${player.token}`;
-    if (key !== null) {
-      h['client-id'] = key.clientId;
-      h['client-secret'] = key.clientSecret;
-    }
-    if (channel !== undefined && channel !== null) h['x-irc-multiplayer-server'] = channel;
-    return { ...h, ...extra };
+    return clientHeaders(player, key, channel, extra);
   }
 
-  async post(body: unknown, headers: Record<string, string>, path = '/'): Promise<PostResult> {
-    const res = await fetch(new URL(path, this.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      parsed = { raw: text };
-    }
-    return { status: res.status, body: parsed, headers: res.headers };
+  post(body: unknown, headers: Record<string, string>, path = '/'): Promise<PostResult> {
+    return postTo(this.url, body, headers, path);
   }
 
   async open(headers: Record<string, string>, options: Omit<OpenOptions, 'headers'> = {}): Promise<SseStream> {

@@ -1,0 +1,83 @@
+// One stream per (account, channel) across the mesh: eviction across gateways, the simultaneous
+// open race, and stale claims of a crashed gateway.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamClaim } from '../../schemas/records.js';
+import { claimKey } from '../../services/gateway/ownership.js';
+import { eventually } from '../helpers/eventually.js';
+import { Mesh } from '../helpers/mesh.js';
+import type { SseStream } from '../helpers/sse-client.js';
+
+let mesh: Mesh;
+
+beforeAll(async () => {
+  mesh = await Mesh.start({ gateways: 2, ingresses: 1 });
+});
+afterAll(async () => {
+  await mesh?.close();
+});
+
+async function claimOf(uuid: string, channel: string): Promise<StreamClaim | null> {
+  const e = await mesh.nats.buckets.streams.get(claimKey(uuid, channel));
+  return e !== null && e.operation === 'PUT' ? e.json<StreamClaim>() : null;
+}
+
+describe('one stream per account and channel, mesh-wide', () => {
+  it('a second stream on gateway 2 evicts the first on gateway 1, which is told why and closed', async () => {
+    const key = await mesh.createKey();
+    const ch = 'evict-across.example.net';
+    const me = mesh.player();
+    const first = await mesh.connect(mesh.gateways[0]!, mesh.headers(me, key, ch));
+    const second = await mesh.connect(mesh.gateways[1]!, mesh.headers(me, key, ch));
+    await first.waitForComment(/^evicted: this account opened another stream on this channel/);
+    await first.waitClosed();
+    const res = await mesh.post(mesh.ingresses[0]!, { type: 'chat', message: 'to the survivor' }, mesh.headers(mesh.player(), key, ch));
+    expect(res.status).toBe(200);
+    expect((await second.nextPair()).data.message).toBe('to the survivor');
+    expect((await claimOf(me.uuid, ch))?.node).toBe(mesh.gateways[1]!.nodeId);
+  });
+
+  it('two opens at the same moment on two gateways end with exactly one survivor, the one the claim names, every time', async () => {
+    const key = await mesh.createKey();
+    const ch = 'race.example.net';
+    for (let round = 0; round < 20; round++) {
+      const me = mesh.player();
+      const [a, b] = await Promise.all([
+        mesh.open(mesh.gateways[0]!, mesh.headers(me, key, ch)),
+        mesh.open(mesh.gateways[1]!, mesh.headers(me, key, ch)),
+      ]);
+      const streams: SseStream[] = [a, b];
+      // Exactly one ends with the eviction comment; the other stays and keeps its claim.
+      const loser = await Promise.race(streams.map((s, i) => s.waitForComment(/^evicted/, 15_000).then(() => i)));
+      const survivor = streams[1 - loser]!;
+      await streams[loser]!.waitClosed();
+      await survivor.waitForComment(/^connected/);
+      expect(survivor.isClosed, `round ${round}`).toBe(false);
+      expect(survivor.comments.some((c) => c.startsWith('evicted')), `round ${round}`).toBe(false);
+      const claim = await claimOf(me.uuid, ch);
+      expect(claim?.node, `round ${round}`).toBe(mesh.gateways[1 - loser]!.nodeId);
+      // The survivor still hears the channel.
+      const tag = `round ${round}`;
+      await mesh.post(mesh.ingresses[0]!, { type: 'chat', message: tag }, mesh.headers(mesh.player(), key, ch));
+      expect((await survivor.pairsUntil((p) => p.data.message === tag)).at(-1)!.data.message).toBe(tag);
+      survivor.close();
+    }
+  });
+
+  it('a crashed gateway’s claims never block a new stream elsewhere, and are swept away', async () => {
+    const doomed = await mesh.addGateway();
+    const key = await mesh.createKey();
+    const ch = 'crash.example.net';
+    const [reopens, abandons] = [mesh.player(), mesh.player()];
+    await mesh.connect(doomed, mesh.headers(reopens, key, ch));
+    await mesh.connect(doomed, mesh.headers(abandons, key, ch));
+    expect((await claimOf(abandons.uuid, ch))?.node).toBe(doomed.nodeId);
+    await doomed.kill();
+    // The player whose gateway died reconnects elsewhere at once: nothing blocks it.
+    const again = await mesh.connect(mesh.gateways[0]!, mesh.headers(reopens, key, ch));
+    await mesh.post(mesh.ingresses[0]!, { type: 'chat', message: 'after the crash' }, mesh.headers(mesh.player(), key, ch));
+    expect((await again.nextPair()).data.message).toBe('after the crash');
+    expect((await claimOf(reopens.uuid, ch))?.node).toBe(mesh.gateways[0]!.nodeId);
+    // The claim nobody replaced is removed once the dead node's heartbeat is missed (NODE_TIMEOUT=3s).
+    await eventually(async () => (await claimOf(abandons.uuid, ch)) === null, 'the dead gateway’s claim to be swept', 30_000);
+  });
+});
