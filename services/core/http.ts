@@ -34,7 +34,6 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
     connectionTimeout: 0,
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
-    forceCloseConnections: false,
   });
   app.removeContentTypeParser('text/plain');
 

@@ -18,7 +18,7 @@ export class Ingress {
   private readonly publisher: Publisher;
   private readonly limiter: RateLimiter;
   private readonly acks: AckPublisher;
-  private inflight = 0;
+  private readonly inflight = new Set<FastifyRequest>();
   private idle: (() => void) | null = null;
   private draining = false;
 
@@ -37,28 +37,29 @@ export class Ingress {
   register(app: FastifyInstance): void {
     const { metrics } = this.core;
     for (const url of POST_PATHS) {
-      app.post(url, async (request, reply) => {
-        this.inflight++;
-        try {
-          return await this.handle(request, reply);
-        } finally {
-          this.inflight--;
-          if (this.inflight === 0) this.idle?.();
-        }
+      app.post(url, {
+        // A POST is in flight from its first byte: one whose body is still arriving when a drain
+        // starts is finished, not refused. Only POSTs that begin after it are turned away.
+        onRequest: async (request) => {
+          if (this.draining) throw new RelayError(503, ErrorCode.Draining, 'This ingress is shutting down; retry.', { retryAfter: 1 });
+          this.inflight.add(request);
+        },
+        onResponse: async (request, reply) => {
+          metrics.posts.inc({ outcome: String(reply.statusCode) });
+          this.settled(request);
+        },
+        onRequestAbort: async (request) => this.settled(request),
+        handler: (request, reply) => this.handle(request, reply),
       });
     }
-    app.addHook('onResponse', async (request, reply) => {
-      if (request.method === 'POST' && POST_PATHS.includes(request.routeOptions.url ?? '')) {
-        metrics.posts.inc({ outcome: String(reply.statusCode) });
-      }
-    });
+  }
+
+  private settled(request: FastifyRequest): void {
+    if (this.inflight.delete(request) && this.inflight.size === 0) this.idle?.();
   }
 
   private async handle(request: FastifyRequest, reply: FastifyReply): Promise<{ accepted: number }> {
     const { auth, config } = this.core;
-    if (this.draining) {
-      throw new RelayError(503, ErrorCode.Draining, 'This ingress is shutting down; retry.', { retryAfter: 1 });
-    }
     // Fail fast while NATS is unreachable: the client retries, rather than waiting out a timeout.
     if (!this.core.natsConnected()) {
       throw new RelayError(503, ErrorCode.Unavailable, 'The event log is unreachable right now; retry shortly.', { retryAfter: 1 });
@@ -89,7 +90,7 @@ export class Ingress {
   /** Refuse new POSTs and wait for those in flight. */
   async drain(): Promise<void> {
     this.draining = true;
-    if (this.inflight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    if (this.inflight.size > 0) await new Promise<void>((resolve) => (this.idle = resolve));
   }
 
   stop(): void {
