@@ -39,6 +39,7 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
   const gateway = withGateway ? new Gateway(core) : null;
 
   const app = createHttpApp({
+    ...(gateway !== null ? { streamHandler: (req, res) => gateway.handle(req, res) } : {}),
     logger: core.logger,
     metrics: core.metrics,
     bodyLimit: config.ingress.bodyLimit,
@@ -53,7 +54,6 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
     ],
   });
   ingress?.register(app);
-  gateway?.register(app);
   // A proxy that sends a verb to the wrong service gets a sentence saying so, not a bare 404.
   for (const url of ['/', '/irc']) {
     if (!withGateway) {

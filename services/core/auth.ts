@@ -24,6 +24,11 @@ export interface Principal {
   agent: string | null;
 }
 
+/** Where a ban is reported: the request's logger. */
+export interface WarnSink {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
 export interface AuthObserver {
   banIssued(): void;
 }
@@ -50,7 +55,7 @@ export class Authenticator {
   }
 
   /** `log` is the request's own logger, so a ban line carries the request id. */
-  async authenticate(headers: IncomingHttpHeaders, log: Pick<Logger, 'warn'> = this.options.logger): Promise<Principal> {
+  async authenticate(headers: IncomingHttpHeaders, log: WarnSink = this.options.logger): Promise<Principal> {
     const { keys, bans, profiles } = this.options;
     const agent = userAgent(headers);
     const credentials = readCredentials(headers, this.headerNames);

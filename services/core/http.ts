@@ -2,6 +2,7 @@
 // (fastify's own included), and the operational endpoints /healthz, /readyz and /metrics.
 
 import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ErrorCode, isRelayError, RelayError, type ErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
@@ -19,20 +20,34 @@ export interface HttpOptions {
   metrics: RelayMetrics;
   bodyLimit: number;
   readiness: ReadinessCheck[];
+  /**
+   * Handles GET / and /irc before fastify sees them: SSE streams live for hours, and fastify's
+   * per-request objects (request, reply, child logger, hooks) would live as long for nothing.
+   */
+  streamHandler?: (req: IncomingMessage, res: ServerResponse) => void;
 }
+
+const STREAM_PATH = /^\/(irc)?(\?|$)/;
 
 export function createHttpApp(options: HttpOptions): FastifyInstance {
   const loggerInstance: FastifyBaseLogger = options.logger;
+  const streams = options.streamHandler;
   const app = Fastify({
     loggerInstance,
+    serverFactory: (handler) => {
+      const server = createServer((req, res) => {
+        if (streams !== undefined && req.method === 'GET' && STREAM_PATH.test(req.url ?? '')) streams(req, res);
+        else handler(req, res);
+      });
+      // SSE streams live for hours: no request timeout; keep-alive longer than a proxy's.
+      server.requestTimeout = 0;
+      server.keepAliveTimeout = 65_000;
+      return server;
+    },
     bodyLimit: options.bodyLimit,
     // Per-request lines would drown the log at relay rates; refusals and failures are logged instead.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
-    // SSE streams live for hours; the server must not time them out.
-    requestTimeout: 0,
-    connectionTimeout: 0,
-    keepAliveTimeout: 65_000,
     return503OnClosing: true,
   });
   app.removeContentTypeParser('text/plain');
@@ -81,6 +96,15 @@ export function sendError(reply: FastifyReply, error: RelayError): FastifyReply 
   if (error.retryAfter !== undefined) void reply.header('retry-after', String(error.retryAfter));
   const body: ErrorBody = error.toBody();
   return reply.code(error.status).type('application/json; charset=utf-8').send(body);
+}
+
+/** A refusal written without fastify (the stream path). */
+export function writeError(res: ServerResponse, error: RelayError): void {
+  if (res.headersSent || res.destroyed) return;
+  const body = JSON.stringify(error.toBody());
+  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+  if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
+  res.writeHead(error.status, headers).end(body);
 }
 
 function fromFastifyError(error: FastifyError): RelayError {

@@ -84,13 +84,25 @@ export class HttpProfileClient implements ProfileResolver {
 
   /** A profile, null for an invalid session; throws 503 when the API cannot say. */
   private async fetchProfile(token: string): Promise<Profile | null> {
+    // A timer cleared as soon as the answer is read (AbortSignal.timeout would keep its timer and
+    // signal alive for the whole timeout after every call).
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), this.options.timeoutMs);
+    try {
+      return await this.ask(token, abort.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async ask(token: string, signal: AbortSignal): Promise<Profile | null> {
     const started = performance.now();
     const seconds = (): number => (performance.now() - started) / 1000;
     let response: Response;
     try {
       response = await fetch(this.options.url, {
         headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal,
       });
     } catch (e) {
       this.options.observe?.('unavailable', seconds());

@@ -51,6 +51,24 @@ export interface FlushScheduler {
   markDirty(stream: ClientStream): void;
 }
 
+/** Told when a stream ends, whoever ended it. */
+export interface StreamOwner {
+  streamClosed(stream: ClientStream, reason: CloseReason): void;
+}
+
+// Listeners shared by every stream (found through the response), rather than two closures each:
+// a gateway holds tens of thousands of streams and every byte per stream counts.
+const STREAM = Symbol('stream');
+type TaggedResponse = ServerResponse & { [STREAM]?: ClientStream };
+
+function onResponseClose(this: TaggedResponse): void {
+  this[STREAM]?.clientGone();
+}
+
+function onResponseDrain(this: TaggedResponse): void {
+  this[STREAM]?.drained();
+}
+
 export class ClientStream implements Listener {
   readonly id: string;
   readonly account: string | null;
@@ -58,7 +76,8 @@ export class ClientStream implements Listener {
   readonly channel: string | null;
   readonly receiveMask: number;
   readonly bridge: boolean;
-  readonly openedAt = new Date();
+  /** Epoch ms. */
+  readonly openedAt = Date.now();
   /** KV ownership: the revision our claim was written at, and the newest foreign one seen. */
   claimKey: string | null = null;
   claimRevision = 0;
@@ -73,7 +92,7 @@ export class ClientStream implements Listener {
   private readonly res: ServerResponse;
   private readonly scheduler: FlushScheduler;
   private readonly maxQueuedBytes: number;
-  private readonly onClose: (stream: ClientStream, reason: CloseReason) => void;
+  private readonly owner: StreamOwner;
   private queue: Array<Frame | null> = [];
   private queuedBytes = 0;
   private presenceAt: Map<string, number> | null = null;
@@ -87,7 +106,7 @@ export class ClientStream implements Listener {
     res: ServerResponse,
     scheduler: FlushScheduler,
     maxQueuedBytes: number,
-    onClose: (stream: ClientStream, reason: CloseReason) => void,
+    owner: StreamOwner,
   ) {
     this.id = identity.id;
     this.account = identity.account;
@@ -98,12 +117,21 @@ export class ClientStream implements Listener {
     this.res = res;
     this.scheduler = scheduler;
     this.maxQueuedBytes = maxQueuedBytes;
-    this.onClose = onClose;
-    res.on('close', () => this.finish(CloseReason.ClientClosed));
-    res.on('drain', () => {
-      this.blocked = false;
-      this.flush();
-    });
+    this.owner = owner;
+    (res as TaggedResponse)[STREAM] = this;
+    res.on('close', onResponseClose);
+    res.on('drain', onResponseDrain);
+  }
+
+  /** The connection closed under us (the client left, or the socket failed). */
+  clientGone(): void {
+    this.finish(CloseReason.ClientClosed);
+  }
+
+  /** The socket took what was waiting: write what queued meanwhile. */
+  drained(): void {
+    this.blocked = false;
+    this.flush();
   }
 
   /** Queues a live frame the delivery rules let through (held back while a replay runs). */
@@ -216,6 +244,6 @@ export class ClientStream implements Listener {
     this.closeReason = reason;
     this.queue = [];
     this.held = null;
-    this.onClose(this, reason);
+    this.owner.streamClosed(this, reason);
   }
 }

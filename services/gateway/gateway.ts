@@ -2,50 +2,37 @@
 // join the channel's local fan-out group, replay from Last-Event-ID if asked, then deliver live.
 
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NIL_UUID } from '../../schemas/uuid.js';
 import { missingScope } from '../core/auth.js';
 import { channelFromRequest } from '../core/channel.js';
-import { ErrorCode, RelayError } from '../core/errors.js';
+import { ErrorCode, isRelayError, RelayError } from '../core/errors.js';
+import { writeError } from '../core/http.js';
 import type { RelayCore } from '../core/runtime.js';
 import { Scope } from '../core/scopes.js';
 import { channelSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import { RELAY_AGENT } from '../core/version.js';
 import { ALL_CHANNELS, ChannelHub } from './channel-hub.js';
-import { ClientStream, closeComment, CloseReason } from './client-stream.js';
+import { ClientStream, closeComment, CloseReason, type StreamOwner } from './client-stream.js';
 import { keepaliveFrame } from './frame.js';
+import { IndexMap } from './index-map.js';
 import { logBounds, readLog } from './log-reader.js';
 import { NodeLiveness } from './node-liveness.js';
 import { Ownership } from './ownership.js';
 import { encodeComment, encodeRetry, SSE_HEADERS } from './sse.js';
 
-const STREAM_PATHS = ['/', '/irc'];
 const CLIENT_RETRY_MS = 2000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const CATCH_UP_AGAIN_MS = 2000;
 
-type Index = Map<string, Set<ClientStream>>;
-
-function addTo(index: Index, key: string, s: ClientStream): void {
-  let set = index.get(key);
-  if (set === undefined) index.set(key, (set = new Set()));
-  set.add(s);
-}
-
-function removeFrom(index: Index, key: string, s: ClientStream): void {
-  const set = index.get(key);
-  set?.delete(s);
-  if (set?.size === 0) index.delete(key);
-}
-
-export class Gateway {
+export class Gateway implements StreamOwner {
   readonly hub: ChannelHub;
   readonly ownership: Ownership;
   readonly liveness: NodeLiveness;
   private readonly core: RelayCore;
   private readonly streams = new Set<ClientStream>();
-  private readonly byAccount: Index = new Map();
-  private readonly byKey: Index = new Map();
+  private readonly byAccount = new IndexMap<ClientStream>();
+  private readonly byKey = new IndexMap<ClientStream>();
   private readonly expiryTimers = new Map<ClientStream, NodeJS.Timeout>();
   private readonly releases = new Set<Promise<void>>();
   private keepaliveTimer: NodeJS.Timeout | undefined;
@@ -105,13 +92,25 @@ export class Gateway {
     })();
   }
 
-  register(app: FastifyInstance): void {
-    for (const url of STREAM_PATHS) app.get(url, (request, reply) => this.open(request, reply));
+  /**
+   * GET / and /irc, called straight from the HTTP server (not through fastify): a stream lives for
+   * hours, so it keeps nothing per request but what delivery needs.
+   */
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    const reqId = randomUUID();
+    this.open(req, res, reqId).catch((err: unknown) => this.refuse(req, res, reqId, err));
   }
 
-  private closeAll(set: Set<ClientStream> | undefined, reason: CloseReason): void {
-    if (set === undefined) return;
-    for (const s of [...set]) s.close(reason);
+  private refuse(req: IncomingMessage, res: ServerResponse, reqId: string, err: unknown): void {
+    const { logger } = this.core;
+    const error = isRelayError(err) ? err : new RelayError(500, ErrorCode.Internal, 'The relay failed to open this stream.', { cause: err });
+    if (error.code === ErrorCode.Internal) logger.error({ err, reqId, url: req.url, headers: req.headers }, 'stream request failed');
+    else logger.debug({ reqId, method: req.method, url: req.url, status: error.status, code: error.code, headers: req.headers }, 'refused');
+    writeError(res, error);
+  }
+
+  private closeAll(streams: ClientStream[], reason: CloseReason): void {
+    for (const s of streams) s.close(reason);
   }
 
   private sendKeepalives(): void {
@@ -120,42 +119,47 @@ export class Gateway {
     }
   }
 
-  private async open(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { auth, config, metrics } = this.core;
+  private async open(req: IncomingMessage, res: ServerResponse, reqId: string): Promise<void> {
+    const { auth, config, metrics, logger } = this.core;
     if (this.draining) {
       throw new RelayError(503, ErrorCode.Draining, 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
     }
-    const accept = request.headers.accept;
+    const headers = req.headers;
+    const accept = headers.accept;
     if (accept !== undefined && !/text\/event-stream|\*\/\*|text\/\*/i.test(accept)) {
       throw new RelayError(406, ErrorCode.NotAcceptable, 'GET opens a Server-Sent Events stream: send Accept: text/event-stream.');
     }
-    const principal = await auth.authenticate(request.headers, request.log);
+    const principal = await auth.authenticate(headers, { warn: (fields, message) => logger.warn({ reqId, ...fields }, message) });
     if (!principal.scopes.establish) throw missingScope(Scope.Establish, 'open a stream');
-    const query = request.query as { host?: string };
-    const header = request.headers['x-irc-multiplayer-server'];
-    const channel = channelFromRequest(query.host, Array.isArray(header) ? header[0] : header);
+    const query = new URL(req.url ?? '/', 'http://relay').searchParams;
+    const header = headers['x-irc-multiplayer-server'];
+    const channel = channelFromRequest(query.get('host') ?? undefined, Array.isArray(header) ? header[0] : header);
     if (channel === null && !principal.scopes.unauthenticated) {
       throw new RelayError(400, ErrorCode.MissingChannel, 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
     }
-    const lastEventId = parseLastEventId(request.headers['last-event-id']);
+    const lastEventId = parseLastEventId(headers['last-event-id']);
+    // Everything needed from the request is read: its headers (session token and client secret
+    // among them) need not stay in memory for the hours the stream lives.
+    req.headers = {};
+    req.rawHeaders = [];
 
     const stream = new ClientStream(
       {
-        id: randomUUID(),
+        id: reqId,
         account: principal.uuid,
         clientId: principal.clientId,
         channel,
         receiveMask: principal.scopes.receiveMask,
         bridge: principal.scopes.unauthenticated,
       },
-      reply.raw,
+      res,
       this.hub,
       config.gateway.queueMaxBytes,
-      (s, reason) => this.onClosed(s, reason),
+      this,
     );
     this.streams.add(stream);
-    if (stream.account !== null) addTo(this.byAccount, stream.account, stream);
-    addTo(this.byKey, stream.clientId, stream);
+    if (stream.account !== null) this.byAccount.add(stream.account, stream);
+    this.byKey.add(stream.clientId, stream);
     metrics.streamsOpen.set(this.streams.size);
     metrics.streamsOpened.inc();
     this.armKeyExpiry(stream, principal.key.expiresAt);
@@ -168,18 +172,20 @@ export class Gateway {
         throw new RelayError(503, ErrorCode.Unavailable, 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });
       }
     }
-    reply.hijack();
+    // The body is delimited by the connection's end (Connection: close), not chunked: each write
+    // goes to the socket as it is, with no chunk framing around it.
+    res.useChunkedEncodingByDefault = false;
     if (stream.closed) {
       // Closed before it opened: evicted by a later claim, banned or revoked meanwhile.
-      if (!reply.raw.destroyed && stream.closeReason !== CloseReason.ClientClosed) {
-        reply.raw.writeHead(200, SSE_HEADERS);
-        reply.raw.end(closeComment(stream.closeReason ?? CloseReason.Error));
+      if (!res.destroyed && stream.closeReason !== CloseReason.ClientClosed) {
+        res.writeHead(200, SSE_HEADERS);
+        res.end(closeComment(stream.closeReason ?? CloseReason.Error));
       }
       return;
     }
-    reply.raw.socket?.setNoDelay(true);
-    reply.raw.writeHead(200, SSE_HEADERS);
-    reply.raw.write(encodeRetry(CLIENT_RETRY_MS));
+    res.socket?.setNoDelay(true);
+    res.writeHead(200, SSE_HEADERS);
+    res.write(encodeRetry(CLIENT_RETRY_MS));
 
     if (lastEventId !== null) stream.startHolding();
     await this.hub.join(stream);
@@ -215,11 +221,11 @@ export class Gateway {
     this.expiryTimers.set(stream, timer);
   }
 
-  private onClosed(stream: ClientStream, reason: CloseReason): void {
+  streamClosed(stream: ClientStream, reason: CloseReason): void {
     const { metrics } = this.core;
     this.streams.delete(stream);
-    if (stream.account !== null) removeFrom(this.byAccount, stream.account, stream);
-    removeFrom(this.byKey, stream.clientId, stream);
+    if (stream.account !== null) this.byAccount.delete(stream.account, stream);
+    this.byKey.delete(stream.clientId, stream);
     const timer = this.expiryTimers.get(stream);
     if (timer !== undefined) {
       clearTimeout(timer);

@@ -17,19 +17,28 @@ import { parseStreamClaim } from '../core/records.js';
 import { BUCKET_STREAMS } from '../core/subjects.js';
 import type { NodeLiveness } from './node-liveness.js';
 import type { ClientStream } from './client-stream.js';
+import { IndexMap } from './index-map.js';
 
 export function claimKey(account: string, channel: string): string {
   return `${account}.${channelToken(channel)}`;
 }
 
+/** What a gateway keeps of each claim in the mesh: who holds it. */
+interface Holder {
+  node: string;
+  conn: string;
+}
+
 export class Ownership {
-  readonly mirror: KvMirror<StreamClaim>;
+  readonly mirror: KvMirror<Holder>;
   private readonly kv: KV;
   private readonly nodeId: string;
   private readonly logger: Logger;
   private readonly liveness: NodeLiveness;
   private readonly onEvict: (stream: ClientStream) => void;
-  private readonly local = new Map<string, Set<ClientStream>>();
+  private readonly local = new IndexMap<ClientStream>();
+  /** Node ids repeat across every claim of a node: one string each. */
+  private readonly nodeNames = new Map<string, string>();
   private refreshTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
 
@@ -46,7 +55,7 @@ export class Ownership {
     this.logger = options.logger;
     this.liveness = options.liveness;
     this.onEvict = options.onEvict;
-    this.mirror = new KvMirror(options.js, BUCKET_STREAMS, parseStreamClaim, options.logger);
+    this.mirror = new KvMirror(options.js, BUCKET_STREAMS, (v) => this.holder(v), options.logger);
     this.mirror.on('put', (key, claim, revision) => this.onClaim(key, claim, revision));
   }
 
@@ -58,10 +67,16 @@ export class Ownership {
     this.sweepTimer = setInterval(() => void this.sweep(), sweepEveryMs).unref();
   }
 
-  private onClaim(key: string, claim: StreamClaim, revision: number): void {
-    const streams = this.local.get(key);
-    if (streams === undefined) return;
-    for (const s of streams) {
+  private holder(value: unknown): Holder | null {
+    const claim = parseStreamClaim(value);
+    if (claim === null) return null;
+    let node = this.nodeNames.get(claim.node);
+    if (node === undefined) this.nodeNames.set(claim.node, (node = claim.node));
+    return { node, conn: claim.conn };
+  }
+
+  private onClaim(key: string, claim: Holder, revision: number): void {
+    for (const s of this.local.get(key)) {
       if (s.id === claim.conn) continue;
       if (s.claimRevision === 0) s.foreignRevision = Math.max(s.foreignRevision, revision);
       else if (revision > s.claimRevision) this.onEvict(s);
@@ -72,18 +87,8 @@ export class Ownership {
   async claim(stream: ClientStream, account: string, channel: string): Promise<boolean> {
     const key = claimKey(account, channel);
     stream.claimKey = key;
-    let set = this.local.get(key);
-    if (set === undefined) this.local.set(key, (set = new Set()));
-    set.add(stream);
-    const record: StreamClaim = {
-      node: this.nodeId,
-      conn: stream.id,
-      uuid: account,
-      channel,
-      clientId: stream.clientId,
-      openedAt: stream.openedAt.toISOString(),
-    };
-    stream.claimRevision = await this.kv.put(key, encodeRecord(record));
+    this.local.add(key, stream);
+    stream.claimRevision = await this.kv.put(key, encodeRecord(this.recordOf(stream, account, channel)));
     if (stream.foreignRevision > stream.claimRevision) {
       this.onEvict(stream);
       return false;
@@ -91,13 +96,22 @@ export class Ownership {
     return true;
   }
 
+  private recordOf(stream: ClientStream, account: string, channel: string): StreamClaim {
+    return {
+      node: this.nodeId,
+      conn: stream.id,
+      uuid: account,
+      channel,
+      clientId: stream.clientId,
+      openedAt: new Date(stream.openedAt).toISOString(),
+    };
+  }
+
   /** Forgets a closed stream and deletes its claim if it is still the current one. */
   async release(stream: ClientStream): Promise<void> {
     const key = stream.claimKey;
     if (key === null) return;
-    const set = this.local.get(key);
-    set?.delete(stream);
-    if (set?.size === 0) this.local.delete(key);
+    this.local.delete(key, stream);
     if (stream.claimRevision === 0) return;
     // Refused by the server when a later claim replaced ours, which is what we want.
     await this.kv.delete(key, { previousSeq: stream.claimRevision }).catch(() => undefined);
@@ -105,16 +119,13 @@ export class Ownership {
 
   /** Live claims are rewritten before the bucket's max age would drop them. */
   private async refresh(): Promise<void> {
-    for (const set of this.local.values()) {
-      for (const s of set) {
-        if (s.closed || s.claimKey === null || s.claimRevision === 0) continue;
-        const current = this.mirror.get(s.claimKey);
-        if (current === undefined || current.conn !== s.id) continue;
-        try {
-          s.claimRevision = await this.kv.update(s.claimKey, encodeRecord(current), s.claimRevision);
-        } catch {
-          // Someone claimed the key meanwhile; the mirror delivers that claim and evicts us.
-        }
+    for (const s of [...this.local.values()]) {
+      if (s.closed || s.claimKey === null || s.claimRevision === 0 || s.account === null || s.channel === null) continue;
+      if (this.mirror.get(s.claimKey)?.conn !== s.id) continue;
+      try {
+        s.claimRevision = await this.kv.update(s.claimKey, encodeRecord(this.recordOf(s, s.account, s.channel)), s.claimRevision);
+      } catch {
+        // Someone claimed the key meanwhile; the mirror delivers that claim and evicts us.
       }
     }
   }
