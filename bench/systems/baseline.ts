@@ -2,11 +2,13 @@
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../services/dev/nats-process.js';
 import { startProc, waitFor, type Proc } from '../lib/procs.js';
-import { PAYLOAD_BODY, type System } from './system.js';
+import { GC_ON_SIGNAL, memoryFileFor, NODE_ENV_FOR_SYSTEMS, PAYLOAD_BODY, type System } from './system.js';
 
 export async function startBaseline(): Promise<System> {
   const port = await freePort();
-  const proc: Proc = startProc('baseline', process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../peers/baseline-server.ts', import.meta.url))], {
+  const proc: Proc = startProc('baseline', process.execPath, ['--import', 'tsx', ...GC_ON_SIGNAL, fileURLToPath(new URL('../peers/baseline-server.ts', import.meta.url))], {
+    ...NODE_ENV_FOR_SYSTEMS,
+    BENCH_MEMORY_FILE: memoryFileFor('baseline'),
     PORT: String(port),
   });
   await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/x`, { method: 'POST', body: '{}' })).ok, 'the baseline server');
@@ -15,6 +17,7 @@ export async function startBaseline(): Promise<System> {
     name: 'baseline',
     pids: () => [proc.pid],
     streamPid: () => proc.pid,
+    memoryFile: memoryFileFor('baseline'),
     streamSpec: (count, channels, concurrency) => ({
       endpoint,
       count,

@@ -13,7 +13,7 @@ import { ALL_SCOPES } from '../../services/core/scopes.js';
 import { freePort, startNatsNode, type NatsNode } from '../../services/dev/nats-process.js';
 import { startBenchProfileApi } from '../peers/profile-api.js';
 import { httpOk, startProc, waitFor, type Proc } from '../lib/procs.js';
-import { PAYLOAD_BODY, type System } from './system.js';
+import { GC_ON_SIGNAL, memoryFileFor, NODE_ENV_FOR_SYSTEMS, PAYLOAD_BODY, type System } from './system.js';
 
 const RELAY_BIN = fileURLToPath(new URL('../../bin/relay.js', import.meta.url));
 
@@ -31,6 +31,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
   const nats: NatsNode = await startNatsNode({ storeDir: join(dir, 'nats') });
   const profile = await startBenchProfileApi();
   const env = {
+    ...NODE_ENV_FOR_SYSTEMS,
     NATS_URL: nats.url,
     PROFILE_API_URL: profile.url,
     HOST: '127.0.0.1',
@@ -56,7 +57,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
   for (let g = 0; g < (options.gateways ?? 1); g++) {
     const port = await freePort();
     gatewayPorts.push(port);
-    procs.push(startProc(`relay-gateway-${g + 1}`, process.execPath, [...nodeArgs('gateway'), RELAY_BIN, 'serve', 'gateway'], { ...env, PORT: String(port), RELAY_NODE_ID: `bench-gw${g + 1}` }));
+    procs.push(startProc(`relay-gateway-${g + 1}`, process.execPath, [...nodeArgs('gateway'), ...GC_ON_SIGNAL, RELAY_BIN, 'serve', 'gateway'], { ...env, PORT: String(port), RELAY_NODE_ID: `bench-gw${g + 1}`, BENCH_MEMORY_FILE: memoryFileFor(`relay-gw${g + 1}`) }));
   }
   const ingressPort = await freePort();
   const ingress = startProc('relay-ingress', process.execPath, [...nodeArgs('ingress'), RELAY_BIN, 'serve', 'ingress'], { ...env, PORT: String(ingressPort), RELAY_NODE_ID: 'bench-in1' });
@@ -85,6 +86,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
     ingressPort,
     pids: () => [...procs.map((p) => p.pid), nats.process.pid!],
     streamPid: () => procs[0]!.pid,
+    memoryFile: memoryFileFor('relay-gw1'),
     streamSpec: (count, channels, concurrency) => specOn(0, count, channels, concurrency),
     streamSpecOn: specOn,
     publishSpec: (channels, perSecond, connections) => ({
