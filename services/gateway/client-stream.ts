@@ -4,6 +4,7 @@
 // past the bound the stream is closed with a reason.
 
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Frame } from './frame.js';
 import type { Listener } from './delivery-rules.js';
 import { encodeComment, encodeRetry } from './sse.js';
@@ -60,12 +61,13 @@ export interface StreamOwner {
 // a gateway holds tens of thousands of streams and every byte per stream counts.
 const STREAM = Symbol('stream');
 type TaggedResponse = ServerResponse & { [STREAM]?: ClientStream };
+type TaggedSocket = Socket & { [STREAM]?: ClientStream };
 
 function onResponseClose(this: TaggedResponse): void {
   this[STREAM]?.clientGone();
 }
 
-function onResponseDrain(this: TaggedResponse): void {
+function onSocketDrain(this: TaggedSocket): void {
   this[STREAM]?.drained();
 }
 
@@ -90,6 +92,8 @@ export class ClientStream implements Listener {
   dropped = 0;
 
   private readonly res: ServerResponse;
+  /** Frames go straight to the socket (see flush). */
+  private readonly socket: Socket | null;
   private readonly scheduler: FlushScheduler;
   private readonly maxQueuedBytes: number;
   private readonly owner: StreamOwner;
@@ -118,9 +122,13 @@ export class ClientStream implements Listener {
     this.scheduler = scheduler;
     this.maxQueuedBytes = maxQueuedBytes;
     this.owner = owner;
+    this.socket = res.socket;
     (res as TaggedResponse)[STREAM] = this;
     res.on('close', onResponseClose);
-    res.on('drain', onResponseDrain);
+    if (this.socket !== null) {
+      (this.socket as TaggedSocket)[STREAM] = this;
+      this.socket.on('drain', onSocketDrain);
+    }
   }
 
   /** The connection closed under us (the client left, or the socket failed). */
@@ -184,17 +192,24 @@ export class ClientStream implements Listener {
     this.presenceAt.set(sender, this.queue.length);
   }
 
-  /** Writes everything queued in one write. Returns the number of pairs written. */
+  /**
+   * Writes everything queued in one write. Returns the number of pairs written. The body is
+   * close-delimited and the headers went out when the stream opened, so frames are written to the
+   * socket itself: the response's write path (cork, a nextTick to uncork, its own bookkeeping)
+   * costs as much as the system call at tens of thousands of deliveries a second.
+   */
   flush(): number {
     this.dirty = false;
     if (this.closed || this.blocked || this.queue.length === 0) return 0;
+    const socket = this.socket;
+    if (socket === null || socket.destroyed) return 0;
     const buffers: Buffer[] = [];
     for (const f of this.queue) if (f !== null) buffers.push(f.bytes);
     this.queue = [];
     this.queuedBytes = 0;
     this.presenceAt?.clear();
     const chunk = buffers.length === 1 ? buffers[0]! : Buffer.concat(buffers);
-    if (!this.res.write(chunk)) this.blocked = true;
+    if (!socket.write(chunk)) this.blocked = true;
     return buffers.length;
   }
 
