@@ -95,7 +95,7 @@ export async function fanoutScenario(opts: ScenarioOptions): Promise<ScenarioRes
   const layouts: Layout[] = opts.quick
     ? [{ streams: 1000, channels: 4, rates: [20_000, 50_000, 100_000, 200_000] }]
     : [
-        { streams: 1000, channels: 4, rates: [20_000, 50_000, 100_000, 150_000, 200_000, 300_000, 400_000] },
+        { streams: 1000, channels: 4, rates: [5_000, 10_000, 20_000, 50_000, 100_000, 150_000, 200_000, 300_000, 400_000] },
         { streams: 10_000, channels: 10, rates: [20_000, 50_000, 100_000, 150_000] },
       ];
   const runOpts = { ...opts, runs: opts.quick ? 1 : 3, measureMs: opts.quick ? 2000 : 5000, warmupMs: opts.quick ? 1000 : 2000 };

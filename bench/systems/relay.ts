@@ -1,7 +1,7 @@
 // The relay as a system under test, in its production shape: a nats-server, an ingress process and
 // one or two gateway processes (separate OS processes), authenticated clients, a real profile API.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ import { openNatsContext } from '../../services/core/nats.js';
 import { ALL_SCOPES } from '../../services/core/scopes.js';
 import { freePort, startNatsNode, type NatsNode } from '../../services/dev/nats-process.js';
 import { startBenchProfileApi } from '../peers/profile-api.js';
-import { httpOk, startProc, waitFor, type Proc } from '../lib/procs.js';
+import { httpOk, LOG_DIR, startProc, waitFor, type Proc } from '../lib/procs.js';
 import { GC_ON_SIGNAL, memoryFileFor, NODE_ENV_FOR_SYSTEMS, PAYLOAD_BODY, type System } from './system.js';
 
 const RELAY_BIN = fileURLToPath(new URL('../../bin/relay.js', import.meta.url));
@@ -35,7 +35,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
     NATS_URL: nats.url,
     PROFILE_API_URL: profile.url,
     HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
     NODE_ENV: 'production',
     RATE_LIMIT_PER_SECOND: '0',
     STREAM_MAX_BYTES: '2GiB',
@@ -110,6 +110,12 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
       '\r\n\r\n' +
       body,
     async stop() {
+      // The gateways' own view (delivery lag from ingress publish to socket write, frames, drops),
+      // kept beside the logs for reading a run afterwards.
+      for (const [i, port] of gatewayPorts.entries()) {
+        const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+        writeFileSync(join(LOG_DIR, `relay-gateway-${i + 1}.metrics`), metrics);
+      }
       await Promise.all(procs.map((p) => p.stop()));
       await profile.close();
       await nats.stop();
