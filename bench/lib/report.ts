@@ -11,7 +11,9 @@ export interface Target {
 }
 
 export function met(t: Target): boolean {
-  return Number.isFinite(t.value) && (t.kind === 'min' ? t.value >= t.bound : t.value <= t.bound);
+  // A 'min' ratio is infinite when the peer met the bound at no rate and the relay did: met.
+  // A 'max' value is infinite when the measurement failed: not met. NaN is never met.
+  return t.kind === 'min' ? t.value >= t.bound : Number.isFinite(t.value) && t.value <= t.bound;
 }
 
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
@@ -22,6 +24,7 @@ export function table(headers: string[], rows: Array<Array<string | number>>): s
 }
 
 export function fmt(n: number): string {
+  if (n === Infinity) return 'inf';
   if (!Number.isFinite(n)) return 'n/a';
   if (Math.abs(n) >= 1000) return Math.round(n).toLocaleString('en-US');
   if (Math.abs(n) >= 100) return n.toFixed(0);

@@ -96,7 +96,7 @@ export function capacity(points: RatePoint[], bound = P99_BOUND): number {
 
 export async function fanoutScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const layouts: Layout[] = opts.quick
-    ? [{ streams: 1000, channels: 4, rates: [20_000, 50_000, 100_000, 200_000] }]
+    ? [{ streams: 1000, channels: 4, rates: [10_000, 20_000, 50_000, 100_000, 200_000] }]
     : [
         { streams: 1000, channels: 4, rates: [5_000, 10_000, 20_000, 50_000, 100_000, 150_000, 200_000, 300_000, 400_000] },
         { streams: 10_000, channels: 10, rates: [20_000, 50_000, 100_000, 150_000] },
