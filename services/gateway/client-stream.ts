@@ -195,8 +195,8 @@ export class ClientStream implements Listener {
   /**
    * Writes everything queued in one write. Returns the number of pairs written. The body is
    * close-delimited and the headers went out when the stream opened, so frames are written to the
-   * socket itself: the response's write path (cork, a nextTick to uncork, its own bookkeeping)
-   * costs as much as the system call at tens of thousands of deliveries a second.
+   * socket itself, skipping the response's write path (cork, a nextTick to uncork, bookkeeping):
+   * about 5 % of the gateway's CPU under fanout in a profile, paid once per delivery.
    */
   flush(): number {
     this.dirty = false;
