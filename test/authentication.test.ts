@@ -51,7 +51,7 @@ describe('requests without a session', () => {
     const s = await relay.connect(relay.headers(null, bridge, ch));
     const user = relay.player();
     const res = await relay.post([{ user: user.uuid, agent: 'discord-bridge/2.0', message: { type: 'chat', message: 'from discord' } }], relay.headers(null, bridge, ch));
-    expect(res.body).toEqual({ accepted: 1 });
+    expect(res.body).toEqual({ accepted: 1, dropped: 0 });
     expect((await s.nextPair()).meta).toEqual({ uuid: user.uuid, agent: 'discord-bridge/2.0', channel: ch });
   });
 });

@@ -47,7 +47,7 @@ describe('envelopes from a bridge key', () => {
       ],
       relay.headers(null, bridge, fallback),
     );
-    expect(res.body).toEqual({ accepted: 3 });
+    expect(res.body).toEqual({ accepted: 3, dropped: 0 });
     expect((await sa.nextPair()).data.message).toBe('to a');
     const onB = await sb.nextPair();
     expect([onB.meta.channel, onB.data.message]).toEqual([b, 'to b']);
@@ -100,7 +100,7 @@ describe('envelopes from a bridge key', () => {
     const user = relay.player();
     const presence = { type: 'presence', inventory: [], attributes: { absorption: 0, health: 20, hunger: 20, oxygen: 300, saturation: 5 } };
     const ok = await relay.post([{ user: user.uuid, agent: 'b', message: presence }], relay.headers(null, presenceBridge, channel()));
-    expect(ok.body).toEqual({ accepted: 1 });
+    expect(ok.body).toEqual({ accepted: 1, dropped: 0 });
     const res = await relay.post([{ user: user.uuid, agent: 'b', message: chat('no') }], relay.headers(null, presenceBridge, channel()));
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ error: 'missing_scope', scope: 'irc.messages.send.chat' });
@@ -140,7 +140,7 @@ describe('envelopes from an ordinary key', () => {
       relay.headers(sender, listener, ch),
     );
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ accepted: 2 });
+    expect(res.body).toEqual({ accepted: 2, dropped: 0 });
     const first = await s.nextPair();
     const second = await s.nextPair();
     expect([first.data.message, second.data.message]).toEqual(['bare one', 'bare two']);

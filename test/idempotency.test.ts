@@ -20,7 +20,7 @@ describe('Idempotency-Key', () => {
     const batch = [{ type: 'chat', message: 'one' }, { type: 'chat', message: 'two' }];
     for (let i = 0; i < 3; i++) {
       const res = await relay.post(batch, relay.headers(p, key, ch, { 'idempotency-key': 'batch-42' }));
-      expect(res.body).toEqual({ accepted: 2 });
+      expect(res.body).toEqual({ accepted: 2, dropped: 0 });
     }
     await relay.post(batch, relay.headers(p, key, ch, { 'idempotency-key': 'batch-43' }));
     await relay.post({ type: 'chat', message: 'sentinel' }, relay.headers(p, key, ch));

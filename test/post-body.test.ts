@@ -23,8 +23,8 @@ describe('batches', () => {
   it('a single object is one entry; an empty array is accepted with nothing to deliver', async () => {
     const ch = channel();
     const s = await relay.connect(relay.headers(relay.player(), key, ch));
-    expect((await relay.post([], relay.headers(sender, key, ch))).body).toEqual({ accepted: 0 });
-    expect((await relay.post({ type: 'chat', message: 'single' }, relay.headers(sender, key, ch))).body).toEqual({ accepted: 1 });
+    expect((await relay.post([], relay.headers(sender, key, ch))).body).toEqual({ accepted: 0, dropped: 0 });
+    expect((await relay.post({ type: 'chat', message: 'single' }, relay.headers(sender, key, ch))).body).toEqual({ accepted: 1, dropped: 0 });
     expect((await s.nextPair()).data.message).toBe('single');
   });
 

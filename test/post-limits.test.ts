@@ -30,7 +30,7 @@ describe('limits', () => {
   it('a batch of BATCH_MAX_ENTRIES is accepted; one more is refused with 413 batch_too_large', async () => {
     const p = relay.player();
     const ok = await relay.post(Array.from({ length: 10 }, () => ({ type: 'keepalive' })), relay.headers(p, key, CH));
-    expect(ok.body).toEqual({ accepted: 10 });
+    expect(ok.body).toEqual({ accepted: 10, dropped: 0 });
     const res = await relay.post(Array.from({ length: 11 }, () => ({ type: 'keepalive' })), relay.headers(relay.player(), key, CH));
     expectRefusal(res, 413, 'batch_too_large');
     expect(String(res.body['message'])).toMatch(/at most 10 entries; this one has 11/);

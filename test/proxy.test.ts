@@ -47,7 +47,7 @@ describe.each(proxies)('behind %s (infra/proxy)', (kind, start) => {
         body: JSON.stringify({ type: 'chat', message: `through ${kind}${path}` }),
       });
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ accepted: 1 });
+      expect(await res.json()).toEqual({ accepted: 1, dropped: 0 });
       expect((await s.nextPair()).data.message).toBe(`through ${kind}${path}`);
       s.close();
     }

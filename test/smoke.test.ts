@@ -17,7 +17,7 @@ describe('a chat travels from POST to every stream on the channel', () => {
     const stream = await relay.connect(relay.headers(bob, key, 'play.example.net'));
     const res = await relay.post({ type: 'chat', message: 'hello' }, relay.headers(alice, key, 'play.example.net'));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ accepted: 1 });
+    expect(res.body).toEqual({ accepted: 1, dropped: 0 });
     const pair = await stream.nextPair();
     expect(pair.meta).toEqual({ uuid: alice.uuid, agent: 'testmod/1.0.0+0123456789abcdef0123456789abcdef01234567', channel: 'play.example.net' });
     expect(pair.data).toEqual({ type: 'chat', message: 'hello' });

@@ -84,7 +84,7 @@ describe('frames', () => {
     const s = await relay.connect(relay.headers(relay.player(), key, ch));
     const batch = Array.from({ length: 20 }, (_, i) => ({ type: 'chat', message: `line ${i}` }));
     const res = await relay.post(batch, relay.headers(relay.player(), key, ch));
-    expect(res.body).toEqual({ accepted: 20 });
+    expect(res.body).toEqual({ accepted: 20, dropped: 0 });
     const got: string[] = [];
     for (let i = 0; i < 20; i++) got.push(String((await s.nextPair()).data['message']));
     expect(got).toEqual(batch.map((b) => b.message));

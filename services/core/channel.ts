@@ -42,6 +42,21 @@ export function normaliseChannel(raw: string): string {
 }
 
 /**
+ * The channel a request names: the query `host` of its URL, else the X-IRC-Multiplayer-Server
+ * header. A `host` given twice is ambiguous (400), never "the first one". Null when neither names one.
+ */
+export function requestChannel(url: string | undefined, header: string | string[] | undefined): string | null {
+  const at = url?.indexOf('?') ?? -1;
+  const hosts = at === -1 ? [] : new URLSearchParams(url!.slice(at + 1)).getAll('host');
+  const headers = Array.isArray(header) ? header : header === undefined ? [] : [header];
+  if (hosts.length > 1 || headers.length > 1) {
+    const what = hosts.length > 1 ? `?host= was given ${hosts.length} times` : 'X-IRC-Multiplayer-Server was sent more than once';
+    throw new RelayError(400, ErrorCode.InvalidChannel, `Name one channel: ${what}.`);
+  }
+  return channelFromRequest(hosts[0], headers[0]);
+}
+
+/**
  * The query `host` wins over the header. Returns null when neither names a channel.
  */
 export function channelFromRequest(queryHost: string | undefined, header: string | undefined): string | null {

@@ -68,8 +68,40 @@ const CommonEnv = {
     pattern: DURATION_PATTERN,
     description: 'Window in which a resent POST with the same Idempotency-Key is stored once.',
   }),
+  STREAM_MAX_MSGS_PER_CHANNEL: Type.Integer({
+    default: 10_000,
+    minimum: 0,
+    description:
+      "Payloads the event log keeps per channel (JetStream's per-subject limit; oldest go first); a flood in one channel then ages out only that channel's history. 0: no per-channel limit.",
+  }),
   KV_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the keys, bans and streams buckets.' }),
-  SHUTDOWN_TIMEOUT: Type.String({ default: '10s', pattern: DURATION_PATTERN, description: 'Longest a graceful shutdown waits.' }),
+  // Read by every service: whichever process creates or updates the bucket applies the same value.
+  CLAIM_TTL: Type.String({
+    default: '1h',
+    pattern: DURATION_PATTERN,
+    description: 'Stream ownership records expire after this unless refreshed (live streams refresh at half of it).',
+  }),
+  SHUTDOWN_TIMEOUT: Type.String({
+    default: '10s',
+    pattern: DURATION_PATTERN,
+    description: 'Longest a graceful shutdown waits; then every remaining connection is closed.',
+  }),
+  BODY_TIMEOUT: Type.String({
+    default: '10s',
+    pattern: DURATION_PATTERN,
+    description: 'Time a client has to send its request headers and body (408 request_timeout beyond); streams are not affected once open.',
+  }),
+  PROFILE_API_CONCURRENCY: Type.Integer({
+    default: 64,
+    minimum: 1,
+    maximum: 4096,
+    description: 'Profile API look-ups in flight at once; a quarter is kept for requests with valid client credentials.',
+  }),
+  PROFILE_API_MAX_QUEUE: Type.Integer({
+    default: 1000,
+    minimum: 0,
+    description: 'Look-ups that may wait for a free slot; beyond it, 503 profile_api_busy with Retry-After (never a ban).',
+  }),
 };
 
 const IngressEnv = {
@@ -81,6 +113,21 @@ const IngressEnv = {
     description: 'Entries per second one account (or bridge key) may post; 0 turns the limit off.',
   }),
   RATE_LIMIT_BURST: Type.Integer({ default: 1000, minimum: 1, description: 'Entries one account may post at once before the rate applies.' }),
+  RATE_LIMIT_BYTES_PER_SECOND: Type.String({
+    default: '256KiB',
+    pattern: SIZE_PATTERN,
+    description: 'Payload bytes per second one account (or bridge key) may post; 0 turns the byte limit off.',
+  }),
+  RATE_LIMIT_BYTES_BURST: Type.String({
+    default: '4MiB',
+    pattern: SIZE_PATTERN,
+    description: 'Payload bytes one account may post at once before the byte rate applies.',
+  }),
+  ENTRY_MAX_BYTES: Type.String({
+    default: '64KiB',
+    pattern: SIZE_PATTERN,
+    description: "Largest single entry as stored (payload JSON); 413 entry_too_large beyond, or beyond NATS's max_payload if that is smaller.",
+  }),
   PUBLISH_TIMEOUT: Type.String({ default: '5s', pattern: DURATION_PATTERN, description: 'How long a JetStream acknowledgement may take.' }),
 };
 
@@ -95,15 +142,20 @@ const GatewayEnv = {
     pattern: SIZE_PATTERN,
     description: 'Bytes a stream may have waiting for a slow client before it is closed.',
   }),
-  CLAIM_TTL: Type.String({
-    default: '1h',
-    pattern: DURATION_PATTERN,
-    description: 'Stream ownership records expire after this unless refreshed (live streams refresh at half of it).',
-  }),
   NODE_TIMEOUT: Type.String({
     default: '15s',
     pattern: DURATION_PATTERN,
     description: 'A gateway whose heartbeat is not seen for this long is taken for dead and its stream claims are removed.',
+  }),
+  MAX_STREAMS_PER_ACCOUNT: Type.Integer({
+    default: 8,
+    minimum: 0,
+    description: 'Streams one account may hold across the mesh (on different channels); 429 too_many_streams beyond. 0: no limit.',
+  }),
+  MAX_STREAMS_PER_KEY: Type.Integer({
+    default: 64,
+    minimum: 0,
+    description: 'Streams opened without a session (bridge streams) one API key may hold across the mesh; 429 too_many_streams beyond. 0: no limit.',
   }),
   RETRY_MIN: Type.String({ default: '1s', pattern: DURATION_PATTERN, description: 'Shortest retry: a draining gateway tells clients.' }),
   RETRY_MAX: Type.String({ default: '5s', pattern: DURATION_PATTERN, description: 'Longest retry: a draining gateway tells clients.' }),
@@ -134,13 +186,39 @@ export interface RelayConfig {
   logLevel: string;
   logPretty: boolean;
   nats: { servers: string[]; user?: string; pass?: string; token?: string; credsFile?: string };
-  profile: { url: string | 'offline'; timeoutMs: number; cacheTtlMs: number; negativeCacheTtlMs: number };
+  profile: { url: string | 'offline'; timeoutMs: number; cacheTtlMs: number; negativeCacheTtlMs: number; concurrency: number; maxQueue: number };
   clientHeaderPrefixes: string[];
-  stream: { maxAgeMs: number; maxBytes: number; replicas: number; storage: 'file' | 'memory'; duplicateWindowMs: number };
+  stream: {
+    maxAgeMs: number;
+    maxBytes: number;
+    replicas: number;
+    storage: 'file' | 'memory';
+    duplicateWindowMs: number;
+    maxMsgsPerChannel: number;
+  };
   kvReplicas: number;
+  claimTtlMs: number;
   shutdownTimeoutMs: number;
-  ingress: { bodyLimit: number; batchMax: number; ratePerSecond: number; rateBurst: number; publishTimeoutMs: number };
-  gateway: { keepaliveMs: number; queueMaxBytes: number; claimTtlMs: number; nodeTimeoutMs: number; retryMinMs: number; retryMaxMs: number };
+  bodyTimeoutMs: number;
+  ingress: {
+    bodyLimit: number;
+    batchMax: number;
+    ratePerSecond: number;
+    rateBurst: number;
+    bytesPerSecond: number;
+    bytesBurst: number;
+    entryMaxBytes: number;
+    publishTimeoutMs: number;
+  };
+  gateway: {
+    keepaliveMs: number;
+    queueMaxBytes: number;
+    nodeTimeoutMs: number;
+    retryMinMs: number;
+    retryMaxMs: number;
+    maxStreamsPerAccount: number;
+    maxStreamsPerKey: number;
+  };
   devNats: 'auto' | 'true' | 'false';
 }
 
@@ -267,9 +345,10 @@ function crossChecks(service: ServiceKind, env: AllEnv, invalid: ReadonlySet<str
     if (ok('RETRY_MIN', 'RETRY_MAX') && parseDuration(env.RETRY_MIN)! > parseDuration(env.RETRY_MAX)!) {
       problems.push(`RETRY_MIN (${env.RETRY_MIN}) must not exceed RETRY_MAX (${env.RETRY_MAX}).`);
     }
-    if (ok('CLAIM_TTL') && parseDuration(env.CLAIM_TTL)! < 60_000) problems.push(`CLAIM_TTL must be at least 1m (got ${env.CLAIM_TTL}).`);
     if (ok('NODE_TIMEOUT') && parseDuration(env.NODE_TIMEOUT)! < 1000) problems.push(`NODE_TIMEOUT must be at least 1s (got ${env.NODE_TIMEOUT}).`);
   }
+  if (ok('CLAIM_TTL') && parseDuration(env.CLAIM_TTL)! < 60_000) problems.push(`CLAIM_TTL must be at least 1m (got ${env.CLAIM_TTL}).`);
+  if (ok('BODY_TIMEOUT') && parseDuration(env.BODY_TIMEOUT)! < 100) problems.push(`BODY_TIMEOUT must be at least 100ms (got ${env.BODY_TIMEOUT}).`);
   if (ok('STREAM_DUPLICATE_WINDOW', 'STREAM_MAX_AGE') && parseDuration(env.STREAM_DUPLICATE_WINDOW)! > parseDuration(env.STREAM_MAX_AGE)!) {
     problems.push('STREAM_DUPLICATE_WINDOW must not exceed STREAM_MAX_AGE.');
   }
@@ -300,6 +379,8 @@ function build(service: ServiceKind, env: AllEnv): RelayConfig {
       timeoutMs: ms(env.PROFILE_API_TIMEOUT, '5s'),
       cacheTtlMs: ms(env.PROFILE_CACHE_TTL, '10m'),
       negativeCacheTtlMs: ms(env.PROFILE_NEGATIVE_CACHE_TTL, '30s'),
+      concurrency: env.PROFILE_API_CONCURRENCY,
+      maxQueue: env.PROFILE_API_MAX_QUEUE,
     },
     clientHeaderPrefixes: env.CLIENT_HEADER_PREFIXES.split(',').map((s) => s.trim()).filter((s) => s !== ''),
     stream: {
@@ -308,23 +389,30 @@ function build(service: ServiceKind, env: AllEnv): RelayConfig {
       replicas: env.STREAM_REPLICAS,
       storage: env.STREAM_STORAGE,
       duplicateWindowMs: ms(env.STREAM_DUPLICATE_WINDOW, '2m'),
+      maxMsgsPerChannel: env.STREAM_MAX_MSGS_PER_CHANNEL,
     },
     kvReplicas: env.KV_REPLICAS,
+    claimTtlMs: ms(env.CLAIM_TTL, '1h'),
     shutdownTimeoutMs: ms(env.SHUTDOWN_TIMEOUT, '10s'),
+    bodyTimeoutMs: ms(env.BODY_TIMEOUT, '10s'),
     ingress: {
       bodyLimit: bytes(env.BODY_LIMIT, '1MiB'),
       batchMax: env.BATCH_MAX_ENTRIES ?? 256,
       ratePerSecond: env.RATE_LIMIT_PER_SECOND ?? 200,
       rateBurst: env.RATE_LIMIT_BURST ?? 1000,
+      bytesPerSecond: bytes(env.RATE_LIMIT_BYTES_PER_SECOND, '256KiB'),
+      bytesBurst: bytes(env.RATE_LIMIT_BYTES_BURST, '4MiB'),
+      entryMaxBytes: bytes(env.ENTRY_MAX_BYTES, '64KiB'),
       publishTimeoutMs: ms(env.PUBLISH_TIMEOUT, '5s'),
     },
     gateway: {
       keepaliveMs: ms(env.KEEPALIVE_INTERVAL, '10s'),
       queueMaxBytes: bytes(env.STREAM_QUEUE_MAX_BYTES, '4MiB'),
-      claimTtlMs: ms(env.CLAIM_TTL, '1h'),
       nodeTimeoutMs: ms(env.NODE_TIMEOUT, '15s'),
       retryMinMs: ms(env.RETRY_MIN, '1s'),
       retryMaxMs: ms(env.RETRY_MAX, '5s'),
+      maxStreamsPerAccount: env.MAX_STREAMS_PER_ACCOUNT ?? 8,
+      maxStreamsPerKey: env.MAX_STREAMS_PER_KEY ?? 64,
     },
     devNats: env.DEV_NATS ?? 'auto',
   };

@@ -19,6 +19,7 @@ import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
 import {
   BUCKET_BANS,
+  BUCKET_IDEMPOTENCY,
   BUCKET_KEYS,
   BUCKET_NODES,
   BUCKET_STREAMS,
@@ -32,6 +33,7 @@ export interface Buckets {
   bans: KV;
   streams: KV;
   nodes: KV;
+  idempotency: KV;
 }
 
 export interface NatsContext {
@@ -99,6 +101,8 @@ export function streamConfig(config: Pick<RelayConfig, 'stream'>): Partial<Strea
     num_replicas: config.stream.replicas,
     max_age: nanos(config.stream.maxAgeMs),
     max_bytes: config.stream.maxBytes,
+    // Each channel's share of the log: a flood in one channel ages out only that channel's history.
+    max_msgs_per_subject: config.stream.maxMsgsPerChannel === 0 ? -1 : config.stream.maxMsgsPerChannel,
     discard: DiscardPolicy.Old,
     duplicate_window: nanos(config.stream.duplicateWindowMs),
     allow_direct: true,
@@ -129,6 +133,7 @@ export async function ensureStream(jsm: JetStreamManager, config: Pick<RelayConf
   const changed =
     c.max_age !== wanted.max_age ||
     c.max_bytes !== wanted.max_bytes ||
+    c.max_msgs_per_subject !== wanted.max_msgs_per_subject ||
     c.num_replicas !== wanted.num_replicas ||
     c.duplicate_window !== wanted.duplicate_window ||
     c.republish?.dest !== wanted.republish?.dest;
@@ -137,6 +142,7 @@ export async function ensureStream(jsm: JetStreamManager, config: Pick<RelayConf
       ...c,
       max_age: wanted.max_age!,
       max_bytes: wanted.max_bytes!,
+      max_msgs_per_subject: wanted.max_msgs_per_subject!,
       num_replicas: wanted.num_replicas!,
       duplicate_window: wanted.duplicate_window!,
       republish: wanted.republish!,
@@ -149,32 +155,49 @@ function isNotFound(e: unknown): boolean {
   return e instanceof Error && /not found/i.test(e.message);
 }
 
-/** Opens the buckets, creating missing ones; with `applyLimits`, existing ones get the configured replicas. */
+/**
+ * Every bucket and its settings, in one place: each service creates what is missing and (with
+ * `applyLimits`) brings existing buckets to these same values, so no setting depends on which
+ * process happened to start first.
+ */
+function bucketSettings(config: Pick<RelayConfig, 'kvReplicas' | 'claimTtlMs' | 'stream'>): Array<{ bucket: string; history: number; ttlMs: number }> {
+  // The order is the order of the Buckets members below.
+  return [
+    { bucket: BUCKET_KEYS, history: 5, ttlMs: 0 },
+    { bucket: BUCKET_BANS, history: 5, ttlMs: 0 },
+    { bucket: BUCKET_STREAMS, history: 1, ttlMs: config.claimTtlMs },
+    { bucket: BUCKET_NODES, history: 1, ttlMs: NODE_RECORD_TTL_MS },
+    // An Idempotency-Key is remembered as long as JetStream de-duplicates its entries.
+    { bucket: BUCKET_IDEMPOTENCY, history: 1, ttlMs: config.stream.duplicateWindowMs },
+  ];
+}
+
+/** Opens the buckets, creating missing ones; with `applyLimits`, existing ones get the configured replicas and ages. */
 export async function openBuckets(
   nc: NatsConnection,
   jsm: JetStreamManager,
-  config: Pick<RelayConfig, 'kvReplicas' | 'gateway'>,
+  config: Pick<RelayConfig, 'kvReplicas' | 'claimTtlMs' | 'stream'>,
   logger: Logger,
   applyLimits = true,
 ): Promise<Buckets> {
   const kvm = new Kvm(nc);
   const replicas = config.kvReplicas;
-  const [keys, bans, streams, nodes] = await Promise.all([
-    kvm.create(BUCKET_KEYS, { history: 5, replicas }),
-    kvm.create(BUCKET_BANS, { history: 5, replicas }),
-    kvm.create(BUCKET_STREAMS, { history: 1, replicas, ttl: config.gateway.claimTtlMs }),
-    kvm.create(BUCKET_NODES, { history: 1, replicas, ttl: NODE_RECORD_TTL_MS }),
-  ]);
+  const settings = bucketSettings(config);
+  const opened = await Promise.all(
+    settings.map((b) => kvm.create(b.bucket, { history: b.history, replicas, ...(b.ttlMs > 0 ? { ttl: b.ttlMs } : {}) })),
+  );
   if (applyLimits) {
-    for (const bucket of [BUCKET_KEYS, BUCKET_BANS, BUCKET_STREAMS, BUCKET_NODES]) {
-      const info = await jsm.streams.info(`KV_${bucket}`);
-      if (info.config.num_replicas !== replicas) {
-        await jsm.streams.update(`KV_${bucket}`, { ...info.config, num_replicas: replicas });
-        logger.info({ bucket, replicas }, 'applied KV_REPLICAS to a bucket');
+    for (const b of settings) {
+      const info = await jsm.streams.info(`KV_${b.bucket}`);
+      const maxAge = b.ttlMs > 0 ? nanos(b.ttlMs) : 0;
+      if (info.config.num_replicas !== replicas || info.config.max_age !== maxAge) {
+        await jsm.streams.update(`KV_${b.bucket}`, { ...info.config, num_replicas: replicas, max_age: maxAge });
+        logger.info({ bucket: b.bucket, replicas, maxAgeMs: b.ttlMs }, 'applied KV_REPLICAS and record lifetime to a bucket');
       }
     }
   }
-  return { keys, bans, streams, nodes };
+  const [keys, bans, streams, nodes, idempotency] = opened as [KV, KV, KV, KV, KV];
+  return { keys, bans, streams, nodes, idempotency };
 }
 
 /** Connect, then make sure the stream and buckets exist, retrying while JetStream settles. */

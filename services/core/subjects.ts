@@ -14,6 +14,7 @@ export const BUCKET_KEYS = 'relay-keys';
 export const BUCKET_BANS = 'relay-bans';
 export const BUCKET_STREAMS = 'relay-streams';
 export const BUCKET_NODES = 'relay-nodes';
+export const BUCKET_IDEMPOTENCY = 'relay-idempotency';
 
 export function channelSubject(channel: string): string {
   return CHANNEL_SUBJECT_PREFIX + channelToken(channel);

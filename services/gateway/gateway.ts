@@ -67,7 +67,7 @@ export class Gateway implements StreamOwner {
   async start(): Promise<void> {
     const { bans, keys, nats, config, logger } = this.core;
     await this.liveness.start();
-    await this.ownership.start(config.gateway.claimTtlMs, config.gateway.nodeTimeoutMs);
+    await this.ownership.start(config.claimTtlMs, config.gateway.nodeTimeoutMs);
     bans.mirror.on('put', (uuid) => {
       if (bans.activeBan(uuid) !== undefined) this.closeAll(this.byAccount.get(uuid), CloseReason.Banned);
     });

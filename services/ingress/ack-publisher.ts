@@ -14,10 +14,18 @@ export interface StoredAck {
   duplicate: boolean;
 }
 
+/**
+ * `not_stored`: JetStream (or the client) said no, so the message is not in the log. `unknown`: no
+ * answer came in time, and the message may or may not have been stored.
+ */
+export type PublishOutcome = 'not_stored' | 'unknown';
+
 export class PublishError extends Error {
-  constructor(message: string) {
+  readonly outcome: PublishOutcome;
+  constructor(message: string, outcome: PublishOutcome = 'not_stored') {
     super(message);
     this.name = 'PublishError';
+    this.outcome = outcome;
   }
 }
 
@@ -108,7 +116,7 @@ export class AckPublisher {
     for (const [id, p] of this.pending) {
       if (p.deadline <= now) {
         this.pending.delete(id);
-        p.reject(new PublishError('the event log did not acknowledge in time'));
+        p.reject(new PublishError('the event log did not acknowledge in time', 'unknown'));
       }
     }
   }
@@ -116,7 +124,7 @@ export class AckPublisher {
   close(): void {
     clearInterval(this.sweeper);
     this.sub.unsubscribe();
-    for (const p of this.pending.values()) p.reject(new PublishError('publisher closed'));
+    for (const p of this.pending.values()) p.reject(new PublishError('publisher closed before the acknowledgement', 'unknown'));
     this.pending.clear();
   }
 }

@@ -1,8 +1,11 @@
-// From a POST body to the list of entries to publish. The whole batch is checked before anything is
-// published: any invalid entry or unknown type is a 400, any type outside the send scopes a 403, and
-// in both cases nothing is stored. Envelopes from keys without irc.connection.unauthenticated are
-// dropped silently (spec 4.3 rule 1).
+// From a POST body to the list of entries to publish. Everything that can refuse an entry is checked
+// here, before anything is published: any invalid entry or unknown type is a 400, any type outside
+// the send scopes a 403, an entry too large to store a 413, and in every case nothing is stored.
+// Even the NATS headers are built here, so a value they cannot carry is a 400, not a failure after
+// part of the batch went out. Envelopes from keys without irc.connection.unauthenticated are dropped
+// silently (spec 4.3 rule 1); envelopes naming a banned account are dropped and counted.
 
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import type { PayloadType } from '../../schemas/payload-types.js';
 import { checkEnvelope, checkPayload, type ValidationIssue } from '../../schemas/validate.js';
 import type { Principal } from '../core/auth.js';
@@ -10,8 +13,11 @@ import { missingScope } from '../core/auth.js';
 import { channelProblem, normaliseChannel } from '../core/channel.js';
 import { ErrorCode, RelayError, type ErrorDetail } from '../core/errors.js';
 import { Scope } from '../core/scopes.js';
+import { Header } from '../core/wire-headers.js';
 
 export interface PlannedEntry {
+  /** Position in the POST body (error details name it). */
+  index: number;
   type: PayloadType;
   /** Readable channel name (meta.channel). */
   channel: string;
@@ -21,6 +27,16 @@ export interface PlannedEntry {
   to: string | null;
   /** The normalised payload as JSON, exactly as it will be delivered. */
   json: string;
+  /** Its size in bytes (UTF-8). */
+  bytes: number;
+  /** What the gateways read instead of the body (sender, agent, type, channel, addressee). */
+  headers: MsgHdrs;
+}
+
+export interface Plan {
+  entries: PlannedEntry[];
+  /** Envelopes not published because they name a banned account. */
+  dropped: number;
 }
 
 export interface BatchContext {
@@ -28,7 +44,15 @@ export interface BatchContext {
   /** The request's channel (query host or header), null when it named none. */
   channel: string | null;
   batchMax: number;
+  /** Largest payload JSON of one entry. */
+  entryMaxBytes: number;
+  /** Largest message NATS accepts (payload and headers). */
+  maxPayload: number;
+  isBanned(uuid: string): boolean;
 }
+
+/** Room left in a message for the headers the publisher adds (time, Nats-Msg-Id). */
+const PUBLISH_HEADER_ROOM = 256;
 
 // The kinds of problem a batch has decide its error code, the first listed winning.
 type ProblemKind = 'unknown_type' | 'payload' | 'sender' | 'channel';
@@ -43,7 +67,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export function planBatch(body: unknown, ctx: BatchContext): PlannedEntry[] {
+export function planBatch(body: unknown, ctx: BatchContext): Plan {
   const items = Array.isArray(body) ? body : [body];
   if (items.length > ctx.batchMax) {
     throw new RelayError(413, ErrorCode.BatchTooLarge, `A batch may hold at most ${ctx.batchMax} entries; this one has ${items.length}.`);
@@ -52,11 +76,17 @@ export function planBatch(body: unknown, ctx: BatchContext): PlannedEntry[] {
   const planned: PlannedEntry[] = [];
   const problems: ErrorDetail[] = [];
   const kinds = new Set<ProblemKind>();
+  let dropped = 0;
 
   items.forEach((item, entry) => {
     const add = (issues: ValidationIssue[], kind: ProblemKind = 'payload'): void => {
       kinds.add(kind);
       for (const i of issues) problems.push({ entry, path: i.path, reason: i.reason });
+    };
+    // The agent is the one free-text value that goes into a NATS header.
+    const plan = (built: PlannedEntry | null, agentPath: string): void => {
+      if (built === null) add([{ path: agentPath, reason: 'the agent must not contain line breaks' }]);
+      else planned.push(built);
     };
     if (!isObject(item)) {
       add([{ path: '', reason: 'an entry must be a payload object or a re-attribution envelope' }]);
@@ -76,7 +106,7 @@ export function planBatch(body: unknown, ctx: BatchContext): PlannedEntry[] {
         add([{ path: '', reason: 'no channel: send X-IRC-Multiplayer-Server or ?host=' }], 'channel');
         return;
       }
-      planned.push(entryOf(result.type, result.payload, ctx.channel, principal.uuid, principal.agent));
+      plan(entryOf(entry, result.type, result.payload, ctx.channel, principal.uuid, principal.agent), '');
       return;
     }
     // Neither a payload (no `type`) nor an envelope (no `message`): a mistake worth saying so.
@@ -111,7 +141,13 @@ export function planBatch(body: unknown, ctx: BatchContext): PlannedEntry[] {
       add([{ path: '/host', reason: 'no channel: the envelope names no host and the request no X-IRC-Multiplayer-Server' }], 'channel');
       return;
     }
-    planned.push(entryOf(inner.type, inner.payload, channel, envelope.user, envelope.agent ?? envelope.userAgent ?? null));
+    // A bridge must not give a banned account the voice the ban took away (any UUID spelling: the
+    // envelope's user is normalised by now).
+    if (ctx.isBanned(envelope.user)) {
+      dropped++;
+      return;
+    }
+    plan(entryOf(entry, inner.type, inner.payload, channel, envelope.user, envelope.agent ?? envelope.userAgent ?? null), envelope.agent !== undefined ? '/agent' : '/userAgent');
   });
 
   if (problems.length > 0) {
@@ -129,16 +165,62 @@ export function planBatch(body: unknown, ctx: BatchContext): PlannedEntry[] {
       throw missingScope(`${Scope.Send}.${p.type}`, `send ${p.type} payloads (nothing was published)`);
     }
   }
-  return planned;
+  checkSizes(planned, ctx);
+  return { entries: planned, dropped };
 }
 
+/** An entry NATS cannot carry would fail at every retry: refuse it up front, naming it. */
+function checkSizes(planned: readonly PlannedEntry[], ctx: BatchContext): void {
+  const tooLarge: ErrorDetail[] = [];
+  for (const p of planned) {
+    const payloadBytes = p.bytes;
+    const messageBytes = payloadBytes + headerBytes(p.headers) + PUBLISH_HEADER_ROOM;
+    if (payloadBytes > ctx.entryMaxBytes) {
+      tooLarge.push({ entry: p.index, path: '', reason: `the entry is ${payloadBytes} bytes as JSON; at most ${ctx.entryMaxBytes} are stored` });
+    } else if (messageBytes > ctx.maxPayload) {
+      tooLarge.push({ entry: p.index, path: '', reason: `the entry is ${messageBytes} bytes with its headers; the event log accepts at most ${ctx.maxPayload}` });
+    }
+  }
+  if (tooLarge.length > 0) {
+    throw new RelayError(413, ErrorCode.EntryTooLarge, `${tooLarge.length === 1 ? 'One entry is' : `${tooLarge.length} entries are`} too large to store; nothing was published.`, {
+      details: tooLarge.slice(0, 50),
+    });
+  }
+}
+
+/** The entry as it will be published, or null when its agent cannot be carried in a header. */
 function entryOf(
+  index: number,
   type: PayloadType,
   payload: object,
   channel: string,
   sender: string,
   agent: string | null,
-): PlannedEntry {
+): PlannedEntry | null {
   const to = type === 'message' ? (payload as { to: string }).to : null;
-  return { type, channel, sender, agent, to, json: JSON.stringify(payload) };
+  let headers: MsgHdrs;
+  try {
+    headers = headersOf(type, channel, sender, agent, to);
+  } catch {
+    return null;
+  }
+  const json = JSON.stringify(payload);
+  return { index, type, channel, sender, agent, to, json, bytes: Buffer.byteLength(json), headers };
+}
+
+/** Bytes the headers take in a NATS message ("NATS/1.0", one "Name: value" line each). */
+function headerBytes(h: MsgHdrs): number {
+  let n = 12;
+  for (const k of h.keys()) n += Buffer.byteLength(`${k}: ${h.get(k)}\r\n`);
+  return n;
+}
+
+function headersOf(type: PayloadType, channel: string, sender: string, agent: string | null, to: string | null): MsgHdrs {
+  const h = natsHeaders();
+  h.set(Header.Sender, sender);
+  if (agent !== null) h.set(Header.Agent, agent);
+  h.set(Header.Type, type);
+  h.set(Header.Channel, channel);
+  if (to !== null) h.set(Header.To, to);
+  return h;
 }

@@ -2,22 +2,36 @@
 // publish in order to JetStream, answer once every entry is stored.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { channelFromRequest } from '../core/channel.js';
+import { requestChannel } from '../core/channel.js';
 import { ErrorCode, RelayError } from '../core/errors.js';
 import type { RelayCore } from '../core/runtime.js';
-import { planBatch } from './batch.js';
+import { planBatch, type PlannedEntry } from './batch.js';
 import { AckPublisher } from './ack-publisher.js';
-import { Publisher } from './publisher.js';
+import { fingerprint, idempotencyKey, IdempotencyStore } from './idempotency.js';
+import { PartialPublish, partialPublishError, Publisher } from './publisher.js';
 import { RateLimiter } from './rate-limit.js';
 
 const POST_PATHS = ['/', '/irc'];
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** NATS's own default, until the server has told us its max_payload. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+/** The answer to a POST that was stored. */
+export interface Accepted {
+  /** Entries stored. */
+  accepted: number;
+  /**
+   * Envelopes not published because they name a banned account. (Envelopes from a key that may not
+   * re-attribute are dropped silently, as the specification says, and not counted.)
+   */
+  dropped: number;
+}
 
 export class Ingress {
   private readonly core: RelayCore;
   private readonly publisher: Publisher;
   private readonly limiter: RateLimiter;
   private readonly acks: AckPublisher;
+  private readonly idempotency: IdempotencyStore<Accepted>;
   private readonly inflight = new Set<FastifyRequest>();
   private idle: (() => void) | null = null;
   private draining = false;
@@ -27,7 +41,11 @@ export class Ingress {
     const { nats, metrics, logger, config } = core;
     this.acks = new AckPublisher(nats.nc);
     this.publisher = new Publisher(this.acks, metrics, logger, config.ingress.publishTimeoutMs);
-    this.limiter = new RateLimiter(config.ingress.ratePerSecond, config.ingress.rateBurst);
+    this.limiter = new RateLimiter([
+      { perSecond: config.ingress.ratePerSecond, burst: config.ingress.rateBurst },
+      { perSecond: config.ingress.bytesPerSecond, burst: config.ingress.bytesBurst },
+    ]);
+    this.idempotency = new IdempotencyStore(nats.buckets.idempotency);
   }
 
   get isDraining(): boolean {
@@ -58,33 +76,51 @@ export class Ingress {
     if (this.inflight.delete(request) && this.inflight.size === 0) this.idle?.();
   }
 
-  private async handle(request: FastifyRequest, reply: FastifyReply): Promise<{ accepted: number }> {
-    const { auth, config } = this.core;
+  private async handle(request: FastifyRequest, reply: FastifyReply): Promise<Accepted> {
+    const { auth, bans, config, nats } = this.core;
     // Fail fast while NATS is unreachable: the client retries, rather than waiting out a timeout.
     if (!this.core.natsConnected()) {
       throw new RelayError(503, ErrorCode.Unavailable, 'The event log is unreachable right now; retry shortly.', { retryAfter: 1 });
     }
     const principal = await auth.authenticate(request.headers, request.log);
-    const query = request.query as { host?: string };
-    const header = request.headers['x-irc-multiplayer-server'];
-    const channel = channelFromRequest(query.host, Array.isArray(header) ? header[0] : header);
-    const entries = planBatch(request.body, { principal, channel, batchMax: config.ingress.batchMax });
+    const channel = requestChannel(request.url, request.headers['x-irc-multiplayer-server']);
+    const key = idempotencyKey(request.headers['idempotency-key']);
+    // Taken before planning, which normalises the body in place.
+    const print = key === null ? '' : fingerprint(request.body);
+    const { entries, dropped } = planBatch(request.body, {
+      principal,
+      channel,
+      batchMax: config.ingress.batchMax,
+      entryMaxBytes: config.ingress.entryMaxBytes,
+      maxPayload: nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
+      isBanned: (uuid) => bans.activeBan(uuid) !== undefined,
+    });
 
     const sender = principal.uuid ?? `key:${principal.clientId}`;
-    const decision = this.limiter.take(sender, Math.max(1, entries.length));
+    const bytes = entries.reduce((sum, e) => sum + e.bytes, 0);
+    const decision = this.limiter.take(sender, [Math.max(1, entries.length), bytes]);
     if (!decision.allowed) {
-      throw new RelayError(429, ErrorCode.RateLimited, 'Too many payloads from this account; slow down.', {
-        retryAfter: decision.retryAfter,
-      });
+      const what = decision.refusedBy === 1 ? 'Too many payload bytes' : 'Too many payloads';
+      throw new RelayError(429, ErrorCode.RateLimited, `${what} from this account; slow down.`, { retryAfter: decision.retryAfter });
     }
-    const idempotency = request.headers['idempotency-key'];
-    const key = typeof idempotency === 'string' ? idempotency.trim() : '';
-    if (key !== '' && !IDEMPOTENCY_KEY.test(key)) {
-      throw new RelayError(400, ErrorCode.BadRequest, 'Idempotency-Key must be 1 to 128 letters, digits or "_.:-".');
-    }
-    await this.publisher.publishAll(entries, key === '' ? null : `${sender}:${key}`);
+
     void reply.code(200);
-    return { accepted: entries.length };
+    if (key === null) return this.publish(entries, dropped, null);
+    const reservation = await this.idempotency.reserve(sender, key, print);
+    if (reservation.kind === 'replay') return reservation.answer;
+    const answer = await this.publish(entries, dropped, `${sender}:${key}`);
+    await this.idempotency.complete(sender, key, print, answer);
+    return answer;
+  }
+
+  private async publish(entries: readonly PlannedEntry[], dropped: number, dedupeId: string | null): Promise<Accepted> {
+    try {
+      await this.publisher.publishAll(entries, dedupeId);
+    } catch (e) {
+      if (e instanceof PartialPublish) throw partialPublishError(e, entries.length, dedupeId !== null);
+      throw e;
+    }
+    return { accepted: entries.length, dropped };
   }
 
   /** Refuse new POSTs and wait for those in flight. */

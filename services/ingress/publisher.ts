@@ -1,15 +1,31 @@
-// Publishing a checked batch to JetStream. Entries are sent back to back on one connection (so the
-// stream stores them in order) and the POST is answered once every acknowledgement is in: a 2xx
-// means persisted. On failure part-way the client learns how many leading entries were stored.
+// Publishing a checked batch to JetStream. Entries are published one after another, each once the
+// previous one is acknowledged, and the POST is answered once every acknowledgement is in: a 2xx
+// means persisted. Waiting for each acknowledgement is what makes a failure's answer exact: nothing
+// after the first failure has been sent, so `accepted` (the leading entries JetStream acknowledged)
+// is the whole truth, and an entry whose acknowledgement never came is reported as unknown. A batch
+// of one entry (the usual POST) costs the same as before; different POSTs still share socket writes.
 
-import { headers as natsHeaders } from '@nats-io/nats-core';
 import { ErrorCode, RelayError } from '../core/errors.js';
 import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import { channelSubject } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
-import { type AckPublisher, type StoredAck } from './ack-publisher.js';
+import { PublishError, type AckPublisher } from './ack-publisher.js';
 import type { PlannedEntry } from './batch.js';
+
+/** Why publishing stopped part-way. */
+export class PartialPublish extends Error {
+  /** Leading entries JetStream acknowledged. */
+  readonly accepted: number;
+  /** 1 when the entry after them may or may not have been stored (no acknowledgement in time). */
+  readonly unknown: number;
+  constructor(message: string, accepted: number, unknown: number) {
+    super(message);
+    this.name = 'PartialPublish';
+    this.accepted = accepted;
+    this.unknown = unknown;
+  }
+}
 
 export class Publisher {
   private readonly acks: AckPublisher;
@@ -25,40 +41,45 @@ export class Publisher {
   }
 
   /**
-   * Stores every entry, in order. `dedupeKey` (from Idempotency-Key, scoped to the sender) makes a
-   * resent batch store each entry once within the stream's duplicate window.
+   * Stores every entry, in order, or throws PartialPublish saying exactly how far it got. `dedupeId`
+   * (from Idempotency-Key, scoped to the sender) gives entry i the JetStream message id
+   * `<dedupeId>:<i>`, so the same request resent stores each entry once within the duplicate window.
    */
-  async publishAll(entries: readonly PlannedEntry[], dedupeKey: string | null): Promise<StoredAck[]> {
+  async publishAll(entries: readonly PlannedEntry[], dedupeId: string | null): Promise<void> {
     const started = performance.now();
     const now = String(Date.now());
-    const pending = entries.map((e, i) => {
-      const h = natsHeaders();
-      h.set(Header.Sender, e.sender);
-      if (e.agent !== null) h.set(Header.Agent, e.agent);
-      h.set(Header.Type, e.type);
-      h.set(Header.Channel, e.channel);
-      if (e.to !== null) h.set(Header.To, e.to);
+    for (const [i, e] of entries.entries()) {
+      const h = e.headers;
       h.set(Header.Time, now);
-      // JetStream's de-duplication header: a resent batch with the same key is stored once.
-      if (dedupeKey !== null) h.set('Nats-Msg-Id', `${dedupeKey}:${i}`);
-      return this.acks.publish(channelSubject(e.channel), e.json, h, this.timeoutMs);
-    });
-    const settled = await Promise.allSettled(pending);
-    const firstFailure = settled.findIndex((s) => s.status === 'rejected');
-    if (firstFailure === -1) {
-      this.metrics.publishDuration.observe((performance.now() - started) / 1000);
-      for (const e of entries) this.metrics.entriesPublished.inc({ type: e.type });
-      return settled.map((s) => (s as PromiseFulfilledResult<StoredAck>).value);
+      // JetStream's de-duplication header: a resent request with the same key is stored once.
+      if (dedupeId !== null) h.set('Nats-Msg-Id', `${dedupeId}:${i}`);
+      try {
+        await this.acks.publish(channelSubject(e.channel), e.json, h, this.timeoutMs);
+      } catch (err) {
+        const unknown = err instanceof PublishError && err.outcome === 'unknown' ? 1 : 0;
+        const reason = err instanceof Error ? err.message : String(err);
+        this.warnings.warn(reason, { reason, accepted: i, unknown, entries: entries.length }, 'JetStream did not acknowledge an entry');
+        throw new PartialPublish(reason, i, unknown);
+      }
+      this.metrics.entriesPublished.inc({ type: e.type });
     }
-    const failure = settled[firstFailure] as PromiseRejectedResult;
-    for (const e of entries.slice(0, firstFailure)) this.metrics.entriesPublished.inc({ type: e.type });
-    const reason = failure.reason instanceof Error ? failure.reason.message : String(failure.reason);
-    this.warnings.warn(reason, { reason, accepted: firstFailure, entries: entries.length }, 'JetStream did not acknowledge a batch');
-    throw new RelayError(
-      503,
-      ErrorCode.PublishFailed,
-      `The event log did not acknowledge entry ${firstFailure}; the first ${firstFailure} entries were stored, resend the rest.`,
-      { retryAfter: 1, extra: { accepted: firstFailure } },
-    );
+    this.metrics.publishDuration.observe((performance.now() - started) / 1000);
   }
+}
+
+/** The 503 a client gets for a batch that stopped part-way, with advice that never loses an entry. */
+export function partialPublishError(p: PartialPublish, total: number, withIdempotencyKey: boolean): RelayError {
+  const n = p.accepted;
+  const stored = n === 0 ? 'no entry was stored' : `the first ${n} of ${total} ${total === 1 ? 'entry was' : 'entries were'} stored`;
+  const failed = p.unknown === 1 ? `entry ${n} may or may not have been stored (no acknowledgement in time)` : `entry ${n} was not stored`;
+  const rest = n + 1 < total ? `, and entries ${n + 1} to ${total - 1} were not sent` : '';
+  const advice = withIdempotencyKey
+    ? 'Resend the same request with the same Idempotency-Key: entries already stored are not stored twice.'
+    : p.unknown === 1
+      ? `Resending from entry ${n} may store it twice; send an Idempotency-Key to make resends safe.`
+      : `Resend the entries from entry ${n} on.`;
+  return new RelayError(503, ErrorCode.PublishFailed, `The event log did not acknowledge the batch: ${stored}, ${failed}${rest}. ${advice}`, {
+    retryAfter: 1,
+    extra: { accepted: p.accepted, unknown: p.unknown },
+  });
 }

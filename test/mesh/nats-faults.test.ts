@@ -71,7 +71,7 @@ async function scenario(what: string, pickVictim: () => Promise<number>, N: numb
       attempts++;
       const res = await mesh.post(ingress, body, mesh.headers(sender, key, ch, { 'idempotency-key': `fault-${N}-${n}` }));
       if (res.status === 200) {
-        expect(res.body).toEqual({ accepted: 1 });
+        expect(res.body).toEqual({ accepted: 1, dropped: 0 });
         acknowledged++;
         break;
       }

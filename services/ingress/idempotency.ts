@@ -1,0 +1,84 @@
+// Idempotency-Key, after the IETF draft "The Idempotency-Key HTTP Header Field": the key names one
+// request of one sender. The same key with the same body is answered as the first time and stores
+// nothing twice; the same key with another body is 422 idempotency_key_reused. Records (the body's
+// fingerprint, then the answer) live in KV relay-idempotency, seen by every ingress, for
+// STREAM_DUPLICATE_WINDOW: as long as JetStream de-duplicates the entries.
+//
+// Where the draft answers a resend that overlaps the first request with 409, the relay runs it again:
+// each entry's JetStream message id (sender, key, entry index) keeps anything stored from being
+// stored twice, so re-running is safe, and a client whose first attempt failed part-way (or whose
+// record could not be written during a NATS fault) is never told to wait on a request that is gone.
+
+import { createHash } from 'node:crypto';
+import type { KV } from '@nats-io/kv';
+import { ErrorCode, RelayError } from '../core/errors.js';
+import { encodeRecord } from '../core/kv-mirror.js';
+
+interface IdempotencyRecord<A> {
+  fingerprint: string;
+  /** The answer given, once the request was stored. */
+  answer?: A;
+}
+
+export type Reservation<A> = { kind: 'run' } | { kind: 'replay'; answer: A };
+
+const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** The Idempotency-Key of a request, null when it sent none; a malformed one is a 400. */
+export function idempotencyKey(value: string | string[] | undefined): string | null {
+  const raw = Array.isArray(value) ? value.join(',') : value;
+  const key = raw?.trim() ?? '';
+  if (key === '') return null;
+  if (!KEY_PATTERN.test(key)) throw new RelayError(400, ErrorCode.BadRequest, 'Idempotency-Key must be 1 to 128 letters, digits or "_.:-".');
+  return key;
+}
+
+/** What identifies a request's content: the parsed body, serialised (before any normalisation). */
+export function fingerprint(body: unknown): string {
+  return createHash('sha256').update(JSON.stringify(body) ?? '').digest('base64url');
+}
+
+/** `A`: the answer of a stored request. */
+export class IdempotencyStore<A extends object> {
+  private readonly kv: KV;
+
+  constructor(kv: KV) {
+    this.kv = kv;
+  }
+
+  /** Ties the key to this body, or says how to answer instead: replay the answer, or refuse (422). */
+  async reserve(sender: string, key: string, print: string): Promise<Reservation<A>> {
+    const k = recordKey(sender, key);
+    const created = await this.kv.create(k, encodeRecord({ fingerprint: print } satisfies IdempotencyRecord<A>)).then(
+      () => true,
+      () => false,
+    );
+    if (created) return { kind: 'run' };
+    const entry = await this.kv.get(k).catch((e: unknown) => {
+      throw new RelayError(503, ErrorCode.Unavailable, 'The relay could not check the Idempotency-Key right now; retry shortly.', { retryAfter: 1, cause: e });
+    });
+    // Not there after all (the create failed for another reason, or the record just expired).
+    if (entry === null || entry.operation !== 'PUT') return { kind: 'run' };
+    const record = entry.json<IdempotencyRecord<A>>();
+    if (record.fingerprint !== print) {
+      throw new RelayError(
+        422,
+        ErrorCode.IdempotencyKeyReused,
+        'This Idempotency-Key was already used for a request with a different body. A resend must carry the same body; a new request needs a new key.',
+      );
+    }
+    return record.answer !== undefined ? { kind: 'replay', answer: record.answer } : { kind: 'run' };
+  }
+
+  /** Remembers the answer, so a resend is answered the same way without running again. */
+  async complete(sender: string, key: string, print: string, answer: A): Promise<void> {
+    // Best effort: without it a resend runs again, which stores nothing twice.
+    await this.kv.put(recordKey(sender, key), encodeRecord({ fingerprint: print, answer } satisfies IdempotencyRecord<A>)).catch(() => undefined);
+  }
+}
+
+/** KV keys allow few characters; a hash of (sender, key) fits and keeps keys apart per sender. */
+function recordKey(sender: string, key: string): string {
+  return createHash('sha256').update(`${sender}\n${key}`).digest('hex');
+}
+
