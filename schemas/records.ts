@@ -30,8 +30,10 @@ export type BanRecord = Static<typeof BanRecord>;
 export const StreamClaim = Type.Object({
   node: Type.String(),
   conn: Type.String(),
-  uuid: Type.String(),
-  channel: Type.String(),
+  /** The account; null for a bridge stream opened without a session. */
+  uuid: Type.Union([Type.String(), Type.Null()]),
+  /** The readable channel; null for a bridge stream hearing every channel. */
+  channel: Type.Union([Type.String(), Type.Null()]),
   clientId: Type.String(),
   openedAt: Type.String({ format: 'date-time' }),
 });

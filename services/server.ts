@@ -43,6 +43,7 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
     logger: core.logger,
     metrics: core.metrics,
     bodyLimit: config.ingress.bodyLimit,
+    bodyTimeoutMs: config.bodyTimeoutMs,
     readiness: [
       { name: 'nats', check: () => core.natsConnected() },
       {
@@ -73,12 +74,21 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
-      await Promise.race([Promise.all([gateway?.drain(), ingress?.drain()]), deadline]);
-      await app.close();
-      await gateway?.stop();
+      const deadline = Date.now() + config.shutdownTimeoutMs;
+      const untilDeadline = <T>(work: Promise<T>): Promise<T | void> =>
+        Promise.race([work, new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())]);
+      await untilDeadline(Promise.all([gateway?.drain(), ingress?.drain()]));
+      // Whatever the clients do, no connection outlives the deadline (a body that never finishes,
+      // a stream that ignores its close); app.close() would otherwise wait for them.
+      if (Date.now() >= deadline) app.server.closeAllConnections();
+      const closed = app.close();
+      await untilDeadline(closed);
+      app.server.closeAllConnections();
+      await closed;
+      await untilDeadline(Promise.resolve(gateway?.stop()));
       ingress?.stop();
-      await stopCore(core);
+      await untilDeadline(stopCore(core));
+      if (!core.nats.nc.isClosed()) await core.nats.nc.close();
     })();
     return closing;
   };

@@ -114,7 +114,7 @@ describe('/metrics', () => {
   });
 
   it('counts frames a stream did not take: coalesced presence snapshots and slow consumers', async () => {
-    const slow = await RelayFixture.start({ nats: relay.nats, profile: relay.profile, env: { STREAM_QUEUE_MAX_BYTES: '64KiB', RATE_LIMIT_PER_SECOND: '0' } });
+    const slow = await RelayFixture.start({ nats: relay.nats, profile: relay.profile, env: { STREAM_QUEUE_MAX_BYTES: '64KiB', RATE_LIMIT_PER_SECOND: '0', RATE_LIMIT_BYTES_PER_SECOND: '0' } });
     try {
       const key = await slow.createKey([Scope.Establish, Scope.Send, Scope.Receive]);
       const ch = 'slow-metrics.example.net';

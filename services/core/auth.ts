@@ -54,8 +54,11 @@ export class Authenticator {
     this.headerNames = credentialHeaders(options.clientHeaderPrefixes);
   }
 
-  /** `log` is the request's own logger, so a ban line carries the request id. */
-  async authenticate(headers: IncomingHttpHeaders, log: WarnSink = this.options.logger): Promise<Principal> {
+  /**
+   * `log` is the request's own logger, so a ban line carries the request id. `signal` is aborted when
+   * the client goes away: a session look-up still waiting is then dropped.
+   */
+  async authenticate(headers: IncomingHttpHeaders, log: WarnSink = this.options.logger, signal?: AbortSignal): Promise<Principal> {
     const { keys, bans, profiles } = this.options;
     const agent = userAgent(headers);
     const credentials = readCredentials(headers, this.headerNames);
@@ -81,13 +84,16 @@ export class Authenticator {
     if (bearer === null) {
       throw new RelayError(401, ErrorCode.InvalidSession, 'The Authorization header must be "Bearer <game access token>".');
     }
-    const profile = await profiles.resolve(bearer[1]!);
+    // The credentials are read now (their verdict is applied at step 4, in order) because a request
+    // that presents valid ones goes ahead of those that do not in the profile API queue.
+    const check = credentials === null ? null : await keys.checkFresh(credentials.clientId, credentials.clientSecret);
+    const priority = check !== null && check.status !== 'unknown' && check.status !== 'wrong_secret';
+    const profile = await profiles.resolve(bearer[1]!, { priority, ...(signal !== undefined ? { signal } : {}) });
 
     // 3. Already banned.
     if (bans.activeBan(profile.uuid) !== undefined) throw banned();
 
     // 4. A valid session with missing or wrong client credentials is a cracked client (A3).
-    const check = credentials === null ? null : await keys.checkFresh(credentials.clientId, credentials.clientSecret);
     if (check === null || check.status === 'unknown' || check.status === 'wrong_secret') {
       const reason =
         check === null ? 'missing client credentials' : check.status === 'unknown' ? 'unknown client id' : 'wrong client secret';

@@ -19,6 +19,8 @@ export interface HttpOptions {
   logger: Logger;
   metrics: RelayMetrics;
   bodyLimit: number;
+  /** Time a client has for its headers, and then for its body (408 request_timeout beyond). */
+  bodyTimeoutMs: number;
   readiness: ReadinessCheck[];
   /**
    * Handles GET / and /irc before fastify sees them: SSE streams live for hours, and fastify's
@@ -35,13 +37,22 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance,
     serverFactory: (handler) => {
-      const server = createServer((req, res) => {
-        if (streams !== undefined && req.method === 'GET' && STREAM_PATH.test(req.url ?? '')) streams(req, res);
-        else handler(req, res);
-      });
-      // SSE streams live for hours: no request timeout; keep-alive longer than a proxy's.
-      server.requestTimeout = 0;
-      server.keepAliveTimeout = 65_000;
+      const server = createServer(
+        {
+          // Node's own request timeout answers a bare 408 and would also apply to nothing useful
+          // here: bodies get their own deadline below, and streams have no body.
+          requestTimeout: 0,
+          headersTimeout: options.bodyTimeoutMs,
+          // How often Node checks the headers deadline (default 30 s, far coarser than the deadline).
+          connectionsCheckingInterval: Math.min(1000, options.bodyTimeoutMs),
+          keepAliveTimeout: 65_000,
+        },
+        (req, res) => {
+          if (streams !== undefined && req.method === 'GET' && STREAM_PATH.test(req.url ?? '')) return streams(req, res);
+          bodyDeadline(req, res, options.bodyTimeoutMs);
+          handler(req, res);
+        },
+      );
       return server;
     },
     bodyLimit: options.bodyLimit,
@@ -105,6 +116,24 @@ export function writeError(res: ServerResponse, error: RelayError): void {
   const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
   if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
   res.writeHead(error.status, headers).end(body);
+}
+
+/**
+ * A body still arriving at the deadline is answered 408 request_timeout and its connection closed:
+ * a client that never finishes its body must not hold a connection (and a file descriptor) for ever.
+ */
+function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  if (req.complete) return;
+  const timer = setTimeout(() => {
+    if (req.complete || res.headersSent) return;
+    res.shouldKeepAlive = false;
+    writeError(res, new RelayError(408, ErrorCode.RequestTimeout, `The request body did not arrive within ${ms} ms; nothing was published.`));
+    res.once('finish', () => req.socket.destroy());
+  }, ms);
+  timer.unref();
+  const clear = (): void => clearTimeout(timer);
+  req.once('end', clear);
+  res.once('close', clear);
 }
 
 function fromFastifyError(error: FastifyError): RelayError {

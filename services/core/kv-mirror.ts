@@ -9,7 +9,8 @@ import type { KV } from '@nats-io/kv';
 import type { Logger } from './logger.js';
 
 export interface MirrorEvents<T> {
-  put: [key: string, value: T, revision: number];
+  /** `previous`: the value the key held before, if any. */
+  put: [key: string, value: T, revision: number, previous: T | undefined];
   delete: [key: string, previous: T | undefined, revision: number];
 }
 
@@ -68,8 +69,9 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
       this.logger.warn({ bucket: this.bucket, key }, 'ignoring a malformed KV record');
       return;
     }
+    const previous = this.entries.get(key)?.value;
     this.entries.set(key, { value, revision: m.seq });
-    this.emit('put', key, value, m.seq);
+    this.emit('put', key, value, m.seq, previous);
   }
 
   get(key: string): T | undefined {

@@ -1,7 +1,9 @@
 // Who is behind a session token: the game's profile API (GET with the same bearer; 200 gives
 // {id, name}). Results are cached by a hash of the token, concurrent look-ups of one token share one
-// request, and every call has a timeout. Invalid session: 401. The API unreachable or failing: 503
-// with Retry-After, and never a ban (the caller only bans on a session it could verify).
+// request, and every call has a timeout counted from when it was asked for. How many run at once and
+// who waits is the LookupGate's business (requests with valid client credentials first). Invalid
+// session: 401. The API unreachable, failing or busy: 503 with Retry-After, and never a ban (the
+// caller only bans on a session it could verify).
 
 import { createHash } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -9,6 +11,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { normaliseUuid } from '../../schemas/uuid.js';
 import { ErrorCode, RelayError } from './errors.js';
 import { ThrottledWarnings, type Logger } from './logger.js';
+import { LookupGate } from './lookup-gate.js';
 import { offlineUuid } from './offline.js';
 
 export interface Profile {
@@ -22,8 +25,15 @@ export interface ProfileObserver {
   (outcome: ProfileOutcome, seconds: number): void;
 }
 
+export interface ResolveOptions {
+  /** The request presented valid client credentials: it goes ahead of those that did not. */
+  priority?: boolean;
+  /** Aborted when the client goes away: it stops waiting, and a look-up nobody waits for is dropped. */
+  signal?: AbortSignal;
+}
+
 export interface ProfileResolver {
-  resolve(token: string): Promise<Profile>;
+  resolve(token: string, options?: ResolveOptions): Promise<Profile>;
 }
 
 export interface ProfileClientOptions {
@@ -33,47 +43,74 @@ export interface ProfileClientOptions {
   negativeCacheTtlMs: number;
   logger: Logger;
   observe?: ProfileObserver;
+  /** Look-ups in flight at once, and how many may wait for a place. */
+  concurrency: number;
+  maxQueue: number;
   /** Cache entries kept at most; the oldest go first. */
   maxEntries?: number;
 }
 
 type Cached = { expires: number; profile: Profile | null };
 
+/** One look-up in flight, shared by every request for the same token. */
+interface Lookup {
+  promise: Promise<Profile | null>;
+  waiters: number;
+  /** Drops the look-up if it has not started (nobody waits for it any more). */
+  leave(): void;
+}
+
 const RETRY_AFTER_SECONDS = 5;
 
 export class HttpProfileClient implements ProfileResolver {
   private readonly options: ProfileClientOptions;
   private readonly cache = new Map<string, Cached>();
-  private readonly inflight = new Map<string, Promise<Profile | null>>();
+  private readonly inflight = new Map<string, Lookup>();
+  private readonly gate: LookupGate;
   private readonly maxEntries: number;
   private readonly warnings: ThrottledWarnings;
   private readonly http: ProfileHttp;
 
   constructor(options: ProfileClientOptions) {
     this.options = options;
-    this.http = new ProfileHttp(options.url, options.timeoutMs);
+    this.http = new ProfileHttp(options.url, options.concurrency);
+    this.gate = new LookupGate(options.concurrency, options.maxQueue);
     this.warnings = new ThrottledWarnings(options.logger);
     this.maxEntries = options.maxEntries ?? 100_000;
   }
 
-  async resolve(token: string): Promise<Profile> {
+  async resolve(token: string, options: ResolveOptions = {}): Promise<Profile> {
     const id = createHash('sha256').update(token, 'utf8').digest('base64url');
-    const now = Date.now();
     const hit = this.cache.get(id);
-    if (hit !== undefined && hit.expires > now) {
+    if (hit !== undefined && hit.expires > Date.now()) {
       this.options.observe?.('cached', 0);
       return orInvalid(hit.profile);
     }
-    let pending = this.inflight.get(id);
-    if (pending === undefined) {
-      pending = this.fetchProfile(token).finally(() => this.inflight.delete(id));
-      this.inflight.set(id, pending);
-      pending.then(
-        (profile) => this.remember(id, profile),
-        () => undefined,
-      );
+    const lookup = this.inflight.get(id) ?? this.start(id, token, options.priority === true);
+    lookup.waiters++;
+    try {
+      return orInvalid(await untilAborted(lookup.promise, options.signal));
+    } finally {
+      if (--lookup.waiters === 0) lookup.leave();
     }
-    return orInvalid(await pending);
+  }
+
+  private start(id: string, token: string, priority: boolean): Lookup {
+    const asked = performance.now();
+    const ticket = this.gate.enter(priority, this.options.timeoutMs);
+    const promise = ticket.granted
+      .then(() => this.fetchProfile(token, Math.max(1, this.options.timeoutMs - (performance.now() - asked))))
+      .finally(() => {
+        ticket.leave();
+        this.inflight.delete(id);
+      });
+    promise.then(
+      (profile) => this.remember(id, profile),
+      () => undefined,
+    );
+    const lookup: Lookup = { promise, waiters: 0, leave: ticket.leave };
+    this.inflight.set(id, lookup);
+    return lookup;
   }
 
   private remember(id: string, profile: Profile | null): void {
@@ -86,14 +123,13 @@ export class HttpProfileClient implements ProfileResolver {
     }
   }
 
-  /** A profile, null for an invalid session; throws 503 when the API cannot say. */
-  /** A profile, null for an invalid session; throws 503 when the API cannot say. */
-  private async fetchProfile(token: string): Promise<Profile | null> {
+  /** A profile, null for an invalid session; throws 503 when the API cannot say within `timeoutMs`. */
+  private async fetchProfile(token: string, timeoutMs: number): Promise<Profile | null> {
     const started = performance.now();
     const seconds = (): number => (performance.now() - started) / 1000;
     let answer: { status: number; body: string };
     try {
-      answer = await this.http.get(token);
+      answer = await this.http.get(token, timeoutMs);
     } catch (e) {
       this.options.observe?.('unavailable', seconds());
       this.warnings.warn('unreachable', { reason: e instanceof Error ? e.message : 'error' }, 'profile API unreachable');
@@ -133,19 +169,18 @@ export class HttpProfileClient implements ProfileResolver {
  */
 class ProfileHttp {
   private readonly url: URL;
-  private readonly timeoutMs: number;
   private readonly agent: HttpAgent;
   private readonly request: typeof httpRequest;
 
-  constructor(url: string, timeoutMs: number) {
+  /** `sockets`: as many as look-ups may run at once, so none waits inside the agent. */
+  constructor(url: string, sockets: number) {
     this.url = new URL(url);
-    this.timeoutMs = timeoutMs;
     const https = this.url.protocol === 'https:';
-    this.agent = https ? new HttpsAgent({ keepAlive: true, maxSockets: 64 }) : new HttpAgent({ keepAlive: true, maxSockets: 64 });
+    this.agent = https ? new HttpsAgent({ keepAlive: true, maxSockets: sockets }) : new HttpAgent({ keepAlive: true, maxSockets: sockets });
     this.request = https ? httpsRequest : httpRequest;
   }
 
-  get(token: string): Promise<{ status: number; body: string }> {
+  get(token: string, timeoutMs: number): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       const req = this.request(
         this.url,
@@ -168,7 +203,9 @@ class ProfileHttp {
           res.once('error', reject);
         },
       );
-      req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
+      // A deadline on the whole exchange (setTimeout on the request only measures socket idleness).
+      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      req.once('close', () => clearTimeout(timer));
       req.once('error', reject);
       req.end();
     });
@@ -183,6 +220,21 @@ function parseProfile(body: unknown): Profile | null {
   if (typeof id !== 'string' || typeof name !== 'string') return null;
   const uuid = normaliseUuid(id);
   return uuid === null ? null : { uuid, name };
+}
+
+/** The look-up's result, or a rejection as soon as the client goes away. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.reject(clientGone());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(clientGone());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function clientGone(): RelayError {
+  return new RelayError(503, ErrorCode.Unavailable, 'The client closed the connection during the session check.');
 }
 
 function orInvalid(profile: Profile | null): Profile {
@@ -202,7 +254,7 @@ const OFFLINE_TOKEN = /^offline:([A-Za-z0-9_]{3,16})$/;
 
 /** Development only: `Bearer offline:<name>` is player <name> with the uuid offline-mode servers give. */
 export class OfflineProfileResolver implements ProfileResolver {
-  resolve(token: string): Promise<Profile> {
+  resolve(token: string, _options?: ResolveOptions): Promise<Profile> {
     const m = OFFLINE_TOKEN.exec(token);
     if (m === null) {
       return Promise.reject(

@@ -61,6 +61,8 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
           timeoutMs: config.profile.timeoutMs,
           cacheTtlMs: config.profile.cacheTtlMs,
           negativeCacheTtlMs: config.profile.negativeCacheTtlMs,
+          concurrency: config.profile.concurrency,
+          maxQueue: config.profile.maxQueue,
           logger,
           observe: (outcome, seconds) => {
             metrics.profileCalls.inc({ outcome });

@@ -56,6 +56,7 @@ export class ChannelHub implements FlushScheduler {
 
   /** Adds a stream to its channel's group, subscribing the node when it is the first. */
   async join(stream: ClientStream): Promise<void> {
+    if (stream.closed) return;
     const key = stream.channel ?? ALL_CHANNELS;
     let group = this.groups.get(key);
     if (group === undefined) {

@@ -123,6 +123,12 @@ export class ClientStream implements Listener {
     this.maxQueuedBytes = maxQueuedBytes;
     this.owner = owner;
     this.socket = res.socket;
+    // The client left before the stream existed: it is born closed and nothing is registered.
+    if (res.destroyed || this.socket === null || this.socket.destroyed) {
+      this.closed = true;
+      this.closeReason = CloseReason.ClientClosed;
+      return;
+    }
     (res as TaggedResponse)[STREAM] = this;
     res.on('close', onResponseClose);
     if (this.socket !== null) {
@@ -158,6 +164,11 @@ export class ClientStream implements Listener {
 
   private enqueue(frame: Frame): void {
     if (this.closed) return;
+    // Never queue for a socket that is gone, even if its close has not been reported yet.
+    if (this.socket === null || this.socket.destroyed) {
+      this.clientGone();
+      return;
+    }
     if (frame.seq !== 0) {
       if (frame.seq <= this.lastSeq) return;
       this.lastSeq = frame.seq;

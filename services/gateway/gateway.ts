@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NIL_UUID } from '../../schemas/uuid.js';
 import { missingScope } from '../core/auth.js';
-import { channelFromRequest } from '../core/channel.js';
+import { requestChannel } from '../core/channel.js';
 import { ErrorCode, isRelayError, RelayError } from '../core/errors.js';
 import { writeError } from '../core/http.js';
 import type { RelayCore } from '../core/runtime.js';
@@ -18,11 +18,14 @@ import { keepaliveFrame } from './frame.js';
 import { IndexMap } from './index-map.js';
 import { logBounds, readLog } from './log-reader.js';
 import { NodeLiveness } from './node-liveness.js';
-import { Ownership } from './ownership.js';
+import { Ownership, streamClaimKey, streamOwner } from './ownership.js';
 import { encodeComment, encodeRetry, SSE_HEADERS } from './sse.js';
 
 const CLIENT_RETRY_MS = 2000;
+/** Node's timers hold at most 2^31-1 ms (24.8 days); a longer wait is taken in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Retry-After on too_many_streams: streams close and free a place at any time. */
+const TOO_MANY_RETRY_SECONDS = 10;
 const CATCH_UP_AGAIN_MS = 2000;
 
 export class Gateway implements StreamOwner {
@@ -33,6 +36,8 @@ export class Gateway implements StreamOwner {
   private readonly streams = new Set<ClientStream>();
   private readonly byAccount = new IndexMap<ClientStream>();
   private readonly byKey = new IndexMap<ClientStream>();
+  /** By what each stream counts against for the stream caps (account, or key for sessionless streams). */
+  private readonly byOwner = new IndexMap<ClientStream>();
   private readonly expiryTimers = new Map<ClientStream, NodeJS.Timeout>();
   private readonly releases = new Set<Promise<void>>();
   private keepaliveTimer: NodeJS.Timeout | undefined;
@@ -98,7 +103,14 @@ export class Gateway implements StreamOwner {
    */
   handle(req: IncomingMessage, res: ServerResponse): void {
     const reqId = randomUUID();
-    this.open(req, res, reqId).catch((err: unknown) => this.refuse(req, res, reqId, err));
+    // The client may leave at any point of the open (authentication, claim, replay): the signal
+    // tells each step, so nothing is kept for a connection that is gone.
+    const left = new AbortController();
+    const onClose = (): void => left.abort();
+    res.once('close', onClose);
+    this.open(req, res, reqId, left.signal)
+      .catch((err: unknown) => this.refuse(req, res, reqId, err))
+      .finally(() => res.off('close', onClose));
   }
 
   private refuse(req: IncomingMessage, res: ServerResponse, reqId: string, err: unknown): void {
@@ -119,7 +131,7 @@ export class Gateway implements StreamOwner {
     }
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, reqId: string): Promise<void> {
+  private async open(req: IncomingMessage, res: ServerResponse, reqId: string, left: AbortSignal): Promise<void> {
     const { auth, config, metrics, logger } = this.core;
     if (this.draining) {
       throw new RelayError(503, ErrorCode.Draining, 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
@@ -129,11 +141,10 @@ export class Gateway implements StreamOwner {
     if (accept !== undefined && !/text\/event-stream|\*\/\*|text\/\*/i.test(accept)) {
       throw new RelayError(406, ErrorCode.NotAcceptable, 'GET opens a Server-Sent Events stream: send Accept: text/event-stream.');
     }
-    const principal = await auth.authenticate(headers, { warn: (fields, message) => logger.warn({ reqId, ...fields }, message) });
+    const principal = await auth.authenticate(headers, { warn: (fields, message) => logger.warn({ reqId, ...fields }, message) }, left);
+    if (left.aborted) return;
     if (!principal.scopes.establish) throw missingScope(Scope.Establish, 'open a stream');
-    const query = new URL(req.url ?? '/', 'http://relay').searchParams;
-    const header = headers['x-irc-multiplayer-server'];
-    const channel = channelFromRequest(query.get('host') ?? undefined, Array.isArray(header) ? header[0] : header);
+    const channel = requestChannel(req.url, headers['x-irc-multiplayer-server']);
     if (channel === null && !principal.scopes.unauthenticated) {
       throw new RelayError(400, ErrorCode.MissingChannel, 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
     }
@@ -143,34 +154,31 @@ export class Gateway implements StreamOwner {
     req.headers = {};
     req.rawHeaders = [];
 
-    const stream = new ClientStream(
-      {
-        id: reqId,
-        account: principal.uuid,
-        clientId: principal.clientId,
-        channel,
-        receiveMask: principal.scopes.receiveMask,
-        bridge: principal.scopes.unauthenticated,
-      },
-      res,
-      this.hub,
-      config.gateway.queueMaxBytes,
-      this,
-    );
+    const identity = {
+      id: reqId,
+      account: principal.uuid,
+      clientId: principal.clientId,
+      channel,
+      receiveMask: principal.scopes.receiveMask,
+      bridge: principal.scopes.unauthenticated,
+    };
+    this.checkStreamCaps(identity);
+    // From here the stream owns the connection: its end, whenever it comes, undoes all of this.
+    const stream = new ClientStream(identity, res, this.hub, config.gateway.queueMaxBytes, this);
+    if (stream.closed) return;
     this.streams.add(stream);
     if (stream.account !== null) this.byAccount.add(stream.account, stream);
     this.byKey.add(stream.clientId, stream);
+    this.byOwner.add(streamOwner(stream), stream);
     metrics.streamsOpen.set(this.streams.size);
     metrics.streamsOpened.inc();
     this.armKeyExpiry(stream, principal.key.expiresAt);
 
-    if (stream.account !== null && channel !== null) {
-      try {
-        await this.ownership.claim(stream, stream.account, channel);
-      } catch (err) {
-        stream.close(CloseReason.Error);
-        throw new RelayError(503, ErrorCode.Unavailable, 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });
-      }
+    try {
+      await this.ownership.claim(stream);
+    } catch (err) {
+      stream.close(CloseReason.Error);
+      throw new RelayError(503, ErrorCode.Unavailable, 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });
     }
     // The body is delimited by the connection's end (Connection: close), not chunked: each write
     // goes to the socket as it is, with no chunk framing around it.
@@ -189,9 +197,33 @@ export class Gateway implements StreamOwner {
 
     if (lastEventId !== null) stream.startHolding();
     await this.hub.join(stream);
+    if (stream.closed) return;
     // Sent once the node is subscribed: from here on nothing published to the channel is missed.
     stream.writeRaw(encodeComment(`connected to ${channel ?? 'every channel'}`));
     if (lastEventId !== null) await this.replay(stream, lastEventId);
+  }
+
+  /**
+   * MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY, counted across the mesh: the claims other nodes
+   * hold (from the ownership bucket) plus this node's own streams, opening ones included, so a burst
+   * of opens on one node cannot slip past while its claims are being written.
+   */
+  private checkStreamCaps(s: { id: string; account: string | null; clientId: string; channel: string | null }): void {
+    const { maxStreamsPerAccount, maxStreamsPerKey } = this.core.config.gateway;
+    const limit = s.account !== null ? maxStreamsPerAccount : maxStreamsPerKey;
+    if (limit === 0) return;
+    const owner = streamOwner(s);
+    const key = streamClaimKey(s);
+    const local = this.byOwner.get(owner);
+    // A stream on a channel the account already holds replaces that one (eviction): it adds nothing.
+    const replacing = s.account !== null && s.channel !== null && (this.ownership.heldElsewhere(key) || local.some((x) => x.channel === s.channel));
+    const held = this.ownership.remoteStreams(owner) + local.length - (replacing ? 1 : 0);
+    if (held < limit) return;
+    const whose = s.account !== null ? 'This account' : 'This API key (without a session)';
+    throw new RelayError(429, ErrorCode.TooManyStreams, `${whose} already holds ${held} streams across the mesh, the most allowed; close one first.`, {
+      retryAfter: TOO_MANY_RETRY_SECONDS,
+      extra: { limit },
+    });
   }
 
   /** Sends what the client missed since `lastId` (same filters), then releases the held live frames. */
@@ -203,20 +235,29 @@ export class Gateway implements StreamOwner {
         stream.writeRaw(encodeComment(`frames after ${lastId} up to ${bounds.first - 1} are no longer kept; resuming from ${bounds.first}`));
       }
       const filter = stream.channel === null ? STREAM_SUBJECTS : channelSubject(stream.channel);
-      await readLog(nats.js, { filter, fromSeq: lastId + 1, untilSeq: null }, (m) => this.hub.replayTo(stream, m));
+      // A client that leaves mid-replay stops the read: nothing more is read for it.
+      await readLog(nats.js, { filter, fromSeq: lastId + 1, untilSeq: null }, (m) => {
+        if (stream.closed) return false;
+        this.hub.replayTo(stream, m);
+        return true;
+      });
     } catch (err) {
       logger.warn({ err }, 'replay from Last-Event-ID failed');
       stream.close(CloseReason.Error);
       return;
     }
-    stream.releaseHeld();
+    if (!stream.closed) stream.releaseHeld();
   }
 
+  /** Closes the stream when its key expires, however far away that is. */
   private armKeyExpiry(stream: ClientStream, expiresAt: string | undefined): void {
-    if (expiresAt === undefined) return;
-    const delay = Date.parse(expiresAt) - Date.now();
-    if (delay > MAX_TIMER_MS) return;
-    const timer = setTimeout(() => stream.close(CloseReason.KeyExpired), Math.max(0, delay));
+    if (expiresAt === undefined || stream.closed) return;
+    const at = Date.parse(expiresAt);
+    const delay = at - Date.now();
+    const timer =
+      delay > MAX_TIMER_MS
+        ? setTimeout(() => this.armKeyExpiry(stream, expiresAt), MAX_TIMER_MS)
+        : setTimeout(() => stream.close(CloseReason.KeyExpired), Math.max(0, delay));
     timer.unref();
     this.expiryTimers.set(stream, timer);
   }
@@ -226,6 +267,7 @@ export class Gateway implements StreamOwner {
     this.streams.delete(stream);
     if (stream.account !== null) this.byAccount.delete(stream.account, stream);
     this.byKey.delete(stream.clientId, stream);
+    this.byOwner.delete(streamOwner(stream), stream);
     const timer = this.expiryTimers.get(stream);
     if (timer !== undefined) {
       clearTimeout(timer);
@@ -237,6 +279,8 @@ export class Gateway implements StreamOwner {
     metrics.streamsOpen.set(this.streams.size);
     metrics.streamsClosed.inc({ reason });
     if (reason === CloseReason.SlowConsumer) metrics.framesDropped.inc({ reason: 'slow_consumer' });
+    // Snapshots coalesced since the last flush are counted here when no flush will come.
+    if (stream.dropped > 0) metrics.framesDropped.inc({ reason: 'coalesced' }, stream.dropped);
   }
 
   /** Graceful drain: refuse new streams, tell each client to retry after a jittered delay, release claims. */
@@ -258,7 +302,8 @@ export class Gateway implements StreamOwner {
 }
 
 function parseLastEventId(value: string | string[] | undefined): number | null {
-  const raw = Array.isArray(value) ? value[0] : value;
+  // Node joins a repeated header with ", ", which the pattern below refuses.
+  const raw = Array.isArray(value) ? value.join(', ') : value;
   if (raw === undefined || raw.trim() === '') return null;
   if (!/^\d{1,15}$/.test(raw.trim())) {
     throw new RelayError(400, ErrorCode.InvalidLastEventId, 'Last-Event-ID must be the id of a frame this relay sent (a whole number).');

@@ -14,8 +14,11 @@ export interface ReadRange {
   untilSeq: number | null;
 }
 
-/** Calls `onMessage` for every stored message in the range, in order; resolves when done. */
-export async function readLog(js: JetStreamClient, range: ReadRange, onMessage: (m: JsMsg) => void): Promise<number> {
+/**
+ * Calls `onMessage` for every stored message in the range, in order; resolves when done, or as soon
+ * as `onMessage` returns false (its reader has gone).
+ */
+export async function readLog(js: JetStreamClient, range: ReadRange, onMessage: (m: JsMsg) => boolean | void): Promise<number> {
   if (range.untilSeq !== null && range.untilSeq < range.fromSeq) return 0;
   const consumer = await js.consumers.get(STREAM_NAME, {
     filter_subjects: range.filter,
@@ -40,7 +43,10 @@ export async function readLog(js: JetStreamClient, range: ReadRange, onMessage: 
         done = true;
         break;
       }
-      onMessage(m);
+      if (onMessage(m) === false) {
+        done = true;
+        break;
+      }
       count++;
       if (m.info.pending === 0 || m.seq === range.untilSeq) {
         done = true;

@@ -6,6 +6,10 @@
 // Stale claims never block anyone (a new open simply overwrites). They are removed when their stream
 // closes (only if still ours), by the bucket's max age, and by a sweep that drops claims of nodes
 // whose heartbeat stopped (a crashed gateway).
+//
+// Every other stream (a bridge's, or one opened without a channel) has a claim of its own too, under
+// a key no other stream shares: the bucket is then the mesh-wide list of open streams, which is what
+// the per-account and per-key stream caps count.
 
 import type { KV } from '@nats-io/kv';
 import type { JetStreamClient } from '@nats-io/jetstream';
@@ -23,10 +27,21 @@ export function claimKey(account: string, channel: string): string {
   return `${account}.${channelToken(channel)}`;
 }
 
-/** What a gateway keeps of each claim in the mesh: who holds it. */
+/** The claim key of a stream: shared by every stream of one (account, channel), else its own. */
+export function streamClaimKey(s: Pick<ClientStream, 'account' | 'channel' | 'id'>): string {
+  return s.account !== null && s.channel !== null ? claimKey(s.account, s.channel) : `solo.${s.id}`;
+}
+
+/** Whom a stream counts against: its account, or for a stream without a session its key. */
+export function streamOwner(s: Pick<ClientStream, 'account' | 'clientId'>): string {
+  return s.account ?? `key:${s.clientId}`;
+}
+
+/** What a gateway keeps of each claim in the mesh: who holds it, and whom it counts against. */
 interface Holder {
   node: string;
   conn: string;
+  owner: string;
 }
 
 export class Ownership {
@@ -37,6 +52,8 @@ export class Ownership {
   private readonly liveness: NodeLiveness;
   private readonly onEvict: (stream: ClientStream) => void;
   private readonly local = new IndexMap<ClientStream>();
+  /** Claims held by other nodes, per owner (this node's own streams are counted by the gateway). */
+  private readonly remoteCounts = new Map<string, number>();
   /** Node ids repeat across every claim of a node: one string each. */
   private readonly nodeNames = new Map<string, string>();
   private refreshTimer: NodeJS.Timeout | undefined;
@@ -56,7 +73,30 @@ export class Ownership {
     this.liveness = options.liveness;
     this.onEvict = options.onEvict;
     this.mirror = new KvMirror(options.js, BUCKET_STREAMS, (v) => this.holder(v), options.logger);
-    this.mirror.on('put', (key, claim, revision) => this.onClaim(key, claim, revision));
+    this.mirror.on('put', (key, claim, revision, previous) => {
+      this.count(previous, -1);
+      this.count(claim, 1);
+      this.onClaim(key, claim, revision);
+    });
+    this.mirror.on('delete', (_key, previous) => this.count(previous, -1));
+  }
+
+  private count(holder: Holder | undefined, delta: number): void {
+    if (holder === undefined || holder.node === this.nodeId) return;
+    const n = (this.remoteCounts.get(holder.owner) ?? 0) + delta;
+    if (n > 0) this.remoteCounts.set(holder.owner, n);
+    else this.remoteCounts.delete(holder.owner);
+  }
+
+  /** Streams other nodes hold for this owner, as this node's mirror sees them. */
+  remoteStreams(owner: string): number {
+    return this.remoteCounts.get(owner) ?? 0;
+  }
+
+  /** Whether another node holds this claim key (a new stream on it would evict that one). */
+  heldElsewhere(key: string): boolean {
+    const holder = this.mirror.get(key);
+    return holder !== undefined && holder.node !== this.nodeId;
   }
 
   /** Sweeps for claims of dead nodes every `sweepEveryMs` (the node timeout). */
@@ -72,7 +112,7 @@ export class Ownership {
     if (claim === null) return null;
     let node = this.nodeNames.get(claim.node);
     if (node === undefined) this.nodeNames.set(claim.node, (node = claim.node));
-    return { node, conn: claim.conn };
+    return { node, conn: claim.conn, owner: claim.uuid ?? `key:${claim.clientId}` };
   }
 
   private onClaim(key: string, claim: Holder, revision: number): void {
@@ -83,25 +123,29 @@ export class Ownership {
     }
   }
 
-  /** Writes the stream's claim. Resolves false when a later claim already won (the stream is evicted). */
-  async claim(stream: ClientStream, account: string, channel: string): Promise<boolean> {
-    const key = claimKey(account, channel);
+  /**
+   * Writes the stream's claim. A stream that a later claim already beat is evicted; one that closed
+   * while its claim was being written (the client left) has the claim taken back at once.
+   */
+  async claim(stream: ClientStream): Promise<void> {
+    const key = streamClaimKey(stream);
     stream.claimKey = key;
     this.local.add(key, stream);
-    stream.claimRevision = await this.kv.put(key, encodeRecord(this.recordOf(stream, account, channel)));
-    if (stream.foreignRevision > stream.claimRevision) {
-      this.onEvict(stream);
-      return false;
+    const revision = await this.kv.put(key, encodeRecord(this.recordOf(stream)));
+    stream.claimRevision = revision;
+    if (stream.closed) {
+      await this.release(stream);
+      return;
     }
-    return true;
+    if (stream.foreignRevision > revision) this.onEvict(stream);
   }
 
-  private recordOf(stream: ClientStream, account: string, channel: string): StreamClaim {
+  private recordOf(stream: ClientStream): StreamClaim {
     return {
       node: this.nodeId,
       conn: stream.id,
-      uuid: account,
-      channel,
+      uuid: stream.account,
+      channel: stream.channel,
       clientId: stream.clientId,
       openedAt: new Date(stream.openedAt).toISOString(),
     };
@@ -120,10 +164,10 @@ export class Ownership {
   /** Live claims are rewritten before the bucket's max age would drop them. */
   private async refresh(): Promise<void> {
     for (const s of [...this.local.values()]) {
-      if (s.closed || s.claimKey === null || s.claimRevision === 0 || s.account === null || s.channel === null) continue;
+      if (s.closed || s.claimKey === null || s.claimRevision === 0) continue;
       if (this.mirror.get(s.claimKey)?.conn !== s.id) continue;
       try {
-        s.claimRevision = await this.kv.update(s.claimKey, encodeRecord(this.recordOf(s, s.account, s.channel)), s.claimRevision);
+        s.claimRevision = await this.kv.update(s.claimKey, encodeRecord(this.recordOf(s)), s.claimRevision);
       } catch {
         // Someone claimed the key meanwhile; the mirror delivers that claim and evicts us.
       }

@@ -22,10 +22,16 @@ export function registerStreams(program: Command): void {
       });
       const shown = claims
         .filter((c) => opts.channel === undefined || c.channel === opts.channel.trim().toLowerCase())
-        .sort((a, b) => a.channel.localeCompare(b.channel) || a.openedAt.localeCompare(b.openedAt));
+        .sort((a, b) => (a.channel ?? '').localeCompare(b.channel ?? '') || a.openedAt.localeCompare(b.openedAt));
       if (opts.json) return printJson(shown);
       printTable(
-        shown.map((c) => ({ channel: c.channel, account: c.uuid, node: c.node, since: c.openedAt, client_id: c.clientId })),
+        shown.map((c) => ({
+          channel: c.channel ?? '(every channel)',
+          account: c.uuid ?? '(bridge, no session)',
+          node: c.node,
+          since: c.openedAt,
+          client_id: c.clientId,
+        })),
         ['channel', 'account', 'node', 'since', 'client_id'],
         'No streams open.',
       );
