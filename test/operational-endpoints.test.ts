@@ -3,22 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scope } from '../services/core/scopes.js';
 import { startNatsNode, type NatsNode } from '../services/dev/nats-process.js';
 import { eventually } from './helpers/eventually.js';
+import { readMetrics } from './helpers/metrics.js';
 import { RelayFixture } from './helpers/relay.js';
 
 /** Prometheus text to { 'name{labels}': value }. */
 async function metrics(relay: RelayFixture): Promise<Map<string, number>> {
   const res = await fetch(new URL('/metrics', relay.url));
   expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-  const out = new Map<string, number>();
-  for (const line of (await res.text()).split('\n')) {
-    if (line.startsWith('#') || line.trim() === '') continue;
-    const i = line.lastIndexOf(' ');
-    // Keyed without the node label every metric carries: name{other="labels"}.
-    const [, name, labels = ''] = /^([^{]+)(?:\{(.*)\})?$/.exec(line.slice(0, i))!;
-    const kept = labels.split(',').filter((l) => l !== '' && !l.startsWith('node='));
-    out.set(kept.length === 0 ? name! : `${name!}{${kept.join(',')}}`, Number(line.slice(i + 1)));
-  }
-  return out;
+  return readMetrics(relay.url);
 }
 
 describe('/healthz and /readyz', () => {

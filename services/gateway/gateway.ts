@@ -7,6 +7,7 @@ import { NIL_UUID } from '../../schemas/uuid.js';
 import { missingScope } from '../core/auth.js';
 import { requestChannel } from '../core/channel.js';
 import { ErrorCode, isRelayError, RelayError } from '../core/errors.js';
+import { atDeadline, type DeadlineTimer } from '../core/deadline-timer.js';
 import { writeError } from '../core/http.js';
 import type { RelayCore } from '../core/runtime.js';
 import { Scope } from '../core/scopes.js';
@@ -22,8 +23,6 @@ import { Ownership, streamClaimKey, streamOwner } from './ownership.js';
 import { encodeComment, encodeRetry, SSE_HEADERS } from './sse.js';
 
 const CLIENT_RETRY_MS = 2000;
-/** Node's timers hold at most 2^31-1 ms (24.8 days); a longer wait is taken in steps. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Retry-After on too_many_streams: streams close and free a place at any time. */
 const TOO_MANY_RETRY_SECONDS = 10;
 const CATCH_UP_AGAIN_MS = 2000;
@@ -38,7 +37,7 @@ export class Gateway implements StreamOwner {
   private readonly byKey = new IndexMap<ClientStream>();
   /** By what each stream counts against for the stream caps (account, or key for sessionless streams). */
   private readonly byOwner = new IndexMap<ClientStream>();
-  private readonly expiryTimers = new Map<ClientStream, NodeJS.Timeout>();
+  private readonly expiryTimers = new Map<ClientStream, DeadlineTimer>();
   private readonly releases = new Set<Promise<void>>();
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private draining = false;
@@ -251,15 +250,8 @@ export class Gateway implements StreamOwner {
 
   /** Closes the stream when its key expires, however far away that is. */
   private armKeyExpiry(stream: ClientStream, expiresAt: string | undefined): void {
-    if (expiresAt === undefined || stream.closed) return;
-    const at = Date.parse(expiresAt);
-    const delay = at - Date.now();
-    const timer =
-      delay > MAX_TIMER_MS
-        ? setTimeout(() => this.armKeyExpiry(stream, expiresAt), MAX_TIMER_MS)
-        : setTimeout(() => stream.close(CloseReason.KeyExpired), Math.max(0, delay));
-    timer.unref();
-    this.expiryTimers.set(stream, timer);
+    if (expiresAt === undefined) return;
+    this.expiryTimers.set(stream, atDeadline(Date.parse(expiresAt), () => stream.close(CloseReason.KeyExpired)));
   }
 
   streamClosed(stream: ClientStream, reason: CloseReason): void {
@@ -268,11 +260,8 @@ export class Gateway implements StreamOwner {
     if (stream.account !== null) this.byAccount.delete(stream.account, stream);
     this.byKey.delete(stream.clientId, stream);
     this.byOwner.delete(streamOwner(stream), stream);
-    const timer = this.expiryTimers.get(stream);
-    if (timer !== undefined) {
-      clearTimeout(timer);
-      this.expiryTimers.delete(stream);
-    }
+    this.expiryTimers.get(stream)?.cancel();
+    this.expiryTimers.delete(stream);
     this.hub.leave(stream);
     const release = this.ownership.release(stream).finally(() => this.releases.delete(release));
     this.releases.add(release);

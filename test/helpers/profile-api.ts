@@ -12,6 +12,10 @@ export interface FakeProfileApi {
   addSession(token: string, name: string, uuid?: string): string;
   revokeSession(token: string): void;
   setMode(mode: ProfileMode): void;
+  /** Every answer waits this long first (a slow profile API). */
+  setDelay(ms: number): void;
+  /** Resolves once this many answers have been sent in all. */
+  answered(count: number): Promise<void>;
   /** Requests received so far (each carries the bearer it was asked about). */
   calls: string[];
   close(): Promise<void>;
@@ -25,9 +29,22 @@ export function randomUuid(): string {
 export async function startProfileApi(): Promise<FakeProfileApi> {
   const sessions = new Map<string, { id: string; name: string }>();
   let mode: ProfileMode = 'normal';
+  let delayMs = 0;
+  let answers = 0;
+  let answerWaiters: Array<{ count: number; resolve: () => void }> = [];
   const calls: string[] = [];
   const hanging = new Set<ServerResponse>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    res.once('finish', () => {
+      answers++;
+      const ready = answerWaiters.filter((w) => answers >= w.count);
+      answerWaiters = answerWaiters.filter((w) => answers < w.count);
+      for (const w of ready) w.resolve();
+    });
+    if (delayMs > 0) setTimeout(() => answer(req, res), delayMs);
+    else answer(req, res);
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const auth = req.headers.authorization ?? '';
     const token = auth.replace(/^Bearer\s+/i, '');
     calls.push(token);
@@ -40,7 +57,7 @@ export async function startProfileApi(): Promise<FakeProfileApi> {
       return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"UNAUTHORIZED"}');
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...profile, skins: [], capes: [] }));
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -52,6 +69,12 @@ export async function startProfileApi(): Promise<FakeProfileApi> {
     },
     revokeSession(token) {
       sessions.delete(token);
+    },
+    setDelay(ms) {
+      delayMs = ms;
+    },
+    answered(count) {
+      return answers >= count ? Promise.resolve() : new Promise((resolve) => answerWaiters.push({ count, resolve }));
     },
     setMode(m) {
       mode = m;

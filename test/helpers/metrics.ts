@@ -1,0 +1,14 @@
+// Reads a relay's /metrics (Prometheus text) into name{labels} -> value, without the node label
+// every series carries.
+export async function readMetrics(baseUrl: string): Promise<Map<string, number>> {
+  const res = await fetch(new URL('/metrics', baseUrl));
+  const out = new Map<string, number>();
+  for (const line of (await res.text()).split('\n')) {
+    if (line.startsWith('#') || line.trim() === '') continue;
+    const i = line.lastIndexOf(' ');
+    const [, name, labels = ''] = /^([^{]+)(?:\{(.*)\})?$/.exec(line.slice(0, i))!;
+    const kept = labels.split(',').filter((l) => l !== '' && !l.startsWith('node='));
+    out.set(kept.length === 0 ? name! : `${name!}{${kept.join(',')}}`, Number(line.slice(i + 1)));
+  }
+  return out;
+}
