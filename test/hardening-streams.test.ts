@@ -225,6 +225,20 @@ describe('key expiry', () => {
   });
 });
 
+describe('a key whose expiry an operator changes', () => {
+  // Guards: a stream armed its expiry once, at open; an expiry set or moved later never closed it.
+  it('closes its open streams at the new time', async () => {
+    const k = await relay.createKey();
+    const s = await relay.connect(relay.headers(relay.player(), k, 'expiry-moved.example.net'));
+    const bucket = relay.server.core.nats.buckets.keys;
+    const entry = (await bucket.get(k.clientId))!;
+    const record = { ...entry.json<Record<string, unknown>>(), expiresAt: new Date(Date.now() + 500).toISOString() };
+    await bucket.update(k.clientId, JSON.stringify(record), entry.revision);
+    await s.waitForComment(/key expired/, 10_000);
+    await s.waitClosed();
+  });
+});
+
 describe('the channel of a GET', () => {
   // Guards: a repeated ?host= picked the first one; it is ambiguous.
   it('named twice with ?host= is refused with 400 invalid_channel', async () => {

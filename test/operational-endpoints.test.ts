@@ -117,7 +117,9 @@ describe('/metrics', () => {
       const chat = { type: 'chat', message: 'y'.repeat(30_000) };
       // More than the kernel's socket buffers hold, so the relay's own queue fills: presence
       // snapshots of one sender replace each other in it, chats pile up until the bound.
-      const batch = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? presence : chat));
+      // Two snapshots per chat: entries now reach the gateway one by one, so coalescing needs two
+      // snapshots close together wherever the socket fills up.
+      const batch = Array.from({ length: 30 }, (_, i) => (i % 3 === 2 ? chat : presence));
       const closedAsSlow = async (): Promise<boolean> => (await metrics(slow)).get('relay_streams_closed_total{reason="slow_consumer"}') === 1;
       for (let i = 0; i < 60 && !(await closedAsSlow()); i++) await slow.post(batch, slow.headers(sender, key, ch));
       // The client sees the end once it reads again: what was on the wire, then the close.

@@ -38,6 +38,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
     LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
     NODE_ENV: 'production',
     RATE_LIMIT_PER_SECOND: '0',
+    RATE_LIMIT_BYTES_PER_SECOND: '0',
     STREAM_MAX_BYTES: '2GiB',
     ...options.env,
   };

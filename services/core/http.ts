@@ -49,7 +49,7 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
         },
         (req, res) => {
           if (streams !== undefined && req.method === 'GET' && STREAM_PATH.test(req.url ?? '')) return streams(req, res);
-          bodyDeadline(req, res, options.bodyTimeoutMs);
+          bodyDeadline(req, res, options.bodyTimeoutMs, () => options.metrics.refusals.inc({ code: ErrorCode.RequestTimeout }));
           handler(req, res);
         },
       );
@@ -65,6 +65,7 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError | RelayError, request, reply) => {
     const relayError = isRelayError(error) ? error : fromFastifyError(error);
+    options.metrics.refusals.inc({ code: relayError.code });
     if (relayError.status >= 500 && relayError.code === ErrorCode.Internal) {
       request.log.error({ err: error, method: request.method, url: request.url, headers: request.headers }, 'request failed');
     } else {
@@ -122,11 +123,12 @@ export function writeError(res: ServerResponse, error: RelayError): void {
  * A body still arriving at the deadline is answered 408 request_timeout and its connection closed:
  * a client that never finishes its body must not hold a connection (and a file descriptor) for ever.
  */
-function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): void {
+function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number, onTimeout: () => void): void {
   if (req.complete) return;
   const timer = setTimeout(() => {
     if (req.complete || res.headersSent) return;
     res.shouldKeepAlive = false;
+    onTimeout();
     writeError(res, new RelayError(408, ErrorCode.RequestTimeout, `The request body did not arrive within ${ms} ms; nothing was published.`));
     res.once('finish', () => req.socket.destroy());
   }, ms);

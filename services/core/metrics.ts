@@ -14,6 +14,7 @@ export class RelayMetrics {
   readonly evictions: Counter;
   readonly gapsFilled: Counter;
   readonly posts: Counter<'outcome'>;
+  readonly refusals: Counter<'code'>;
   readonly entriesPublished: Counter<'type'>;
   readonly publishDuration: Histogram;
   readonly bansIssued: Counter;
@@ -50,6 +51,12 @@ export class RelayMetrics {
     this.evictions = new Counter({ name: 'relay_evictions_total', help: 'Streams closed because the account opened another on the same channel', registers });
     this.gapsFilled = new Counter({ name: 'relay_live_gaps_filled_total', help: 'Frames missing from the live feed, fetched from the stream', registers });
     this.posts = new Counter({ name: 'relay_posts_total', help: 'POST requests by outcome (status code)', labelNames: ['outcome'], registers });
+    this.refusals = new Counter({
+      name: 'relay_refusals_total',
+      help: 'Requests refused (GET and POST), by error code: every limit counts its refusals here',
+      labelNames: ['code'],
+      registers,
+    });
     this.entriesPublished = new Counter({ name: 'relay_entries_published_total', help: 'Entries stored in JetStream, by type', labelNames: ['type'], registers });
     this.publishDuration = new Histogram({
       name: 'relay_publish_duration_seconds',

@@ -79,6 +79,9 @@ export class Gateway implements StreamOwner {
       if (key.revokedAt !== undefined) this.closeAll(this.byKey.get(clientId), CloseReason.KeyRevoked);
       else if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= Date.now()) {
         this.closeAll(this.byKey.get(clientId), CloseReason.KeyExpired);
+      } else {
+        // The expiry changed (set, moved or lifted): the open streams follow the key as it is now.
+        for (const s of this.byKey.get(clientId)) this.armKeyExpiry(s, key.expiresAt);
       }
     });
     keys.mirror.on('delete', (clientId) => this.closeAll(this.byKey.get(clientId), CloseReason.KeyRevoked));
@@ -115,6 +118,7 @@ export class Gateway implements StreamOwner {
   private refuse(req: IncomingMessage, res: ServerResponse, reqId: string, err: unknown): void {
     const { logger } = this.core;
     const error = isRelayError(err) ? err : new RelayError(500, ErrorCode.Internal, 'The relay failed to open this stream.', { cause: err });
+    this.core.metrics.refusals.inc({ code: error.code });
     if (error.code === ErrorCode.Internal) logger.error({ err, reqId, url: req.url, headers: req.headers }, 'stream request failed');
     else logger.debug({ reqId, method: req.method, url: req.url, status: error.status, code: error.code, headers: req.headers }, 'refused');
     writeError(res, error);
@@ -250,6 +254,8 @@ export class Gateway implements StreamOwner {
 
   /** Closes the stream when its key expires, however far away that is. */
   private armKeyExpiry(stream: ClientStream, expiresAt: string | undefined): void {
+    this.expiryTimers.get(stream)?.cancel();
+    this.expiryTimers.delete(stream);
     if (expiresAt === undefined) return;
     this.expiryTimers.set(stream, atDeadline(Date.parse(expiresAt), () => stream.close(CloseReason.KeyExpired)));
   }

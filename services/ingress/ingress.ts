@@ -82,7 +82,10 @@ export class Ingress {
     if (!this.core.natsConnected()) {
       throw new RelayError(503, ErrorCode.Unavailable, 'The event log is unreachable right now; retry shortly.', { retryAfter: 1 });
     }
-    const principal = await auth.authenticate(request.headers, request.log);
+    // A client that leaves while its session is being checked stops waiting in the look-up queue.
+    const left = new AbortController();
+    reply.raw.once('close', () => left.abort());
+    const principal = await auth.authenticate(request.headers, request.log, left.signal);
     const channel = requestChannel(request.url, request.headers['x-irc-multiplayer-server']);
     const key = idempotencyKey(request.headers['idempotency-key']);
     // Taken before planning, which normalises the body in place.

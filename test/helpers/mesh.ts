@@ -54,6 +54,7 @@ export class Mesh {
       NODE_TIMEOUT: '3s',
       PUBLISH_TIMEOUT: '3s',
       RATE_LIMIT_PER_SECOND: '0',
+      RATE_LIMIT_BYTES_PER_SECOND: '0',
       ...options.env,
     };
     const config = loadConfig('all', env);
