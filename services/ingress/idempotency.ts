@@ -33,9 +33,15 @@ export function idempotencyKey(value: string | string[] | undefined): string | n
   return key;
 }
 
-/** What identifies a request's content: the parsed body, serialised (before any normalisation). */
-export function fingerprint(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(body) ?? '').digest('base64url');
+/**
+ * What identifies a request's content: its entries as they will be stored (channel, sender, agent,
+ * normalised payload), so spellings the relay normalises (a UUID's case, a dimension's) are the same
+ * request, and nothing is serialised before validation has bounded it.
+ */
+export function fingerprint(entries: ReadonlyArray<{ channel: string; sender: string; agent: string | null; json: string }>): string {
+  const hash = createHash('sha256');
+  for (const e of entries) hash.update(`${e.channel}\n${e.sender}\n${e.agent ?? ''}\n${e.json}\n`);
+  return hash.digest('base64url');
 }
 
 /** `A`: the answer of a stored request. */

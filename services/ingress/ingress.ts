@@ -88,8 +88,6 @@ export class Ingress {
     const principal = await auth.authenticate(request.headers, request.log, left.signal);
     const channel = requestChannel(request.url, request.headers['x-irc-multiplayer-server']);
     const key = idempotencyKey(request.headers['idempotency-key']);
-    // Taken before planning, which normalises the body in place.
-    const print = key === null ? '' : fingerprint(request.body);
     const { entries, dropped } = planBatch(request.body, {
       principal,
       channel,
@@ -109,6 +107,7 @@ export class Ingress {
 
     void reply.code(200);
     if (key === null) return this.publish(entries, dropped, null);
+    const print = fingerprint(entries);
     const reservation = await this.idempotency.reserve(sender, key, print);
     if (reservation.kind === 'replay') return reservation.answer;
     const answer = await this.publish(entries, dropped, `${sender}:${key}`);
