@@ -58,6 +58,8 @@ export class Authenticator {
   async authenticate(headers: IncomingHttpHeaders, log: WarnSink = this.options.logger): Promise<Principal> {
     const { keys, bans, profiles } = this.options;
     const agent = userAgent(headers);
+    // Two different client ids or secrets: 400 conflicting_credentials, thrown here, before any step
+    // that could ban (a proxy or a careless client repeating a header is no cracked client).
     const credentials = readCredentials(headers, this.headerNames);
     const authorization = headers.authorization;
 
