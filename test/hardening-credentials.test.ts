@@ -1,10 +1,14 @@
 // Issue 9: hostile and careless clients never cost an innocent ban, and what they send never leaks
 // into a log line. Each test names what a user would notice; the comment above it, what it guards.
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BanRecord } from '../schemas/records.js';
+import { startNatsNode, type NatsNode } from '../services/dev/nats-process.js';
+import { runCliJson } from './helpers/cli.js';
+import { eventually } from './helpers/eventually.js';
 import { RelayFixture } from './helpers/relay.js';
 import { SseStream } from './helpers/sse-client.js';
 
@@ -113,4 +117,68 @@ describe('credentials sent twice (issue 9, item 13)', () => {
     expect(await s.refusal()).toMatchObject({ status: 400, body: { error: 'conflicting_credentials' } });
     expect(await banOf(relay, p.uuid)).toBeNull();
   });
+});
+
+describe('deleted keys and failed look-ups (issue 9, item 14)', () => {
+  // Guards: deleting a key (nats kv del relay-keys <id>) refuses its users as revoked and never bans them.
+  it('a key deleted while its stream is open closes the stream as revoked; reconnecting gets 403 key_revoked and nobody is banned', async () => {
+    const key = await relay.createKey();
+    const p = relay.player();
+    const ch = channel();
+    const s = await relay.connect(relay.headers(p, key, ch));
+    await relay.server.core.nats.buckets.keys.delete(key.clientId);
+    await s.waitForComment(/key was revoked/);
+    await s.waitClosed();
+
+    const again = await relay.open(relay.headers(p, key, ch));
+    expect(await again.refusal()).toMatchObject({ status: 403, body: { error: 'key_revoked' } });
+    expect((await relay.post({ type: 'chat', message: 'x' }, relay.headers(p, key, ch))).body['error']).toBe('key_revoked');
+    // A wrong secret for a deleted id: refused as revoked too (no node can be sure it is wrong).
+    const guesser = relay.player();
+    const guessed = await relay.post({ type: 'chat', message: 'x' }, { ...relay.headers(guesser, key, ch), 'client-secret': 'a-guess' });
+    expect(guessed).toMatchObject({ status: 403, body: { error: 'key_revoked' } });
+
+    const bans = await runCliJson<BanRecord[]>(['bans', 'list', '--json'], { NATS_URL: relay.nats.url });
+    expect(bans.map((b) => b.uuid)).not.toContain(p.uuid);
+    expect(bans.map((b) => b.uuid)).not.toContain(guesser.uuid);
+    expect(await banOf(relay, p.uuid)).toBeNull();
+  });
+
+  // Guards: a node that starts after the delete learns the tombstone from the bucket's delete marker.
+  it.each(['delete', 'purge'] as const)('a relay started after a key was %sd refuses it with 403 key_revoked, not a ban', async (op) => {
+    const key = await relay.createKey();
+    await relay.server.core.nats.buckets.keys[op](key.clientId);
+    const later = await RelayFixture.start({ nats: relay.nats, profile: relay.profile });
+    try {
+      const p = later.player();
+      const r = await later.post({ type: 'chat', message: 'x' }, later.headers(p, key, channel()));
+      expect(r).toMatchObject({ status: 403, body: { error: 'key_revoked' } });
+      expect(await banOf(later, p.uuid)).toBeNull();
+    } finally {
+      await later.close();
+    }
+  });
+
+  // Guards: a key look-up that cannot reach NATS is an outage (503), not proof of a cracked client.
+  it('a key look-up that fails because NATS is unreachable answers 503 unavailable with Retry-After, and bans nobody', async () => {
+    const own = await RelayFixture.start();
+    const node = own.nats.node!;
+    let restarted: NatsNode | null = null;
+    try {
+      const p = own.player();
+      // An id this node's mirror has not seen: only the bucket can say whether it exists.
+      const unseen = { clientId: `relay_${randomBytes(12).toString('hex')}`, clientSecret: 'x', scopes: [] };
+      await node.stop();
+      const s = await own.open(own.headers(p, unseen, channel()));
+      const refused = await s.refusal(15_000);
+      expect(refused).toMatchObject({ status: 503, body: { error: 'unavailable', message: expect.stringMatching(/API keys/) } });
+      expect(Number(s.headers['retry-after'])).toBeGreaterThan(0);
+      restarted = await startNatsNode(node.options);
+      await eventually(async () => (await fetch(new URL('/readyz', own.url))).status === 200, 'the relay to reconnect', 20_000);
+      expect(await banOf(own, p.uuid)).toBeNull();
+    } finally {
+      await own.close();
+      await restarted?.stop();
+    }
+  }, 60_000);
 });

@@ -105,7 +105,7 @@ export class Authenticator {
       throw banned();
     }
 
-    // 5. Expired or revoked keys are refused without a ban (A2).
+    // 5. Expired, revoked or deleted keys are refused without a ban (A2).
     if (check.status !== 'ok') throw keyRefusal(check.status);
 
     return {
@@ -129,7 +129,8 @@ function banned(): RelayError {
   return new RelayError(403, ErrorCode.Banned, 'This account is banned from the mesh.');
 }
 
-function keyRefusal(status: 'expired' | 'revoked'): RelayError {
+/** A key deleted from the bucket is refused as revoked: the relay knew it, so it is no cracked client's. */
+function keyRefusal(status: 'expired' | 'revoked' | 'deleted'): RelayError {
   return status === 'expired'
     ? new RelayError(403, ErrorCode.KeyExpired, 'This API key has expired; the client build needs a new key.')
     : new RelayError(403, ErrorCode.KeyRevoked, 'This API key has been revoked; the client build needs a new key.');
