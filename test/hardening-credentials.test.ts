@@ -7,9 +7,10 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BanRecord } from '../schemas/records.js';
 import { startNatsNode, type NatsNode } from '../services/dev/nats-process.js';
+import { createLogger } from '../services/core/logger.js';
 import { runCliJson } from './helpers/cli.js';
 import { eventually } from './helpers/eventually.js';
-import { RelayFixture } from './helpers/relay.js';
+import { LogCapture, RelayFixture } from './helpers/relay.js';
 import { SseStream } from './helpers/sse-client.js';
 
 type Lines = ReadonlyArray<readonly [string, string]>;
@@ -181,4 +182,59 @@ describe('deleted keys and failed look-ups (issue 9, item 14)', () => {
       await restarted?.stop();
     }
   }, 60_000);
+});
+
+describe('secrets in logs (issue 9, item 18)', () => {
+  // Guards: a secret under a prefix the operator never configured, or any secret-shaped header, stays out of the log.
+  it('secret-shaped headers under any prefix are redacted in every refusal logged, POST and GET', async () => {
+    const key = await relay.createKey();
+    const p = relay.player();
+    const secrets = {
+      'X-Hackware-Client-Secret': `hw-${randomBytes(16).toString('hex')}`,
+      'X-Api-Key': `ak-${randomBytes(16).toString('hex')}`,
+      'X-Session-Token': `st-${randomBytes(16).toString('hex')}`,
+      'Proxy-Authorization': `Basic ${randomBytes(16).toString('hex')}`,
+      'Idempotency-Key': `ik-${randomBytes(16).toString('hex')}`,
+      'X-Auth-Password': `pw-${randomBytes(16).toString('hex')}`,
+    };
+    const headers = relay.headers(p, key, channel(), { 'X-Hackware-Client-ID': key.clientId, ...secrets });
+    expect((await relay.post({ type: 'nope' }, headers)).status).toBe(400);
+    const s = await relay.open({ ...headers, 'Last-Event-ID': 'not-a-number' });
+    expect((await s.refusal()).status).toBe(400);
+
+    const refused = relay.logs.lines
+      .map((l) => JSON.parse(l) as { msg: string; headers?: Record<string, string> })
+      .filter((l) => l.msg === 'refused' && l.headers?.['x-hackware-client-id'] === key.clientId);
+    expect(refused).toHaveLength(2);
+    for (const line of refused) {
+      for (const name of Object.keys(secrets)) expect(line.headers?.[name.toLowerCase()]).toBe('[redacted]');
+      expect(line.headers).toMatchObject({ authorization: '[redacted]', 'client-secret': '[redacted]', 'user-agent': headers['user-agent'] });
+    }
+    for (const secret of [...Object.values(secrets), key.clientSecret, p.token]) expect(relay.logs.text).not.toContain(secret);
+  });
+
+  // Guards: a token put in the query string (browser EventSource clients cannot send headers) stays out of the log.
+  it('a secret in the query string is redacted in the logged url, the channel kept', async () => {
+    const token = `qt-${randomBytes(16).toString('hex')}`;
+    const s = await relay.open({ 'user-agent': 'browser' }, { path: `/?host=query.example.net&access_token=${token}` });
+    expect((await s.refusal()).status).toBe(401);
+    expect(relay.logs.text).not.toContain(token);
+    expect(relay.logs.text).toContain('/?host=query.example.net&access_token=[redacted]');
+  });
+
+  // Guards: a call site added later that logs headers or a request is redacted without extending any list.
+  it('any log line carrying headers, a req or a request has its secret-shaped headers redacted', () => {
+    const out = new LogCapture();
+    const logger = createLogger({ level: 'info', pretty: false, destination: out });
+    const headers = { 'x-whatever-client-secret': 's1', 'x-api-key': 's2', cookie: 's3', 'x-irc-multiplayer-server': 'kept.example.net' };
+    logger.info({ headers }, 'headers');
+    logger.child({ reqId: 'r' }).warn({ req: { method: 'GET', url: '/?token=s4', headers } }, 'req');
+    logger.error({ request: { method: 'POST', url: '/', headers } }, 'request');
+    const lines = out.lines.map((l) => JSON.parse(l) as Record<string, { headers?: Record<string, string> } & Record<string, string>>);
+    expect(lines).toHaveLength(3);
+    for (const h of [lines[0]!['headers'], lines[1]!['req']!.headers, lines[2]!['request']!.headers]) {
+      expect(h).toEqual({ 'x-whatever-client-secret': '[redacted]', 'x-api-key': '[redacted]', cookie: '[redacted]', 'x-irc-multiplayer-server': 'kept.example.net' });
+    }
+    for (const secret of ['s1', 's2', 's3', 's4']) expect(out.text).not.toMatch(new RegExp(`"${secret}"|=${secret}\\b`));
+  });
 });
