@@ -61,6 +61,8 @@ export class Authenticator {
   async authenticate(headers: IncomingHttpHeaders, log: WarnSink = this.options.logger, signal?: AbortSignal): Promise<Principal> {
     const { keys, bans, profiles } = this.options;
     const agent = userAgent(headers);
+    // Two different client ids or secrets: 400 conflicting_credentials, thrown here, before any step
+    // that could ban (a proxy or a careless client repeating a header is no cracked client).
     const credentials = readCredentials(headers, this.headerNames);
     const authorization = headers.authorization;
 
@@ -109,7 +111,7 @@ export class Authenticator {
       throw banned();
     }
 
-    // 5. Expired or revoked keys are refused without a ban (A2).
+    // 5. Expired, revoked or deleted keys are refused without a ban (A2).
     if (check.status !== 'ok') throw keyRefusal(check.status);
 
     return {
@@ -133,7 +135,8 @@ function banned(): RelayError {
   return new RelayError(403, ErrorCode.Banned, 'This account is banned from the mesh.');
 }
 
-function keyRefusal(status: 'expired' | 'revoked'): RelayError {
+/** A key deleted from the bucket is refused as revoked: the relay knew it, so it is no cracked client's. */
+function keyRefusal(status: 'expired' | 'revoked' | 'deleted'): RelayError {
   return status === 'expired'
     ? new RelayError(403, ErrorCode.KeyExpired, 'This API key has expired; the client build needs a new key.')
     : new RelayError(403, ErrorCode.KeyRevoked, 'This API key has been revoked; the client build needs a new key.');

@@ -10,6 +10,7 @@ export const ErrorCode = {
   MissingChannel: 'missing_channel',
   SenderRequired: 'sender_required',
   InvalidLastEventId: 'invalid_last_event_id',
+  ConflictingCredentials: 'conflicting_credentials',
   Unauthorized: 'unauthorized',
   InvalidSession: 'invalid_session',
   Banned: 'banned',

@@ -3,11 +3,11 @@
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
+import type { KV, KvEntry } from '@nats-io/kv';
 import type { KeyRecord } from '../../schemas/records.js';
 import { ErrorCode, RelayError } from './errors.js';
 import { encodeRecord, KvMirror } from './kv-mirror.js';
-import type { Logger } from './logger.js';
+import { ThrottledWarnings, type Logger } from './logger.js';
 import { parseKeyRecord } from './records.js';
 import { unknownScopes } from './scopes.js';
 import { BUCKET_KEYS } from './subjects.js';
@@ -15,6 +15,8 @@ import { BUCKET_KEYS } from './subjects.js';
 export type KeyCheck =
   | { status: 'ok'; key: KeyRecord }
   | { status: 'expired' | 'revoked'; key: KeyRecord }
+  /** Deleted from the bucket (KV DEL or PURGE): an id the relay knew, refused like a revoked one. */
+  | { status: 'deleted' }
   | { status: 'unknown' | 'wrong_secret' };
 
 export interface CreatedKey {
@@ -26,19 +28,30 @@ export interface CreatedKey {
 }
 
 const DUMMY_HASH = Buffer.alloc(32);
-/** The shape of ids this relay issues; anything else is not worth a look-up in the bucket. */
+/**
+ * The shape of ids this relay issues; anything else is not worth a look-up in the bucket (nor always
+ * a valid KV key: its get would throw, and a failed look-up answers 503).
+ */
 const KEY_ID = /^relay_[0-9a-f]{24}$/;
 
-/** Unknown ids cost the same hash-and-compare as known ones. */
-function evaluate(key: KeyRecord | undefined, secret: string, now: number): KeyCheck {
+/** Unknown and deleted ids cost the same hash-and-compare as known ones. */
+function evaluate(key: KeyRecord | undefined, secret: string, now: number, deleted = false): KeyCheck {
   const presented = createHash('sha256').update(secret, 'utf8').digest();
   const stored = key ? Buffer.from(key.secretSha256, 'hex') : DUMMY_HASH;
   const matches = timingSafeEqual(presented, stored) && key !== undefined;
+  // A deleted id is refused as revoked whatever secret comes with it, never banned. Nobody can hold
+  // it legitimately any more, but its users ran a genuine build; and a wrong secret is not wrong for
+  // sure: a node that started after the delete never saw the hash, and every node must agree.
+  if (deleted) return { status: 'deleted' };
   if (key === undefined) return { status: 'unknown' };
   if (!matches) return { status: 'wrong_secret' };
   if (key.revokedAt !== undefined) return { status: 'revoked', key };
   if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now) return { status: 'expired', key };
   return { status: 'ok', key };
+}
+
+function keysUnavailable(cause?: unknown): RelayError {
+  return new RelayError(503, ErrorCode.Unavailable, 'The API keys cannot be read right now; retry shortly.', { retryAfter: 1, cause });
 }
 
 export function hashSecret(secret: string): string {
@@ -48,10 +61,19 @@ export function hashSecret(secret: string): string {
 export class KeyStore {
   readonly mirror: KvMirror<KeyRecord>;
   private readonly kv: KV;
+  private readonly warnings: ThrottledWarnings;
+  /**
+   * Tombstones: ids deleted from the bucket (live, or before this node started: the mirror replays
+   * the delete markers). Without them a deleted key's users would look unknown and be banned.
+   */
+  private readonly deleted = new Set<string>();
 
   constructor(js: JetStreamClient, kv: KV, logger: Logger) {
     this.kv = kv;
+    this.warnings = new ThrottledWarnings(logger);
     this.mirror = new KvMirror(js, BUCKET_KEYS, parseKeyRecord, logger);
+    this.mirror.on('delete', (clientId) => this.deleted.add(clientId));
+    this.mirror.on('put', (clientId) => this.deleted.delete(clientId));
   }
 
   start(): Promise<void> {
@@ -64,19 +86,38 @@ export class KeyStore {
 
   /** Checks a presented id and secret against the local mirror. */
   check(clientId: string, secret: string, now = Date.now()): KeyCheck {
-    return evaluate(this.mirror.get(clientId), secret, now);
+    return evaluate(this.mirror.get(clientId), secret, now, this.deleted.has(clientId));
   }
 
   /**
    * Like check(), but an id the mirror does not know yet is read from the bucket before it is called
-   * unknown: a key created a moment ago on another node must not get its first user banned.
+   * unknown: a key created a moment ago on another node must not get its first user banned. Only an
+   * answer from the bucket makes an id unknown: a look-up that fails or times out, or a record that
+   * cannot be read, throws 503 unavailable (unknown bans; an outage must not).
    */
   async checkFresh(clientId: string, secret: string, now = Date.now()): Promise<KeyCheck> {
     const local = this.check(clientId, secret, now);
     if (local.status !== 'unknown' || !KEY_ID.test(clientId)) return local;
-    const entry = await this.kv.get(clientId).catch(() => null);
-    const record = entry !== null && entry.operation === 'PUT' ? parseKeyRecord(entry.json<unknown>()) : null;
-    return evaluate(record ?? undefined, secret, now);
+    let entry: KvEntry | null;
+    try {
+      entry = await this.kv.get(clientId);
+    } catch (err) {
+      this.warnings.warn('lookup', { err }, 'key look-up in the bucket failed');
+      throw keysUnavailable(err);
+    }
+    if (entry === null) return local;
+    if (entry.operation !== 'PUT') return evaluate(undefined, secret, now, true);
+    let record: KeyRecord | null;
+    try {
+      record = parseKeyRecord(entry.json<unknown>());
+    } catch {
+      record = null;
+    }
+    if (record === null) {
+      this.warnings.warn('malformed', { clientId }, 'the record of a presented key is malformed');
+      throw keysUnavailable();
+    }
+    return evaluate(record, secret, now);
   }
 
 

@@ -53,6 +53,8 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
   private apply(m: JsMsg): void {
     const key = m.subject.slice(`$KV.${this.bucket}.`.length);
     const op = m.headers?.get('KV-Operation');
+    // A delete marker (DEL, PURGE) is its subject's last message, so the initial load replays it
+    // too: listeners hear of keys deleted before this node started (previous is undefined then).
     if (op === 'DEL' || op === 'PURGE') {
       const previous = this.entries.get(key);
       this.entries.delete(key);

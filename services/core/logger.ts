@@ -1,26 +1,73 @@
 // pino, with every place a secret could sit redacted. Tokens and client secrets never reach a log
-// line: request headers are redacted by path wherever they are logged, and nothing logs a body.
-// Repeated warnings (an unreachable profile API at thousands of requests per second) are throttled.
+// line: headers are redacted by their shape wherever they are logged (a serializer, so a new call
+// site needs nothing), query strings likewise, top-level secret fields by path, and nothing logs a
+// body. Repeated warnings (an unreachable profile API at thousands of requests per second) are
+// throttled.
 
 import pino, { type Logger, type LoggerOptions } from 'pino';
-import { BUILTIN_PREFIXES } from './credentials.js';
+import { credentialHeaders } from './credentials.js';
 
 export type { Logger };
 
+const CENSOR = '[redacted]';
 const SECRET_FIELDS = ['token', 'secret', 'clientSecret', 'password', 'pass'];
 
-/** Every path a secret can take in a log object, including the secret headers of extra prefixes. */
-export function redactedPaths(extraPrefixes: readonly string[] = []): string[] {
-  const secretHeaders = ['authorization', 'cookie', 'proxy-authorization', 'idempotency-key'];
-  for (const p of [...BUILTIN_PREFIXES, ...extraPrefixes.map((x) => (x.endsWith('-') ? x : `${x}-`))]) {
-    secretHeaders.push(`${p}client-secret`.toLowerCase());
+/**
+ * Header and query parameter names that carry a secret, by shape, whatever their prefix: a client
+ * sends X-Hackware-Client-Secret whether or not the operator configured that prefix. Biased toward
+ * redacting: a lost header value costs a little debugging, a logged secret costs a key.
+ */
+const SECRET_NAME = /secret|token|pass|auth|cookie|api[-_]?key|session|credential|signature|jwt|csrf|xsrf|(?:^|[-_])key(?:$|[-_])/i;
+
+/** Top-level fields that are secrets themselves, by path (headers and urls have serializers). */
+export function redactedPaths(): string[] {
+  return SECRET_FIELDS.flatMap((f) => [f, `*.${f}`]);
+}
+
+/** A copy of `headers` with every secret-carrying value censored; `always` names more (lower case). */
+export function redactHeaders(headers: unknown, always: ReadonlySet<string> = new Set()): unknown {
+  if (headers instanceof Headers) headers = Object.fromEntries(headers);
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) return headers;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = always.has(name.toLowerCase()) || SECRET_NAME.test(name) ? CENSOR : value;
   }
-  const paths: string[] = [];
-  for (const base of ['headers', 'req.headers', 'request.headers']) {
-    for (const h of secretHeaders) paths.push(`${base}["${h}"]`);
+  return out;
+}
+
+/** A url with secret-shaped query parameters and any user:password@ censored. */
+export function redactUrl(url: unknown): unknown {
+  if (typeof url !== 'string') return url;
+  const withoutUserinfo = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, `$1${CENSOR}@`);
+  const q = withoutUserinfo.indexOf('?');
+  if (q === -1) return withoutUserinfo;
+  const query = withoutUserinfo
+    .slice(q + 1)
+    .split('&')
+    .map((param) => {
+      const eq = param.indexOf('=');
+      const name = eq === -1 ? param : param.slice(0, eq);
+      return eq !== -1 && SECRET_NAME.test(decodeName(name)) ? `${name}=${CENSOR}` : param;
+    });
+  return `${withoutUserinfo.slice(0, q + 1)}${query.join('&')}`;
+}
+
+function decodeName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
   }
-  for (const f of SECRET_FIELDS) paths.push(f, `*.${f}`);
-  return paths;
+}
+
+/**
+ * A request logged whole (an IncomingMessage, a fastify request, or a plain object): only what a
+ * line needs, its headers and url redacted. A raw request would drag its socket into the log.
+ */
+function redactRequest(request: unknown, always: ReadonlySet<string>): unknown {
+  if (request === null || typeof request !== 'object') return request;
+  const { id, method, url, headers } = request as { id?: unknown; method?: unknown; url?: unknown; headers?: unknown };
+  return { id, method, url: redactUrl(url), headers: redactHeaders(headers, always) };
 }
 
 export interface LoggerSettings {
@@ -28,18 +75,28 @@ export interface LoggerSettings {
   pretty: boolean;
   nodeId?: string;
   service?: string;
-  /** Extra client-credential prefixes: their -Secret headers are redacted too. */
+  /**
+   * Extra client-credential prefixes: their -Secret headers are redacted by name (their shape alone
+   * would do; the names come from credentials.ts, the one place that knows them).
+   */
   clientHeaderPrefixes?: readonly string[];
   /** Tests capture output here instead of stdout. */
   destination?: NodeJS.WritableStream;
 }
 
 export function createLogger(settings: LoggerSettings): Logger {
+  const always = new Set(credentialHeaders(settings.clientHeaderPrefixes ?? []).map((h) => h.secret));
   const options: LoggerOptions = {
     level: settings.level,
-    redact: { paths: redactedPaths(settings.clientHeaderPrefixes), censor: '[redacted]' },
+    redact: { paths: redactedPaths(), censor: CENSOR },
     base: { node: settings.nodeId, service: settings.service },
-    serializers: { err: pino.stdSerializers.err },
+    serializers: {
+      err: pino.stdSerializers.err,
+      headers: (h: unknown) => redactHeaders(h, always),
+      url: redactUrl,
+      req: (r: unknown) => redactRequest(r, always),
+      request: (r: unknown) => redactRequest(r, always),
+    },
   };
   if (settings.destination !== undefined) return pino(options, settings.destination);
   if (settings.pretty) {
