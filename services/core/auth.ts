@@ -6,7 +6,7 @@ import type { KeyRecord } from '../../schemas/records.js';
 import type { BanStore } from './bans.js';
 import { credentialHeaders, presentedClientId, readCredentials, type CredentialHeaders } from './credentials.js';
 import { ErrorCode, RelayError } from './errors.js';
-import type { KeyStore } from './keys.js';
+import { isIssuedKeyId, type KeyStore } from './keys.js';
 import type { Logger } from './logger.js';
 import type { ProfileResolver } from './profile.js';
 import { ScopeSet } from './scopes.js';
@@ -89,7 +89,7 @@ export class Authenticator {
     // The credentials are read now (their verdict is applied at step 4, in order) because a request
     // that presents valid ones goes ahead of those that do not in the profile API queue.
     const check = credentials === null ? null : await keys.checkFresh(credentials.clientId, credentials.clientSecret);
-    const priority = check !== null && check.status !== 'unknown' && check.status !== 'wrong_secret';
+    const priority = check?.status === 'ok';
     const profile = await profiles.resolve(bearer[1]!, { priority, ...(signal !== undefined ? { signal } : {}) });
 
     // 3. Already banned.
@@ -99,7 +99,7 @@ export class Authenticator {
     if (check === null || check.status === 'unknown' || check.status === 'wrong_secret') {
       const reason =
         check === null ? 'missing client credentials' : check.status === 'unknown' ? 'unknown client id' : 'wrong client secret';
-      const clientId = credentials?.clientId.slice(0, 128) ?? presentedClientId(headers, this.headerNames);
+      const clientId = recordableClientId(credentials?.clientId ?? presentedClientId(headers, this.headerNames));
       await bans.ban(profile.uuid, {
         reason: `cracked client: ${reason}`,
         by: 'relay',
@@ -124,6 +124,16 @@ export class Authenticator {
       agent,
     };
   }
+}
+
+/**
+ * What a ban record (and its log line) keeps of the client id presented. A client that swapped its
+ * id and secret presents its secret as the id: only what looks like an id this relay issues, or a
+ * short value such as "undefined", is kept.
+ */
+function recordableClientId(presented: string | undefined): string | undefined {
+  if (presented === undefined) return undefined;
+  return isIssuedKeyId(presented) || presented.length <= 24 ? presented : '(withheld: not a client id this relay issues)';
 }
 
 function userAgent(headers: IncomingHttpHeaders): string | null {

@@ -34,6 +34,13 @@ const DUMMY_HASH = Buffer.alloc(32);
  */
 const KEY_ID = /^relay_[0-9a-f]{24}$/;
 
+/** Bucket reads for ids the mirror does not know, at once. */
+const MAX_FRESH_READS = 64;
+
+export function isIssuedKeyId(id: string): boolean {
+  return KEY_ID.test(id);
+}
+
 /** Unknown and deleted ids cost the same hash-and-compare as known ones. */
 function evaluate(key: KeyRecord | undefined, secret: string, now: number, deleted = false): KeyCheck {
   const presented = createHash('sha256').update(secret, 'utf8').digest();
@@ -61,6 +68,7 @@ export function hashSecret(secret: string): string {
 export class KeyStore {
   readonly mirror: KvMirror<KeyRecord>;
   private readonly kv: KV;
+  private freshReads = 0;
   private readonly warnings: ThrottledWarnings;
   /**
    * Tombstones: ids deleted from the bucket (live, or before this node started: the mirror replays
@@ -98,12 +106,18 @@ export class KeyStore {
   async checkFresh(clientId: string, secret: string, now = Date.now()): Promise<KeyCheck> {
     const local = this.check(clientId, secret, now);
     if (local.status !== 'unknown' || !KEY_ID.test(clientId)) return local;
+    // Made-up ids of the right shape each cost a read: bound how many run at once (a refusal here
+    // is a 503, never "unknown", so it bans nobody).
+    if (this.freshReads >= MAX_FRESH_READS) throw keysUnavailable();
     let entry: KvEntry | null;
+    this.freshReads++;
     try {
       entry = await this.kv.get(clientId);
     } catch (err) {
       this.warnings.warn('lookup', { err }, 'key look-up in the bucket failed');
       throw keysUnavailable(err);
+    } finally {
+      this.freshReads--;
     }
     if (entry === null) return local;
     if (entry.operation !== 'PUT') return evaluate(undefined, secret, now, true);
