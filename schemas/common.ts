@@ -98,6 +98,12 @@ export const InventorySlot = Type.Object(
 );
 export type InventorySlot = Static<typeof InventorySlot>;
 
+/**
+ * How deep a payload may nest, the payload object itself being level 1 (an envelope's payload is
+ * counted the same way). Deep values overflow JSON.stringify here and parsers at the receivers.
+ */
+export const ENTRY_MAX_DEPTH = 32;
+
 export const CHAT_MAX_BYTES = 32 * 1024;
 export const CHAT_MAX_DEPTH = 16;
 
