@@ -152,28 +152,24 @@ interface WalkFrame {
 }
 
 /** Whether `key` of the payload `parent` holds a chat component (the `message` of chat and message). */
-function isChatMember(parent: WalkFrame, key: string): boolean {
+function isChatMember(parent: WalkFrame, key: string | number): boolean {
   if (parent.level !== 1 || key !== 'message') return false;
   const type = (parent.value as Record<string, unknown>)['type'];
   return type === 'chat' || type === 'message';
 }
 
 /**
- * The first non-finite number (JSON.parse gives Infinity for 1e400, which JSON.stringify delivers as
- * null) or container nested deeper than ENTRY_MAX_DEPTH, or than CHAT_MAX_DEPTH inside a chat
- * component (JSON.stringify overflows its stack on deep values; receivers' parsers may too), in
- * document order. Iterative, and it never descends past a bound, so no input can overflow this
- * walk either.
+ * A non-finite number (JSON.parse gives Infinity for 1e400, which JSON.stringify delivers as null) or
+ * a container nested deeper than ENTRY_MAX_DEPTH, or than CHAT_MAX_DEPTH inside a chat component
+ * (JSON.stringify overflows its stack on deep values; receivers' parsers may too). Iterative, and it
+ * never descends past a bound, so no input can overflow this walk either. Scalars are checked in
+ * place and only containers get a frame, so a long array of numbers costs little.
  */
 function boundsIssue(root: unknown, prefix: string, rootLevel: number): ValidationIssue | null {
+  if (typeof root === 'number' && !Number.isFinite(root)) return { path: prefix, reason: NOT_FINITE };
+  if (typeof root !== 'object' || root === null) return null;
   const stack: WalkFrame[] = [{ value: root, level: rootLevel, parent: null, key: '', chat: null }];
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
-    const v = frame.value;
-    if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return { path: prefix + pointer(frame), reason: 'must be a finite number' };
-      continue;
-    }
-    if (typeof v !== 'object' || v === null) continue;
     // A chat component is level 1 of its own count, one below its payload.
     if (frame.chat !== null && frame.level - frame.chat.level + 1 > CHAT_MAX_DEPTH) {
       return { path: prefix + pointer(frame.chat), reason: `chat component is nested deeper than ${CHAT_MAX_DEPTH} levels` };
@@ -181,30 +177,48 @@ function boundsIssue(root: unknown, prefix: string, rootLevel: number): Validati
     if (frame.level > ENTRY_MAX_DEPTH) {
       return { path: prefix + pointer(frame), reason: `nested deeper than ${ENTRY_MAX_DEPTH} levels, counting the payload itself as level 1` };
     }
-    // Children pushed last-first, so the first problem reported is the first in the document.
-    const level = frame.level + 1;
-    const { chat } = frame;
+    const v = frame.value;
+    // Children in reverse, so containers come off the stack in document order.
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], level, parent: frame, key: String(i), chat });
+      for (let i = v.length - 1; i >= 0; i--) {
+        if (!visit(stack, frame, v[i], i)) return notFinite(prefix, frame, i);
+      }
     } else {
       const record = v as Record<string, unknown>;
       const keys = Object.keys(record);
       for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i]!;
-        const child: WalkFrame = { value: record[key], level, parent: frame, key, chat };
-        if (isChatMember(frame, key)) child.chat = child;
-        stack.push(child);
+        if (!visit(stack, frame, record[keys[i]!], keys[i]!)) return notFinite(prefix, frame, keys[i]!);
       }
     }
   }
   return null;
 }
 
+const NOT_FINITE = 'must be a finite number';
+
+/** Checks a scalar child in place (false: a non-finite number); stacks a container child. */
+function visit(stack: WalkFrame[], parent: WalkFrame, child: unknown, key: string | number): boolean {
+  if (typeof child === 'number') return Number.isFinite(child);
+  if (typeof child !== 'object' || child === null) return true;
+  const next: WalkFrame = { value: child, level: parent.level + 1, parent, key: String(key), chat: parent.chat };
+  if (next.chat === null && isChatMember(parent, key)) next.chat = next;
+  stack.push(next);
+  return true;
+}
+
+function notFinite(prefix: string, parent: WalkFrame, key: string | number): ValidationIssue {
+  return { path: `${prefix}${pointer(parent)}/${escapeKey(String(key))}`, reason: NOT_FINITE };
+}
+
+function escapeKey(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
 /** The JSON Pointer of a frame (escaped as ajv's instancePath is). */
 function pointer(frame: WalkFrame): string {
   const keys: string[] = [];
   for (let f: WalkFrame | null = frame; f !== null && f.parent !== null; f = f.parent) {
-    keys.push(f.key.replace(/~/g, '~0').replace(/\//g, '~1'));
+    keys.push(escapeKey(f.key));
   }
   return keys.reverse().map((k) => `/${k}`).join('');
 }
