@@ -86,7 +86,11 @@ export const ItemStack = Type.Object(
     maxDamage: Type.Optional(Type.Integer({ minimum: 0 })),
     enchantments: Type.Optional(Type.Array(Enchantment, { maxItems: 256 })),
     name: Type.Optional(Type.String({ maxLength: 4096 })),
-    nbt: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Arbitrary component data, relayed as is.' })),
+    nbt: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'Arbitrary component data, relayed as is; its numbers finite and its depth within the payload bound.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -98,6 +102,15 @@ export const InventorySlot = Type.Object(
 );
 export type InventorySlot = Static<typeof InventorySlot>;
 
+/**
+ * How deep a payload may nest, the payload object itself being level 1 (an envelope's payload is
+ * counted the same way). Deep values overflow JSON.stringify here and parsers at the receivers.
+ */
+export const ENTRY_MAX_DEPTH = 32;
+
+/** The bounds every payload meets, free-form members included; stated in every generated schema. */
+export const ENTRY_BOUNDS = `Every number in it is finite (a literal like 1e400 is refused), and it nests at most ${ENTRY_MAX_DEPTH} levels deep, counting the payload object as level 1.`;
+
 export const CHAT_MAX_BYTES = 32 * 1024;
 export const CHAT_MAX_DEPTH = 16;
 
@@ -108,7 +121,9 @@ export const ChatComponent = Type.Union(
     Type.Record(Type.String(), Type.Unknown()),
     Type.Array(Type.Unknown()),
   ],
-  { description: `Plain text or a JSON text component; at most ${CHAT_MAX_DEPTH} levels deep and ${CHAT_MAX_BYTES} bytes as JSON.` },
+  {
+    description: `Plain text or a JSON text component; at most ${CHAT_MAX_DEPTH} levels deep and ${CHAT_MAX_BYTES} bytes as JSON, every number finite.`,
+  },
 );
 
 /** The sender's clock in epoch milliseconds, relayed untouched. */

@@ -7,11 +7,25 @@ import { Payload } from './payloads.js';
 
 export const ENVELOPE_AGENT_MAX = 256;
 
+/**
+ * The envelope's agent (either spelling). It travels in a NATS header, where CR/LF cannot be
+ * carried, and reaches every client's meta frame: no C0 control character nor DEL.
+ */
+const agentText = (description: string) =>
+  Type.String({
+    maxLength: ENVELOPE_AGENT_MAX,
+    pattern: '^[^\\x00-\\x1F\\x7F]*$',
+    'x-expected': 'text without control characters',
+    description: `${description} Text without control characters (C0, DEL).`,
+  });
+const Agent = agentText('Becomes meta.agent. Required unless the legacy `userAgent` is given.');
+const UserAgent = agentText('Legacy spelling of `agent`; `agent` wins.');
+
 export const Envelope = Type.Object(
   {
     user: Uuid,
-    agent: Type.Optional(Type.String({ maxLength: ENVELOPE_AGENT_MAX, description: 'Becomes meta.agent. Required unless the legacy `userAgent` is given.' })),
-    userAgent: Type.Optional(Type.String({ maxLength: ENVELOPE_AGENT_MAX, description: 'Legacy spelling of `agent`; `agent` wins.' })),
+    agent: Type.Optional(Agent),
+    userAgent: Type.Optional(UserAgent),
     host: Type.Optional(Type.String({ description: 'Target multiplayer server; falls back to the request channel.' })),
     channel: Type.Optional(Type.String({ description: 'Legacy spelling of `host`; `host` wins.' })),
     message: Payload,
@@ -29,8 +43,8 @@ export type Envelope = Static<typeof Envelope>;
 export const EnvelopeShell = Type.Object(
   {
     user: Uuid,
-    agent: Type.Optional(Type.String({ maxLength: ENVELOPE_AGENT_MAX })),
-    userAgent: Type.Optional(Type.String({ maxLength: ENVELOPE_AGENT_MAX })),
+    agent: Type.Optional(Agent),
+    userAgent: Type.Optional(UserAgent),
     host: Type.Optional(Type.String()),
     channel: Type.Optional(Type.String()),
     message: Type.Record(Type.String(), Type.Unknown()),

@@ -5,6 +5,7 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import {
   ChatComponent,
+  ENTRY_BOUNDS,
   InventorySlot,
   LogoutPosition,
   Player,
@@ -16,9 +17,11 @@ import {
 import type { PayloadType } from './payload-types.js';
 
 const strict = { additionalProperties: false } as const;
+// Every payload's own description states the bounds, so each generated schema file carries them.
+const payload = { ...strict, description: ENTRY_BOUNDS } as const;
 const pops = Type.Integer({ minimum: 0, description: 'Totems popped.' });
 
-export const ChatPayload = Type.Object({ type: Type.Literal('chat'), message: ChatComponent }, strict);
+export const ChatPayload = Type.Object({ type: Type.Literal('chat'), message: ChatComponent }, payload);
 
 export const DeathPayload = Type.Object(
   {
@@ -28,19 +31,19 @@ export const DeathPayload = Type.Object(
     timestamp: Type.Optional(Timestamp),
     position: Type.Optional(Position),
   },
-  strict,
+  payload,
 );
 
 export const EntityOwnerPayload = Type.Object(
   { type: Type.Literal('entity_owner'), id: Type.String({ minLength: 1, maxLength: 64 }), owner: Player },
-  strict,
+  payload,
 );
 
-export const KeepalivePayload = Type.Object({ type: Type.Literal('keepalive') }, strict);
+export const KeepalivePayload = Type.Object({ type: Type.Literal('keepalive') }, payload);
 
 export const LoginPayload = Type.Object(
   { type: Type.Literal('login'), player: Player, timestamp: Type.Optional(Timestamp) },
-  strict,
+  payload,
 );
 
 export const LogoutPayload = Type.Object(
@@ -52,21 +55,21 @@ export const LogoutPayload = Type.Object(
     timestamp: Type.Optional(Timestamp),
     position: Type.Optional(LogoutPosition),
   },
-  strict,
+  payload,
 );
 
 export const MessagePayload = Type.Object(
   { type: Type.Literal('message'), message: ChatComponent, to: Uuid },
-  { ...strict, description: 'A direct message: delivered to the player named by `to` (and to bridges).' },
+  { ...payload, description: `A direct message: delivered to the player named by \`to\` (and to bridges). ${ENTRY_BOUNDS}` },
 );
 
 export const MinigamePayload = Type.Object(
   {
     type: Type.Literal('minigame'),
     game: Type.String({ minLength: 1, maxLength: 64 }),
-    gamedata: Type.Optional(Type.Unknown({ description: 'Any JSON, relayed as is.' })),
+    gamedata: Type.Optional(Type.Unknown({ description: 'Any JSON, relayed as is; its numbers finite and its depth within the payload bound.' })),
   },
-  strict,
+  payload,
 );
 
 export const PingPayload = Type.Object(
@@ -77,7 +80,7 @@ export const PingPayload = Type.Object(
     color: Type.Optional(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', 'x-expected': 'a colour like #ff8800' })),
     duration: Type.Optional(Type.Number({ minimum: 0 })),
   },
-  strict,
+  payload,
 );
 
 export const Attributes = Type.Object(
@@ -97,7 +100,7 @@ export const PresencePayload = Type.Object(
     inventory: Type.Array(InventorySlot, { maxItems: 256 }),
     attributes: Attributes,
   },
-  strict,
+  payload,
 );
 
 export const RESENDABLE = ['presence', 'logout', 'entity_owner'] as const;
@@ -108,7 +111,7 @@ export const ResendRequestPayload = Type.Object(
       Type.Array(Type.Union(RESENDABLE.map((t) => Type.Literal(t))), { maxItems: RESENDABLE.length, uniqueItems: true }),
     ),
   },
-  strict,
+  payload,
 );
 
 export const PAYLOAD_SCHEMAS = {
@@ -126,7 +129,7 @@ export const PAYLOAD_SCHEMAS = {
 } as const satisfies Record<PayloadType, TObject>;
 
 export const Payload = Type.Union(Object.values(PAYLOAD_SCHEMAS), {
-  description: 'One of the eleven payload types, discriminated on `type`.',
+  description: `One of the eleven payload types, discriminated on \`type\`. ${ENTRY_BOUNDS}`,
 });
 
 export type ChatPayload = Static<typeof ChatPayload>;
