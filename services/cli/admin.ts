@@ -5,6 +5,7 @@ import { BanStore } from '../core/bans.js';
 import { loadConfig, type RelayConfig } from '../core/config.js';
 import { KeyStore } from '../core/keys.js';
 import { createLogger, type Logger } from '../core/logger.js';
+import { maskUrlCredentials } from '../core/display.js';
 import { openNatsContext, type NatsContext } from '../core/nats.js';
 
 export interface Admin {
@@ -32,7 +33,7 @@ export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}
   try {
     nats = await openNatsContext(config, 'relay-cli', logger, { failFast: true, applyLimits: false });
   } catch (e) {
-    throw new CliError(`Cannot reach NATS at ${config.nats.servers.join(', ')} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}`);
+    throw new CliError(`Cannot reach NATS at ${config.nats.servers.map(maskUrlCredentials).join(', ')} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}`);
   }
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
   const bans = new BanStore(nats.js, nats.buckets.bans, logger);

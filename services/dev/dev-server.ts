@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../core/config.js';
+import { maskUrlCredentials } from '../core/display.js';
 import type { CreatedKey } from '../core/keys.js';
 import { ALL_SCOPES } from '../core/scopes.js';
 import { startRelayServer, type RelayServer } from '../server.js';
@@ -80,7 +81,7 @@ function banner(server: RelayServer, key: CreatedKey, offline: boolean): string 
     `  client secret: ${key.clientSecret}`,
     offline
       ? `Identities are offline (PROFILE_API_URL=offline): "Bearer offline:<name>" is player <name>.`
-      : `Sessions are checked against ${server.config.profile.url}.`,
+      : `Sessions are checked against ${maskUrlCredentials(server.config.profile.url)}.`,
     '',
     'Open a stream as Alice (leave it running):',
     `  curl -N -H 'Accept: text/event-stream' -H 'Authorization: Bearer ${who('Alice')}' ${common} ${url}`,
