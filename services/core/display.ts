@@ -1,5 +1,5 @@
 // Showing text that came from elsewhere (clients, operators, the environment) to a person: URLs
-// lose their credentials before they are printed or logged.
+// lose their credentials, and control characters are shown as escapes instead of reaching a terminal.
 
 const SCHEME = /^\s*[a-z][a-z0-9+.-]*:\/\//i;
 
@@ -18,4 +18,21 @@ export function maskUrlCredentials(text: string): string {
       return at < start ? url : `${url.slice(0, start)}***${url.slice(at)}`;
     })
     .join(',');
+}
+
+// C0 (tab, CR, ESC...), DEL, C1 (0x9b is a one-byte CSI), the line and paragraph separators, and
+// the bidi embeddings, overrides and isolates that reorder what follows them ("Trojan Source").
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeOne(c: string): string {
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * Text that is safe to write to a terminal: every character that could move the cursor, erase,
+ * recolour, retitle or reorder the display is written as a visible escape (\x1b, \u202e).
+ */
+export function escapeControlChars(text: string): string {
+  return text.replace(UNSAFE, escapeOne);
 }

@@ -28,9 +28,10 @@ export function registerBans(program: Command): void {
           by: b.by,
           expires: b.expiresAt ?? '',
           client_id: b.clientId ?? '',
+          user_agent: b.userAgent ?? '',
           reason: b.reason,
         })),
-        ['uuid', 'banned', 'by', 'expires', 'client_id', 'reason'],
+        ['uuid', 'banned', 'by', 'expires', 'client_id', 'user_agent', 'reason'],
         'No bans.',
       );
     });

@@ -4,6 +4,7 @@ import { DeliverPolicy, type OrderedConsumerOptions } from '@nats-io/jetstream';
 import { normaliseUuid } from '../../../schemas/uuid.js';
 import { isPayloadType } from '../../../schemas/payload-types.js';
 import { normaliseChannel } from '../../core/channel.js';
+import { escapeControlChars } from '../../core/display.js';
 import { logEntry, summarise, type LogEntry } from '../../core/log-entry.js';
 import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
 import { parseDuration } from '../../core/units.js';
@@ -52,7 +53,9 @@ function printEntry(e: LogEntry, json: boolean, showChannel: boolean): void {
     return;
   }
   const cols = [e.time, `#${e.seq}`, ...(showChannel ? [e.meta.channel] : []), e.meta.uuid, e.meta.agent ?? '-', e.data.type, summarise(e.data)];
-  process.stdout.write(cols.join('  ') + '\n');
+  // Every field but time and seq comes from a client: an ESC or CR in a chat line must not reach
+  // the terminal, where it could erase the line and print a forged one.
+  process.stdout.write(cols.map(escapeControlChars).join('  ') + '\n');
 }
 
 /** `fromNow`: with no --since/--from-seq, start at new payloads (tail) rather than the oldest kept (replay). */
