@@ -85,6 +85,18 @@ describe('client text on the operator’s terminal', () => {
     }
   });
 
+  // Guards: scripts reading --json get exactly what the client sent, and no raw control character reaches the terminal.
+  it('replay --json keeps the payload exact and escapes control characters the JSON way', async () => {
+    const r = await runCli(['replay', CH, '--json'], env);
+    expect(r.code).toBe(0);
+    // JSON.stringify escapes C0 itself, but not DEL, C1, U+2028/2029 or the bidi controls.
+    expect(r.stdout).not.toMatch(RAW_CONTROL);
+    expect(r.stdout).toContain('\\u2028\\u202eevil\\u009b31m');
+    const entry = JSON.parse(r.stdout) as { meta: { agent: string }; data: { message: string } };
+    expect(entry.meta.agent).toBe(agent);
+    expect(entry.data.message).toBe(forged);
+  });
+
   // Guards: ban reasons, user agents and client ids (from clients) and key labels cannot rewrite the bans and keys tables.
   it('bans list and keys list show control characters as visible escapes', async () => {
     // A client without credentials is banned with the user agent and client id it presented.
@@ -97,7 +109,9 @@ describe('client text on the operator’s terminal', () => {
     expect(refused.status).toBe(403);
     const operatorBan = relay.player();
     expect((await runCli(['bans', 'add', operatorBan.uuid, '--reason', 'spam\x1b[2J\x1b[Hall clear'], env)).code).toBe(0);
-    const json = await runCliJson<BanRecord[]>(['bans', 'list', '--json'], env);
+    const list = await runCli(['bans', 'list', '--json'], env);
+    expect(list.stdout).not.toMatch(RAW_CONTROL);
+    const json = JSON.parse(list.stdout) as BanRecord[];
     expect(json.find((b) => b.uuid === cracked.uuid)).toMatchObject({ userAgent: 'mod\u009b2J\t/1.0', clientId: 'relay_\u009b8m' });
 
     const bans = await runCli(['bans', 'list'], env);

@@ -1,10 +1,10 @@
 // How the CLI prints: JSON for scripts (--json), aligned columns for people. Cells often hold what
 // clients or other operators wrote (ban reasons, user agents, labels), so control characters in
 // them are shown as escapes: they must not erase, recolour or reorder the operator's terminal.
-import { escapeControlChars } from '../core/display.js';
+import { escapeControlChars, terminalSafeJson } from '../core/display.js';
 
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  process.stdout.write(terminalSafeJson(value, 2) + '\n');
 }
 
 export function printTable(rows: ReadonlyArray<Record<string, string>>, columns: readonly string[], empty: string): void {

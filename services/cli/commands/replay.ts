@@ -4,7 +4,7 @@ import { DeliverPolicy, type OrderedConsumerOptions } from '@nats-io/jetstream';
 import { normaliseUuid } from '../../../schemas/uuid.js';
 import { isPayloadType } from '../../../schemas/payload-types.js';
 import { normaliseChannel } from '../../core/channel.js';
-import { escapeControlChars } from '../../core/display.js';
+import { escapeControlChars, terminalSafeJson } from '../../core/display.js';
 import { logEntry, summarise, type LogEntry } from '../../core/log-entry.js';
 import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
 import { parseDuration } from '../../core/units.js';
@@ -49,7 +49,7 @@ function filters(opts: ReadOptions): (e: LogEntry) => boolean {
 
 function printEntry(e: LogEntry, json: boolean, showChannel: boolean): void {
   if (json) {
-    process.stdout.write(JSON.stringify(e) + '\n');
+    process.stdout.write(terminalSafeJson(e) + '\n');
     return;
   }
   const cols = [e.time, `#${e.seq}`, ...(showChannel ? [e.meta.channel] : []), e.meta.uuid, e.meta.agent ?? '-', e.data.type, summarise(e.data)];
