@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BanRecord } from '../schemas/records.js';
 import { Scope } from '../services/core/scopes.js';
-import { runCli, runCliJson } from './helpers/cli.js';
+import { runCli, runCliJson, type CliResult } from './helpers/cli.js';
 import { RelayFixture } from './helpers/relay.js';
 
 let relay: RelayFixture;
@@ -126,5 +126,80 @@ describe('client text on the operator’s terminal', () => {
     expect(keys.code).toBe(0);
     expect(keys.stdout).not.toMatch(RAW_CONTROL);
     expect(keys.stdout.split('\n').find((l) => l.startsWith(created.clientId))).toContain('mod\\x1b[8mhidden\\x1b[0m');
+  });
+});
+
+/** Runs several CLI invocations, a few at a time (each is a node process; the machine is small). */
+async function runEach(argsList: string[][], extraEnv: Record<string, string> = {}): Promise<Array<{ args: string[]; r: CliResult }>> {
+  const out: Array<{ args: string[]; r: CliResult }> = [];
+  for (let i = 0; i < argsList.length; i += 3) {
+    const batch = argsList.slice(i, i + 3);
+    out.push(...(await Promise.all(batch.map(async (args) => ({ args, r: await runCli(args, { ...env, ...extraEnv }) })))));
+  }
+  return out;
+}
+
+/** Exit 2 and one sentence on stderr naming the option: what a person who mistyped should see. */
+function expectOneSentence({ args, r }: { args: string[]; r: CliResult }, about: RegExp): void {
+  const what = `relay ${args.join(' ')}`;
+  expect(r.code, what).toBe(2);
+  expect(r.stdout, what).toBe('');
+  expect(r.stderr, what).toMatch(about);
+  expect(r.stderr.trimEnd().split('\n'), what).toHaveLength(1);
+  expect(r.stderr, what).not.toMatch(/Error|\n\s+at /);
+}
+
+describe('arguments typed by a careless operator', () => {
+  const year = new Date().getUTCFullYear();
+
+  // Guards: a ban or key "until 1" (the year 2001 to Date.parse) or until a past date is refused, not stored already expired.
+  it('bans add and keys create refuse an --expires that is not a duration or full ISO date, or is in the past', async () => {
+    const victim = relay.player().uuid;
+    const bad = ['1', '2001', '12/31/2030', 'March 3', `${year + 1}-02-30`, `${year + 1}-01-31T12:00`, '2001-01-01', '0d'];
+    const results = await runEach([
+      ...bad.map((when) => ['bans', 'add', victim, '--expires', when]),
+      ...['1', `${year + 1}-02-30`, '2001-01-01'].map((when) => ['keys', 'create', '--scopes', Scope.Establish, '--expires', when]),
+    ]);
+    for (const res of results) expectOneSentence(res, /^relay: --expires must (be a duration like 30d, 12h or 90m, or an ISO 8601 date or time|be in the future)/);
+    expect((await runCliJson<BanRecord[]>(['bans', 'list', '--json'], env)).some((b) => b.uuid === victim)).toBe(false);
+
+    // The forms that remain mean what they say.
+    const date = await runCliJson<BanRecord>(['bans', 'add', victim, '--expires', `${year + 1}-01-31`, '--json'], env);
+    expect(date.expiresAt).toBe(`${year + 1}-01-31T00:00:00.000Z`);
+    const time = await runCliJson<BanRecord>(['bans', 'add', victim, '--expires', `${year + 1}-01-31T12:30+02:00`, '--json'], env);
+    expect(time.expiresAt).toBe(`${year + 1}-01-31T10:30:00.000Z`);
+    const duration = await runCliJson<BanRecord>(['bans', 'add', victim, '--expires', '12h', '--json'], env);
+    expect(Math.abs(Date.parse(duration.expiresAt!) - Date.now() - 12 * 3_600_000)).toBeLessThan(60_000);
+  }, 120_000);
+
+  // Guards: a huge or malformed number or time is a sentence and exit 2, never a RangeError or JetStream stack trace.
+  it('out-of-range or malformed --expires, --since, --from-seq and --limit exit 2 with one sentence, never a stack trace', async () => {
+    const uuid = relay.player().uuid;
+    const cases: Array<[string[], RegExp]> = [
+      [['bans', 'add', uuid, '--expires', '999999999999d'], /^relay: --expires must not be later than 9999-12-31/],
+      [['keys', 'create', '--scopes', Scope.Establish, '--expires', `${'9'.repeat(400)}d`], /^relay: --expires must not be later than 9999-12-31/],
+      [['replay', 'play.example.net', '--since', '999999999999d'], /^relay: --since must fall between 1970-01-01 and 9999-12-31/],
+      [['tail', '--since', `${year}-13-01`], /^relay: --since must be a duration/],
+      [['tail', '--since', '1'], /^relay: --since must be a duration/],
+      [['replay', 'play.example.net', '--from-seq', '99999999999999999999'], /^relay: --from-seq must be a stream sequence number/],
+      [['replay', 'play.example.net', '--from-seq', '-1'], /^relay: --from-seq must be a stream sequence number/],
+      [['replay', 'play.example.net', '--limit', '0'], /^relay: --limit must be a whole number of at least 1/],
+      [['replay', 'play.example.net', '--limit', '1.5'], /^relay: --limit must be a whole number of at least 1/],
+      [['tail', '--since', '1h', '--limit', '0x10'], /^relay: --limit must be a whole number of at least 1/],
+      [['tail', '--since', '1h', '--limit', '1e3'], /^relay: --limit must be a whole number of at least 1/],
+      [['replay', 'play.example.net', '--type', ','], /^relay: --type needs at least one payload type/],
+      [['keys', 'revoke', 'relay_*'], /^relay: "relay_\*" is not a client id/],
+    ];
+    const results = await runEach(cases.map(([args]) => args));
+    results.forEach((res, i) => expectOneSentence(res, cases[i]![1]));
+  }, 120_000);
+
+  // Guards: `relay streams --channel` finds a channel written the way clients write it, instead of "No streams open".
+  it('streams --channel normalises the channel as the relay does and refuses one that is not a host', async () => {
+    const player = relay.player();
+    await relay.connect(relay.headers(player, await relay.createKey(), 'streams.example.net'));
+    const found = await runCliJson<Array<{ uuid: string; channel: string }>>(['streams', '--channel', ' Streams.Example.NET.:25565', '--json'], env);
+    expect(found).toEqual([expect.objectContaining({ uuid: player.uuid, channel: 'streams.example.net' })]);
+    expectOneSentence({ args: ['streams', '--channel', 'not a host'], r: await runCli(['streams', '--channel', 'not a host'], env) }, /^relay: Invalid channel "not a host"/);
   });
 });
