@@ -202,4 +202,26 @@ describe('arguments typed by a careless operator', () => {
     expect(found).toEqual([expect.objectContaining({ uuid: player.uuid, channel: 'streams.example.net' })]);
     expectOneSentence({ args: ['streams', '--channel', 'not a host'], r: await runCli(['streams', '--channel', 'not a host'], env) }, /^relay: Invalid channel "not a host"/);
   });
+
+  // Guards: scripts can tell bad arguments (2) from failures (1), as docs/OPERATIONS.md documents.
+  it('commander’s own argument errors exit 2, while --help and --version exit 0', async () => {
+    const bad = await runEach([
+      ['keys', 'list', '--bogus'],
+      ['keys', 'lst'],
+      ['replay'],
+      ['config', 'check', 'everything'],
+      ['keys', 'create'],
+      ['bans', 'add', '069a79f4-44e9-4726-a5be-fca90e38aaf5', '--expires'],
+      [],
+    ]);
+    for (const { args, r } of bad) {
+      expect(r.code, `relay ${args.join(' ')}`).toBe(2);
+      expect(r.stderr, `relay ${args.join(' ')}`).not.toMatch(/\n\s+at /);
+    }
+    expect(bad[0]!.r.stderr).toMatch(/unknown option '--bogus'/);
+    expect(bad[3]!.r.stderr).toMatch(/Allowed choices are ingress, gateway, all/);
+    const good = await runEach([['--help'], ['--version'], ['keys', '--help'], ['help', 'bans']]);
+    for (const { args, r } of good) expect(r.code, `relay ${args.join(' ')}`).toBe(0);
+    expect(good[1]!.r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  }, 120_000);
 });
