@@ -45,6 +45,8 @@ describe('credentials inside NATS_URL', () => {
     const unreachable = await runCli(['keys', 'list'], { NATS_URL: 'nats://alice:s3cret@127.0.0.1:1' });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/^relay: Cannot reach NATS at nats:\/\/\*\*\*@127\.0\.0\.1:1 /);
+    // The NATS client ignores credentials in a URL; the operator is told where they belong.
+    expect(unreachable.stderr).toMatch(/Credentials inside NATS_URL are not used: set NATS_USER and NATS_PASSWORD/);
     expect(unreachable.stderr).not.toMatch(leaked);
 
     const logged = await runCli(['keys', 'list', '--json'], { NATS_URL: secretUrl, LOG_LEVEL: 'info' });

@@ -33,7 +33,10 @@ export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}
   try {
     nats = await openNatsContext(config, 'relay-cli', logger, { failFast: true, applyLimits: false });
   } catch (e) {
-    throw new CliError(`Cannot reach NATS at ${config.nats.servers.map(maskUrlCredentials).join(', ')} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}`);
+    const shown = config.nats.servers.map(maskUrlCredentials);
+    // The NATS client ignores user:password@ in a URL, so such a server answers "Authorization Violation".
+    const hint = shown.some((s, i) => s !== config.nats.servers[i]) ? ' Credentials inside NATS_URL are not used: set NATS_USER and NATS_PASSWORD, or NATS_TOKEN.' : '';
+    throw new CliError(`Cannot reach NATS at ${shown.join(', ')} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}.${hint}`);
   }
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
   const bans = new BanStore(nats.js, nats.buckets.bans, logger);
