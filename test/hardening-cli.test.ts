@@ -1,5 +1,11 @@
 // Issue 9, the operator's side: what careless environments, hostile clients and mistyped arguments
 // can make the `relay` CLI and `npm start` do. Each test runs the real CLI against a real nats-server.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir, type NetworkInterfaceInfo } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BanRecord } from '../schemas/records.js';
 import { Scope } from '../services/core/scopes.js';
@@ -226,4 +232,57 @@ describe('arguments typed by a careless operator', () => {
     for (const { args, r } of good) expect(r.code, `relay ${args.join(' ')}`).toBe(0);
     expect(good[1]!.r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   }, 120_000);
+});
+
+/** Whether a TCP connection to host:port is accepted (true) or refused (false); no timers involved. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNREFUSED' ? resolve(false) : reject(e)));
+  });
+}
+
+describe('npm start (relay dev)', () => {
+  // Guards: the development relay, where offline identities let anyone be anyone, is not open to the network by default.
+  it('listens on 127.0.0.1 only by default, and its banner says how to expose it', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'relay-dev-'));
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, NATS_URL: relay.nats.url, PORT: '0', LOG_PRETTY: 'false', LOG_LEVEL: 'warn' };
+    delete childEnv['HOST'];
+    delete childEnv['PROFILE_API_URL'];
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../bin/relay.js', import.meta.url)), 'dev'], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let code: number | null = null;
+    try {
+      let out = '';
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('Ctrl-C stops the relay')) resolve();
+        });
+        void exited.then((code) => reject(new Error(`relay dev exited with ${code} before its banner:\n${out}\n${err}`)));
+      });
+      const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+      expect(port).toBeGreaterThan(0);
+      expect(out).toContain(`Bound to 127.0.0.1:${port}: only this machine can reach it (HOST=0.0.0.0 npm start exposes it to the network).`);
+      expect(await accepts('127.0.0.1', port)).toBe(true);
+      // Every address of this machine that other machines could use must refuse the connection.
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .filter((a): a is NetworkInterfaceInfo => a !== undefined && !a.internal && a.family === 'IPv4')
+        .map((a) => a.address);
+      for (const address of external) expect(await accepts(address, port), address).toBe(false);
+    } finally {
+      child.kill('SIGINT');
+      code = await exited;
+      rmSync(cwd, { recursive: true, force: true });
+    }
+    // Ctrl-C, sent as soon as the banner promised it works, shuts the relay down gracefully.
+    expect(code).toBe(0);
+  }, 60_000);
 });
