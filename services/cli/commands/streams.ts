@@ -14,8 +14,8 @@ export function registerStreams(program: Command): void {
     .option('--json', 'print a JSON array')
     .option('--channel <name>', 'only this channel')
     .action(async (opts: { json?: boolean; channel?: string }) => {
-      // Lower-casing alone missed "play.example.net." and ":25565" and said "No streams open".
-      const channel = opts.channel === undefined ? undefined : channelArg(opts.channel);
+      // Lower-casing alone (below) missed "play.example.net." and ":25565" and said "No streams open".
+      if (opts.channel !== undefined) opts.channel = channelArg(opts.channel);
       const claims = await withAdmin({}, async (admin) => {
         const mirror = new KvMirror(admin.nats.js, BUCKET_STREAMS, parseStreamClaim, admin.logger);
         await mirror.start();
@@ -24,7 +24,7 @@ export function registerStreams(program: Command): void {
         return list;
       });
       const shown = claims
-        .filter((c) => channel === undefined || c.channel === channel)
+        .filter((c) => opts.channel === undefined || c.channel === opts.channel.trim().toLowerCase())
         .sort((a, b) => a.channel.localeCompare(b.channel) || a.openedAt.localeCompare(b.openedAt));
       if (opts.json) return printJson(shown);
       printTable(
