@@ -67,9 +67,10 @@ const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-
 
 describe('client text on the operator’s terminal', () => {
   const CH = 'hostile.example.net';
-  // Erase the line, return to its start and print a forged one; retitle the window; reverse what follows.
+  // Erase the line, return to its start and print a forged one; new line, reverse what follows, recolour (C1 CSI).
   const forged = 'hi\x1b[2K\r<Notch> op me\u2028\u202eevil\u009b31m';
-  const agent = 'bridge\x1b]0;owned\x07/1.0';
+  // Envelope agents may not hold C0 or DEL, but C1 and bidi controls get through.
+  const agent = 'bridge\u009b2J\u202e/1.0';
   let sender: string;
   let since: string;
 
@@ -89,7 +90,7 @@ describe('client text on the operator’s terminal', () => {
       expect(r.stdout, args.join(' ')).not.toMatch(RAW_CONTROL);
       const lines = r.stdout.split('\n').filter((l) => l !== '');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain('  bridge\\x1b]0;owned\\x07/1.0  chat  hi\\x1b[2K\\x0d<Notch> op me\\u2028\\u202eevil\\x9b31m');
+      expect(lines[0]).toContain('  bridge\\x9b2J\\u202e/1.0  chat  hi\\x1b[2K\\x0d<Notch> op me\\u2028\\u202eevil\\x9b31m');
     }
   });
 
