@@ -79,7 +79,7 @@ describe('client text on the operator’s terminal', () => {
     const bridge = await relay.createKey([Scope.Unauthenticated, Scope.Establish, Scope.Send, Scope.Receive]);
     sender = relay.player().uuid;
     const res = await relay.post([{ user: sender, agent, message: { type: 'chat', message: forged } }], relay.headers(null, bridge, CH));
-    expect(res.body).toEqual({ accepted: 1 });
+    expect(res.body).toMatchObject({ accepted: 1 });
   });
 
   // Guards: a chat line or a bridge's agent cannot erase, forge, recolour or reorder lines of relay replay / relay tail.
