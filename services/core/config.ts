@@ -336,8 +336,10 @@ export function describeConfig(config: RelayConfig): Array<{ name: string; value
   const props = envVariables(config.service);
   return Object.entries(props).map(([name, schema]) => {
     const value = config.env[name];
-    // URLs may carry user:password@ (NATS_URL, PROFILE_API_URL): shown as ***@.
-    const shown = value === undefined || value === '' ? '' : isSecretVariable(name) ? '********' : maskUrlCredentials(String(value));
+    // URLs may carry user:password@ (NATS_URL, PROFILE_API_URL): shown as ***@. Only URLs: a path
+    // such as NATS_CREDS_FILE may hold an "@" that hides nothing.
+    const shown =
+      value === undefined || value === '' ? '' : isSecretVariable(name) ? '********' : name.endsWith('_URL') ? maskUrlCredentials(String(value)) : String(value);
     return { name, value: shown, description: String((schema as Record<string, unknown>)['description'] ?? '') };
   });
 }
