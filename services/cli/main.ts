@@ -52,7 +52,8 @@ try {
   if (e instanceof CommanderError) process.exit(e.exitCode === 0 ? 0 : 2);
   if (e instanceof CliError) fail(e.message, e.exitCode);
   if (e instanceof ConfigError) fail(e.message, 2);
-  if (e instanceof NatsServerMissing) fail(e.message, 3);
+  // A missing nats-server is a failure like an unreachable one (1); 3 means "nothing to act on".
+  if (e instanceof NatsServerMissing) fail(e.message, 1);
   // Anything else is a failure the operator cannot fix by retyping: say it in one line, and keep
   // the stack for whoever debugs it.
   const debug = ['debug', 'trace'].includes(process.env['LOG_LEVEL'] ?? '');
