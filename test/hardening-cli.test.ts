@@ -228,6 +228,11 @@ describe('arguments typed by a careless operator', () => {
       expect(r.stderr, `relay ${args.join(' ')}`).not.toMatch(/\n\s+at /);
     }
     expect(bad[0]!.r.stderr).toMatch(/unknown option '--bogus'/);
+    // What was typed is quoted back, but a pasted escape sequence is shown, not obeyed.
+    const pasted = await runCli(['keys', 'list', '--bo\x1b[2Jgus'], env);
+    expect(pasted.code).toBe(2);
+    expect(pasted.stderr).toContain("unknown option '--bo\\x1b[2Jgus'");
+    expect(pasted.stderr).not.toMatch(RAW_CONTROL);
     expect(bad[3]!.r.stderr).toMatch(/Allowed choices are ingress, gateway, all/);
     const good = await runEach([['--help'], ['--version'], ['keys', '--help'], ['help', 'bans']]);
     for (const { args, r } of good) expect(r.code, `relay ${args.join(' ')}`).toBe(0);

@@ -20,6 +20,11 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
+/** Control characters escaped, line breaks kept (ConfigError lists one problem a line). */
+function escapeLines(text: string): string {
+  return text.split('\n').map(escapeControlChars).join('\n');
+}
+
 const program = new Command();
 program
   .name('relay')
@@ -27,8 +32,10 @@ program
   .version(RELAY_VERSION)
   .showHelpAfterError()
   // Commander exits 1 on its own argument errors; the documented code for bad arguments is 2.
-  // Subcommands inherit this, so it must come before they are registered.
-  .exitOverride();
+  // Subcommands inherit both settings, so they must come before the commands are registered.
+  .exitOverride()
+  // Its sentences quote what was typed ("unknown option ..."): no raw control characters either.
+  .configureOutput({ outputError: (text, write) => write(escapeLines(text)) });
 
 registerKeys(program);
 registerBans(program);
@@ -41,7 +48,7 @@ registerConfig(program);
 
 /** One sentence on stderr; it may quote an argument or a server's words, so no raw control characters. */
 function fail(message: string, code: number): never {
-  process.stderr.write(`relay: ${message.split('\n').map(escapeControlChars).join('\n')}\n`);
+  process.stderr.write(`relay: ${escapeLines(message)}\n`);
   process.exit(code);
 }
 
