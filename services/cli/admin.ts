@@ -5,6 +5,7 @@ import { BanStore } from '../core/bans.js';
 import { loadConfig, type RelayConfig } from '../core/config.js';
 import { KeyStore } from '../core/keys.js';
 import { createLogger, type Logger } from '../core/logger.js';
+import { maskUrlCredentials } from '../core/display.js';
 import { openNatsContext, type NatsContext } from '../core/nats.js';
 
 export interface Admin {
@@ -32,7 +33,10 @@ export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}
   try {
     nats = await openNatsContext(config, 'relay-cli', logger, { failFast: true, applyLimits: false });
   } catch (e) {
-    throw new CliError(`Cannot reach NATS at ${config.nats.servers.join(', ')} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}`);
+    const shown = config.nats.servers.map(maskUrlCredentials);
+    // The NATS client ignores user:password@ in a URL, so such a server answers "Authorization Violation".
+    const hint = shown.some((s, i) => s !== config.nats.servers[i]) ? ' Credentials inside NATS_URL are not used: set NATS_USER and NATS_PASSWORD, or NATS_TOKEN.' : '';
+    throw new CliError(`Cannot reach NATS at ${shown.join(', ')} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}.${hint}`);
   }
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
   const bans = new BanStore(nats.js, nats.buckets.bans, logger);

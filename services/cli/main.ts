@@ -1,6 +1,7 @@
 // The `relay` command: operations on the mesh (keys, bans, streams, replay) and the services.
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../core/config.js';
+import { escapeControlChars } from '../core/display.js';
 import { RELAY_VERSION } from '../core/version.js';
 import { NatsServerMissing } from '../dev/nats-process.js';
 import { CliError } from './admin.js';
@@ -19,12 +20,22 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
+/** Control characters escaped, line breaks kept (ConfigError lists one problem a line). */
+function escapeLines(text: string): string {
+  return text.split('\n').map(escapeControlChars).join('\n');
+}
+
 const program = new Command();
 program
   .name('relay')
   .description('Channel relay: run the services and operate the mesh. NATS is found through NATS_URL (default nats://127.0.0.1:4222).')
   .version(RELAY_VERSION)
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Commander exits 1 on its own argument errors; the documented code for bad arguments is 2.
+  // Subcommands inherit both settings, so they must come before the commands are registered.
+  .exitOverride()
+  // Its sentences quote what was typed ("unknown option ..."): no raw control characters either.
+  .configureOutput({ outputError: (text, write) => write(escapeLines(text)) });
 
 registerKeys(program);
 registerBans(program);
@@ -35,20 +46,24 @@ registerServe(program);
 registerDev(program);
 registerConfig(program);
 
+/** One sentence on stderr; it may quote an argument or a server's words, so no raw control characters. */
+function fail(message: string, code: number): never {
+  process.stderr.write(`relay: ${escapeLines(message)}\n`);
+  process.exit(code);
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
-  if (e instanceof CliError) {
-    process.stderr.write(`relay: ${e.message}\n`);
-    process.exit(e.exitCode);
-  }
-  if (e instanceof ConfigError) {
-    process.stderr.write(`relay: ${e.message}\n`);
-    process.exit(2);
-  }
-  if (e instanceof NatsServerMissing) {
-    process.stderr.write(`relay: ${e.message}\n`);
-    process.exit(3);
-  }
-  throw e;
+  // Commander has already printed its sentence (and the help); --help and --version end with 0.
+  if (e instanceof CommanderError) process.exit(e.exitCode === 0 ? 0 : 2);
+  if (e instanceof CliError) fail(e.message, e.exitCode);
+  if (e instanceof ConfigError) fail(e.message, 2);
+  // A missing nats-server is a failure like an unreachable one (1); 3 means "nothing to act on".
+  if (e instanceof NatsServerMissing) fail(e.message, 1);
+  // Anything else is a failure the operator cannot fix by retyping: say it in one line, and keep
+  // the stack for whoever debugs it.
+  const debug = ['debug', 'trace'].includes(process.env['LOG_LEVEL'] ?? '');
+  if (debug && e instanceof Error && e.stack !== undefined) process.stderr.write(`${e.stack}\n`);
+  fail(`${e instanceof Error ? e.message : String(e)}${debug ? '' : ' (LOG_LEVEL=debug shows where)'}`, 1);
 }

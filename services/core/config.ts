@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
+import { maskUrlCredentials } from './display.js';
 import { DURATION_PATTERN, parseDuration, parseSize, SIZE_PATTERN } from './units.js';
 
 const secret = { 'x-secret': true } as const;
@@ -319,7 +320,7 @@ function crossChecks(service: ServiceKind, env: AllEnv, invalid: ReadonlySet<str
   if (ok('NATS_URL')) {
     for (const url of env.NATS_URL.split(',').map((s) => s.trim())) {
       if (!/^(nats|tls|ws|wss):\/\/[^\s/]+$|^[^\s:/]+:\d+$/.test(url)) {
-        problems.push(`NATS_URL has "${url}", which is not a NATS URL like nats://127.0.0.1:4222.`);
+        problems.push(`NATS_URL has "${maskUrlCredentials(url)}", which is not a NATS URL like nats://127.0.0.1:4222.`);
       }
     }
   }
@@ -423,7 +424,10 @@ export function describeConfig(config: RelayConfig): Array<{ name: string; value
   const props = envVariables(config.service);
   return Object.entries(props).map(([name, schema]) => {
     const value = config.env[name];
-    const shown = value === undefined || value === '' ? '' : isSecretVariable(name) ? '********' : String(value);
+    // URLs may carry user:password@ (NATS_URL, PROFILE_API_URL): shown as ***@. Only URLs: a path
+    // such as NATS_CREDS_FILE may hold an "@" that hides nothing.
+    const shown =
+      value === undefined || value === '' ? '' : isSecretVariable(name) ? '********' : name.endsWith('_URL') ? maskUrlCredentials(String(value)) : String(value);
     return { name, value: shown, description: String((schema as Record<string, unknown>)['description'] ?? '') };
   });
 }

@@ -32,7 +32,10 @@ export function logEntry(headers: MsgHdrs | undefined, data: Uint8Array, seq: nu
   };
 }
 
-/** One line a person can scan: what the payload says, shortened. */
+/**
+ * One line a person can scan: what the payload says, shortened. It is the client's text as sent,
+ * control characters included: whoever prints it to a terminal escapes it (escapeControlChars).
+ */
 export function summarise(data: LogEntry['data']): string {
   const d = data as Record<string, unknown>;
   const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -70,5 +73,7 @@ export function summarise(data: LogEntry['data']): string {
     default:
       s = '';
   }
-  return s.length > 100 ? `${s.slice(0, 97)}...` : s;
+  // Cut by code point: cutting by UTF-16 unit can split an emoji into a lone surrogate.
+  const chars = Array.from(s);
+  return chars.length > 100 ? `${chars.slice(0, 97).join('')}...` : s;
 }

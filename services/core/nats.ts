@@ -15,6 +15,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { maskUrlCredentials } from './display.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
 import {
@@ -82,12 +83,12 @@ export async function connectNats(
   });
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === 'disconnect') logger.warn({ server: s.server }, 'NATS disconnected');
-      else if (s.type === 'reconnect') logger.info({ server: s.server }, 'NATS reconnected');
+      if (s.type === 'disconnect') logger.warn({ server: maskUrlCredentials(s.server) }, 'NATS disconnected');
+      else if (s.type === 'reconnect') logger.info({ server: maskUrlCredentials(s.server) }, 'NATS reconnected');
       else if (s.type === 'error') logger.warn({ err: s.error }, 'NATS error');
     }
   })();
-  logger.info({ server: nc.getServer() }, 'connected to NATS');
+  logger.info({ server: maskUrlCredentials(nc.getServer()) }, 'connected to NATS');
   return nc;
 }
 

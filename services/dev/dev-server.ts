@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../core/config.js';
+import { maskUrlCredentials } from '../core/display.js';
 import type { CreatedKey } from '../core/keys.js';
 import { ALL_SCOPES } from '../core/scopes.js';
 import { startRelayServer, type RelayServer } from '../server.js';
@@ -27,6 +28,9 @@ export async function runDevServer(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   env['PROFILE_API_URL'] ??= 'offline';
   env['NODE_ENV'] ??= 'development';
+  // Offline identities let anyone be anyone: this machine only, unless HOST says otherwise (the
+  // schema's 0.0.0.0 is for the deployables, which sit behind a proxy).
+  if ((env['HOST'] ?? '') === '') env['HOST'] = '127.0.0.1';
   const config = loadConfig('all', env);
   let nats: NatsNode | null = null;
   const startNats = config.devNats === 'true' || (config.devNats === 'auto' && process.env['NATS_URL'] === undefined);
@@ -45,10 +49,12 @@ export async function runDevServer(): Promise<void> {
     throw e;
   }
   const key = await devKey(server);
-  process.stdout.write(banner(server, key, config.profile.url === 'offline'));
-  await runUntilSignalled(server, async () => {
+  const stopped = runUntilSignalled(server, async () => {
     await nats?.stop();
   });
+  // The banner says Ctrl-C stops the relay: the handler is in place before anyone can read that.
+  process.stdout.write(banner(server, key, config.profile.url === 'offline'));
+  await stopped;
 }
 
 /** Reuses the key from .data/dev-key.json while it still works, so curl commands stay valid. */
@@ -67,6 +73,16 @@ async function devKey(server: RelayServer): Promise<CreatedKey> {
   return key;
 }
 
+/** Where the server really listens, and who can therefore reach it. */
+function reach(server: RelayServer, offline: boolean): string {
+  const bound = server.app.server.address();
+  const where = bound !== null && typeof bound === 'object' ? `${bound.address}:${bound.port}` : server.config.host;
+  if (/^(127\.|::1$|localhost$)/.test(server.config.host)) {
+    return `Bound to ${where}: only this machine can reach it (HOST=0.0.0.0 npm start exposes it to the network).`;
+  }
+  return `Bound to ${where}: reachable from the network${offline ? ', where anyone can be anyone with offline identities' : ''}.`;
+}
+
 function banner(server: RelayServer, key: CreatedKey, offline: boolean): string {
   const url = `${server.url}/`;
   const who = (name: string): string => (offline ? `offline:${name}` : '<game access token>');
@@ -74,13 +90,14 @@ function banner(server: RelayServer, key: CreatedKey, offline: boolean): string 
   return [
     '',
     `Channel relay (development) listening on ${server.url}  (GET and POST on / and /irc)`,
+    reach(server, offline),
     '',
     `Development key (every scope; saved in .data/dev-key.json):`,
     `  client id:     ${key.clientId}`,
     `  client secret: ${key.clientSecret}`,
     offline
       ? `Identities are offline (PROFILE_API_URL=offline): "Bearer offline:<name>" is player <name>.`
-      : `Sessions are checked against ${server.config.profile.url}.`,
+      : `Sessions are checked against ${maskUrlCredentials(server.config.profile.url)}.`,
     '',
     'Open a stream as Alice (leave it running):',
     `  curl -N -H 'Accept: text/event-stream' -H 'Authorization: Bearer ${who('Alice')}' ${common} ${url}`,

@@ -1,15 +1,8 @@
 // relay bans list|add|remove
 import type { Command } from 'commander';
-import { normaliseUuid } from '../../../schemas/uuid.js';
-import { parseExpiry } from '../../core/units.js';
 import { CliError, withAdmin } from '../admin.js';
+import { expiryArg, uuidArg } from '../args.js';
 import { printJson, printTable } from '../output.js';
-
-function uuidArg(value: string): string {
-  const uuid = normaliseUuid(value.trim());
-  if (uuid === null) throw new CliError(`"${value}" is not a UUID (dashed or undashed).`, 2);
-  return uuid;
-}
 
 export function registerBans(program: Command): void {
   const bans = program.command('bans').description('list, add and lift mesh bans');
@@ -28,9 +21,10 @@ export function registerBans(program: Command): void {
           by: b.by,
           expires: b.expiresAt ?? '',
           client_id: b.clientId ?? '',
+          user_agent: b.userAgent ?? '',
           reason: b.reason,
         })),
-        ['uuid', 'banned', 'by', 'expires', 'client_id', 'reason'],
+        ['uuid', 'banned', 'by', 'expires', 'client_id', 'user_agent', 'reason'],
         'No bans.',
       );
     });
@@ -40,16 +34,11 @@ export function registerBans(program: Command): void {
     .description('ban an account: refused from now on, its open streams are closed on every node')
     .argument('<uuid>')
     .option('--reason <text>', 'why (shown in bans list)', 'banned by an operator')
-    .option('--expires <when>', 'ISO time or a duration from now (30d, 12h)')
+    .option('--expires <when>', 'a duration from now (30d, 12h) or an ISO 8601 date or time (2030-01-31, 2030-01-31T12:00:00Z)')
     .option('--json', 'print the ban as JSON')
     .action(async (value: string, opts: { reason: string; expires?: string; json?: boolean }) => {
       const uuid = uuidArg(value);
-      let expiresAt: string | undefined;
-      if (opts.expires !== undefined) {
-        const parsed = parseExpiry(opts.expires);
-        if (parsed === null) throw new CliError(`--expires must be an ISO time or a duration like 30d (got "${opts.expires}").`, 2);
-        expiresAt = parsed;
-      }
+      const expiresAt = opts.expires === undefined ? undefined : expiryArg(opts.expires);
       const ban = await withAdmin({}, (admin) =>
         admin.bans.ban(uuid, { reason: opts.reason, by: 'cli', ...(expiresAt !== undefined ? { expiresAt } : {}) }),
       );

@@ -2,9 +2,9 @@
 import type { Command } from 'commander';
 import { isRelayError } from '../../core/errors.js';
 import { ALL_SCOPES } from '../../core/scopes.js';
-import { parseExpiry } from '../../core/units.js';
 import type { KeyRecord } from '../../../schemas/records.js';
 import { CliError, withAdmin } from '../admin.js';
+import { clientIdArg, expiryArg } from '../args.js';
 import { printJson, printTable } from '../output.js';
 
 function keyStatus(k: KeyRecord, now = Date.now()): string {
@@ -27,16 +27,11 @@ export function registerKeys(program: Command): void {
     .description('create a key; its secret is printed once and never stored')
     .requiredOption('--scopes <list>', `comma-separated scopes, e.g. irc.connection.establish,irc.messages.send,irc.messages.receive`)
     .option('--label <text>', 'a name for people (the mod or bridge it is for)')
-    .option('--expires <when>', 'ISO time or a duration from now (30d, 12h, 90m)')
+    .option('--expires <when>', 'a duration from now (30d, 12h, 90m) or an ISO 8601 date or time (2030-01-31, 2030-01-31T12:00:00Z)')
     .option('--json', 'print {"clientId","clientSecret","scopes"} as JSON')
     .action(async (opts: { scopes: string; label?: string; expires?: string; json?: boolean }) => {
       const scopes = opts.scopes.split(',').map((s) => s.trim()).filter((s) => s !== '');
-      let expiresAt: string | undefined;
-      if (opts.expires !== undefined) {
-        const parsed = parseExpiry(opts.expires);
-        if (parsed === null) throw new CliError(`--expires must be an ISO time or a duration like 30d, 12h or 90m (got "${opts.expires}").`, 2);
-        expiresAt = parsed;
-      }
+      const expiresAt = opts.expires === undefined ? undefined : expiryArg(opts.expires);
       const created = await withAdmin({}, (admin) =>
         admin.keys
           .create({ scopes, ...(opts.label !== undefined ? { label: opts.label } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}) })
@@ -85,7 +80,8 @@ export function registerKeys(program: Command): void {
     .description('revoke a key: refused from now on, its open streams are closed on every node')
     .argument('<clientId>')
     .option('--json', 'print the revoked key as JSON')
-    .action(async (clientId: string, opts: { json?: boolean }) => {
+    .action(async (value: string, opts: { json?: boolean }) => {
+      const clientId = clientIdArg(value);
       const revoked = await withAdmin({}, (admin) =>
         admin.keys.revoke(clientId).catch((e: unknown) => {
           if (isRelayError(e)) throw new CliError(e.message, e.status === 404 ? 3 : 1);

@@ -3,12 +3,12 @@ import type { Command } from 'commander';
 import { DeliverPolicy, type OrderedConsumerOptions } from '@nats-io/jetstream';
 import { normaliseUuid } from '../../../schemas/uuid.js';
 import { isPayloadType } from '../../../schemas/payload-types.js';
-import { normaliseChannel } from '../../core/channel.js';
+import { escapeControlChars, terminalSafeJson } from '../../core/display.js';
 import { logEntry, summarise, type LogEntry } from '../../core/log-entry.js';
 import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
-import { parseDuration } from '../../core/units.js';
-import { isRelayError } from '../../core/errors.js';
+import { parseSince, parseWholeNumber } from '../../core/units.js';
 import { CliError, withAdmin } from '../admin.js';
+import { channelArg } from '../args.js';
 
 interface ReadOptions {
   since?: string;
@@ -23,20 +23,23 @@ interface ReadOptions {
 function startFrom(opts: ReadOptions, fromNow: boolean): Partial<OrderedConsumerOptions> {
   if (opts.since !== undefined && opts.fromSeq !== undefined) throw new CliError('Use --since or --from-seq, not both.', 2);
   if (opts.fromSeq !== undefined) {
-    if (!/^\d+$/.test(opts.fromSeq)) throw new CliError(`--from-seq must be a sequence number (got "${opts.fromSeq}").`, 2);
-    return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, Number(opts.fromSeq)) };
+    // Beyond 2^53 a sequence is no longer exact in JavaScript, and NATS refuses it as "invalid JSON".
+    const seq = parseWholeNumber(opts.fromSeq);
+    if (seq === null) throw new CliError(`--from-seq must be a stream sequence number, digits only, at most ${Number.MAX_SAFE_INTEGER} (got "${opts.fromSeq}").`, 2);
+    return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, seq) };
   }
   if (opts.since !== undefined) {
-    const ms = parseDuration(opts.since);
-    const t = ms !== null ? Date.now() - ms : Date.parse(opts.since);
-    if (Number.isNaN(t)) throw new CliError(`--since must be a duration (10m, 2h, 7d) or an ISO time (got "${opts.since}").`, 2);
-    return { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(t).toISOString() };
+    const since = parseSince(opts.since);
+    if (!since.ok) throw new CliError(`--since ${since.problem} (got "${opts.since}").`, 2);
+    return { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since.iso };
   }
   return { deliver_policy: fromNow ? DeliverPolicy.New : DeliverPolicy.All };
 }
 
 function filters(opts: ReadOptions): (e: LogEntry) => boolean {
   const types = opts.type?.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  // --type "" would match nothing and print nothing, which reads as "no such payloads".
+  if (types?.length === 0) throw new CliError('--type needs at least one payload type.', 2);
   for (const t of types ?? []) if (!isPayloadType(t)) throw new CliError(`--type: "${t}" is not a payload type.`, 2);
   let sender: string | null = null;
   if (opts.sender !== undefined) {
@@ -48,19 +51,21 @@ function filters(opts: ReadOptions): (e: LogEntry) => boolean {
 
 function printEntry(e: LogEntry, json: boolean, showChannel: boolean): void {
   if (json) {
-    process.stdout.write(JSON.stringify(e) + '\n');
+    process.stdout.write(terminalSafeJson(e) + '\n');
     return;
   }
   const cols = [e.time, `#${e.seq}`, ...(showChannel ? [e.meta.channel] : []), e.meta.uuid, e.meta.agent ?? '-', e.data.type, summarise(e.data)];
-  process.stdout.write(cols.join('  ') + '\n');
+  // Every field but time and seq comes from a client: an ESC or CR in a chat line must not reach
+  // the terminal, where it could erase the line and print a forged one.
+  process.stdout.write(cols.map(escapeControlChars).join('  ') + '\n');
 }
 
 /** `fromNow`: with no --since/--from-seq, start at new payloads (tail) rather than the oldest kept (replay). */
 async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, fromNow: boolean): Promise<void> {
   const keep = filters(opts);
   const start = startFrom(opts, fromNow);
-  const limit = opts.limit === undefined ? Infinity : Number(opts.limit);
-  if (Number.isNaN(limit) || limit < 1) throw new CliError('--limit must be a positive number.', 2);
+  const limit = opts.limit === undefined ? Infinity : parseWholeNumber(opts.limit);
+  if (limit === null || limit < 1) throw new CliError(`--limit must be a whole number of at least 1, digits only (got "${opts.limit}").`, 2);
   const progress = process.stderr.isTTY && !opts.follow;
   await withAdmin({}, async (admin) => {
     const consumer = await admin.nats.js.consumers.get(STREAM_NAME, { filter_subjects: filter, ...start });
@@ -96,7 +101,7 @@ async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, 
 
 function addReadOptions(cmd: Command): Command {
   return cmd
-    .option('--since <when>', 'start this long ago (10m, 2h, 7d) or at an ISO time')
+    .option('--since <when>', 'start this long ago (10m, 2h, 7d) or at an ISO 8601 date or time (2030-01-31T12:00:00Z)')
     .option('--from-seq <n>', 'start at this stream sequence')
     .option('--follow', 'after what is stored, keep printing new payloads until Ctrl-C')
     .option('--type <types>', 'only these payload types (comma-separated)')
@@ -112,13 +117,7 @@ export function registerReplay(program: Command): void {
       .description("print a channel's stored payloads (time, sequence, sender, agent, type, summary)")
       .argument('<channel>', 'the multiplayer server host, as clients name it'),
   ).action(async (channel: string, opts: ReadOptions) => {
-    let name: string;
-    try {
-      name = normaliseChannel(channel);
-    } catch (e) {
-      throw new CliError(isRelayError(e) ? e.message : String(e), 2);
-    }
-    await readLog(channelSubject(name), opts, false, false);
+    await readLog(channelSubject(channelArg(channel)), opts, false, false);
   });
 
   addReadOptions(program.command('tail').description('every channel, live from now (or from --since/--from-seq)')).action(

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { millis } from '@nats-io/nats-core';
 import { channelFromToken } from '../../core/channel.js';
 import { CHANNEL_SUBJECT_PREFIX, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
+import { escapeControlChars } from '../../core/display.js';
 import { withAdmin } from '../admin.js';
 import { printJson, printTable } from '../output.js';
 
@@ -56,7 +57,7 @@ export function registerStats(program: Command): void {
           `stream ${result.stream}: ${result.messages.toLocaleString('en-US')} messages, ${human(result.bytes)}, sequences ${result.firstSeq} to ${result.lastSeq}`,
           `retention: max age ${duration(r.maxAgeMs)}, max size ${r.maxBytes < 0 ? 'unlimited' : human(r.maxBytes)}, ${r.replicas} replica(s), ${r.storage} storage`,
           result.messages > 0 ? `oldest kept: ${result.firstTime}; newest: ${result.lastTime}` : 'nothing stored yet',
-          ...(result.cluster ? [`leader: ${result.cluster.leader ?? 'none'}; replicas: ${result.cluster.replicas.map((x) => `${x.name}${x.current ? '' : ' (behind)'}`).join(', ') || 'none'}`] : []),
+          ...(result.cluster ? [escapeControlChars(`leader: ${result.cluster.leader ?? 'none'}; replicas: ${result.cluster.replicas.map((x) => `${x.name}${x.current ? '' : ' (behind)'}`).join(', ') || 'none'}`)] : []),
           '',
         ].join('\n'),
       );

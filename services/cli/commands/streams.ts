@@ -4,6 +4,7 @@ import { KvMirror } from '../../core/kv-mirror.js';
 import { parseStreamClaim } from '../../core/records.js';
 import { BUCKET_STREAMS } from '../../core/subjects.js';
 import { withAdmin } from '../admin.js';
+import { channelArg } from '../args.js';
 import { printJson, printTable } from '../output.js';
 
 export function registerStreams(program: Command): void {
@@ -13,6 +14,8 @@ export function registerStreams(program: Command): void {
     .option('--json', 'print a JSON array')
     .option('--channel <name>', 'only this channel')
     .action(async (opts: { json?: boolean; channel?: string }) => {
+      // Lower-casing alone (below) missed "play.example.net." and ":25565" and said "No streams open".
+      if (opts.channel !== undefined) opts.channel = channelArg(opts.channel);
       const claims = await withAdmin({}, async (admin) => {
         const mirror = new KvMirror(admin.nats.js, BUCKET_STREAMS, parseStreamClaim, admin.logger);
         await mirror.start();

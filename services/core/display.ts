@@ -1,0 +1,49 @@
+// Showing text that came from elsewhere (clients, operators, the environment) to a person: URLs
+// lose their credentials, and control characters are shown as escapes instead of reaching a terminal.
+
+const SCHEME = /^\s*[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * A URL, or a comma-separated list of them (NATS_URL), with any userinfo (user:password@ or
+ * token@) written ***@. The last "@" of each URL ends the userinfo: a careless password may hold
+ * an unencoded "@" or "/", and showing too little of a URL is better than showing a secret.
+ */
+export function maskUrlCredentials(text: string): string {
+  return text
+    .split(',')
+    .map((url) => {
+      const at = url.lastIndexOf('@');
+      if (at === -1) return url;
+      const start = SCHEME.exec(url)?.[0].length ?? url.length - url.trimStart().length;
+      return at < start ? url : `${url.slice(0, start)}***${url.slice(at)}`;
+    })
+    .join(',');
+}
+
+// C0 (tab, CR, ESC...), DEL, C1 (0x9b is a one-byte CSI), the line and paragraph separators, and
+// the bidi embeddings, overrides and isolates that reorder what follows them ("Trojan Source").
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeOne(c: string): string {
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * Text that is safe to write to a terminal: every character that could move the cursor, erase,
+ * recolour, retitle or reorder the display is written as a visible escape (\x1b, \u202e).
+ */
+export function escapeControlChars(text: string): string {
+  return text.replace(UNSAFE, escapeOne);
+}
+
+// C0 is left out: JSON.stringify already escapes it in strings, and its newlines indent the output.
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * JSON text whose strings hold none of those characters raw: JSON.stringify escapes C0 but not
+ * DEL, C1, the separators or bidi controls. \uXXXX is the same JSON value, so parsers see no change.
+ */
+export function terminalSafeJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
