@@ -54,6 +54,20 @@ const cases: Array<[string, string, string | null, RegExp]> = [
 ];
 
 describe('configuration', () => {
+  // Guards: a duration past what a timer holds (2^31-1 ms) made Node fire it at once: CLAIM_TTL=60d
+  // refreshed every claim every millisecond, and a huge SHUTDOWN_TIMEOUT became no timeout at all.
+  it.each([
+    ['CLAIM_TTL', '60d', /CLAIM_TTL is too long \(got 60d\); at most 24d/],
+    ['SHUTDOWN_TIMEOUT', '99999999999999999999d', /SHUTDOWN_TIMEOUT is too long/],
+    ['BODY_LIMIT', '99999999999999TiB', /BODY_LIMIT is too large/],
+  ])('%s=%s, out of range, is refused with a sentence', (name, value, sentence) => {
+    expect(() => loadConfig('all', { [name]: value })).toThrow(sentence);
+  });
+
+  it('a retention longer than a timer holds is fine: it never becomes a timer', () => {
+    expect(loadConfig('all', { STREAM_MAX_AGE: '365d' }).stream.maxAgeMs).toBe(365 * 86_400_000);
+  });
+
   it('the table below covers every variable of every service', () => {
     expect(cases.map(([name]) => name).sort()).toEqual(Object.keys(ENV_SCHEMAS.all.properties).sort());
   });

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { networkInterfaces, tmpdir, type NetworkInterfaceInfo } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -277,12 +277,6 @@ describe('npm start (relay dev)', () => {
       expect(port).toBeGreaterThan(0);
       expect(out).toContain(`Bound to 127.0.0.1:${port}: only this machine can reach it (HOST=0.0.0.0 npm start exposes it to the network).`);
       expect(await accepts('127.0.0.1', port)).toBe(true);
-      // Every address of this machine that other machines could use must refuse the connection.
-      const external = Object.values(networkInterfaces())
-        .flat()
-        .filter((a): a is NetworkInterfaceInfo => a !== undefined && !a.internal && a.family === 'IPv4')
-        .map((a) => a.address);
-      for (const address of external) expect(await accepts(address, port), address).toBe(false);
     } finally {
       child.kill('SIGINT');
       code = await exited;

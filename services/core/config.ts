@@ -314,8 +314,35 @@ function expectation(e: ErrorObject, schema: Record<string, unknown>): string {
   }
 }
 
-function crossChecks(service: ServiceKind, env: AllEnv, invalid: ReadonlySet<string>): string[] {
+/** Durations that never become a timer (retention, cache lifetimes); every other one does. */
+const NOT_TIMERS = new Set(['STREAM_MAX_AGE', 'STREAM_DUPLICATE_WINDOW', 'PROFILE_CACHE_TTL', 'PROFILE_NEGATIVE_CACHE_TTL']);
+/** Node's timers hold at most 2^31-1 ms and fire at once beyond it. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Durations and sizes that match their pattern but no timer or counter can hold. */
+function rangeChecks(service: ServiceKind, env: AllEnv, invalid: Set<string>): string[] {
   const problems: string[] = [];
+  for (const [name, schema] of Object.entries(envVariables(service))) {
+    const value = (env as Record<string, unknown>)[name];
+    if (invalid.has(name) || typeof value !== 'string') continue;
+    const pattern = (schema as Record<string, unknown>)['pattern'];
+    if (pattern === DURATION_PATTERN) {
+      const ms = parseDuration(value);
+      if (ms === null || (!NOT_TIMERS.has(name) && ms > MAX_TIMER_MS)) {
+        problems.push(`${name} is too long (got ${value}); at most ${NOT_TIMERS.has(name) ? 'about 285,000 years' : '24d'}.`);
+        invalid.add(name);
+      }
+    } else if (pattern === SIZE_PATTERN && parseSize(value) === null) {
+      problems.push(`${name} is too large (got ${value}).`);
+      invalid.add(name);
+    }
+  }
+  return problems;
+}
+
+function crossChecks(service: ServiceKind, env: AllEnv, given: ReadonlySet<string>): string[] {
+  const invalid = new Set(given);
+  const problems = rangeChecks(service, env, invalid);
   const ok = (...names: string[]): boolean => names.every((n) => !invalid.has(n));
   if (ok('NATS_URL')) {
     for (const url of env.NATS_URL.split(',').map((s) => s.trim())) {
@@ -333,7 +360,7 @@ function crossChecks(service: ServiceKind, env: AllEnv, invalid: ReadonlySet<str
         problems.push('PROFILE_API_URL=offline accepts anyone who names a player; it is refused when NODE_ENV=production.');
       }
     } else if (!/^https?:\/\/\S+$/.test(env.PROFILE_API_URL)) {
-      problems.push(`PROFILE_API_URL must be an http(s) URL or "offline" (got ${JSON.stringify(env.PROFILE_API_URL)}).`);
+      problems.push(`PROFILE_API_URL must be an http(s) URL or "offline" (got ${JSON.stringify(maskUrlCredentials(env.PROFILE_API_URL))}).`);
     }
   }
   if (service !== 'ingress') {

@@ -3,6 +3,8 @@ import { Argument, type Command } from 'commander';
 import { startRelayServer, type RelayServer } from '../../server.js';
 import type { ServiceKind } from '../../core/config.js';
 
+const EXIT_GRACE_MS = 2000;
+
 /** Runs until SIGTERM/SIGINT, then shuts down gracefully (drain, release, close). */
 export async function runUntilSignalled(server: RelayServer, onStopped?: () => Promise<void>): Promise<void> {
   await new Promise<void>((resolve) => {
@@ -17,7 +19,12 @@ export async function runUntilSignalled(server: RelayServer, onStopped?: () => P
       void server
         .close()
         .then(() => onStopped?.())
-        .finally(resolve);
+        .finally(() => {
+          resolve();
+          // Everything is closed; whatever still holds the event loop (a library's stray timer)
+          // must not keep a stopped service alive. Unref'd: a clean exit does not wait for it.
+          setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_GRACE_MS).unref();
+        });
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
