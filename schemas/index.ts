@@ -4,6 +4,7 @@ export * from './common.js';
 export * from './payloads.js';
 export * from './envelope.js';
 export * from './meta.js';
+export * from './close.js';
 export * from './records.js';
 export * from './uuid.js';
 export { checkPayload, checkEnvelope, type ValidationIssue, type PayloadCheck, type EnvelopeCheck, type EnvelopeShellValue } from './validate.js';

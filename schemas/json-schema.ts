@@ -2,6 +2,7 @@
 // are JSON Schema already; this adds $schema/$id/title and drops nothing but TypeBox's own symbols.
 
 import type { TSchema } from '@sinclair/typebox';
+import { CloseEvent } from './close.js';
 import { Envelope, PostBody } from './envelope.js';
 import { MetaFrame } from './meta.js';
 import { PAYLOAD_TYPES } from './payload-types.js';
@@ -24,5 +25,6 @@ export function schemaFiles(): Record<string, string> {
   files['envelope.schema.json'] = document('envelope.schema.json', 'Re-attribution envelope', Envelope);
   files['post-body.schema.json'] = document('post-body.schema.json', 'POST body: a payload, or an array of payloads and envelopes', PostBody);
   files['meta.schema.json'] = document('meta.schema.json', 'Meta frame (SSE event "meta")', MetaFrame);
+  files['close.schema.json'] = document('close.schema.json', 'Close event (SSE event "close")', CloseEvent);
   return files;
 }

@@ -5,9 +5,10 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { closeEvent, type CloseReasonCode } from '../../schemas/close.js';
 import type { Frame } from './frame.js';
 import type { Listener } from './delivery-rules.js';
-import { encodeComment, encodeRetry } from './sse.js';
+import { encodeComment, encodeEvent, encodeRetry } from './sse.js';
 
 export const CloseReason = {
   ClientClosed: 'client_closed',
@@ -16,26 +17,26 @@ export const CloseReason = {
   KeyRevoked: 'key_revoked',
   KeyExpired: 'key_expired',
   SlowConsumer: 'slow_consumer',
-  Shutdown: 'shutdown',
+  Draining: 'draining',
   Error: 'error',
-} as const;
+} as const satisfies Record<string, CloseReasonCode | 'client_closed'>;
+/** A code of the close catalogue (schemas/close.ts), or the client's own leaving (nothing to tell it). */
 export type CloseReason = (typeof CloseReason)[keyof typeof CloseReason];
 
-const CLOSE_SENTENCES: Record<CloseReason, string> = {
-  client_closed: 'closed by the client',
-  evicted: 'evicted: this account opened another stream on this channel',
-  banned: 'closed: this account is banned from the mesh',
-  key_revoked: 'closed: the API key was revoked',
-  key_expired: 'closed: the API key expired',
-  slow_consumer: 'closed: the client did not read fast enough (slow consumer)',
-  shutdown: 'closed: the relay is restarting; reconnect with Last-Event-ID',
-  error: 'closed: internal error',
-};
-
-/** The SSE comment that ends a stream, naming why. */
-export function closeComment(reason: CloseReason): Buffer {
-  return encodeComment(CLOSE_SENTENCES[reason]);
+/**
+ * What ends a stream, on the wire: the `close` event a program reads (code, sentence, reconnect
+ * advice), the same sentence as a comment for people, and for a retry the SSE `retry:` field that
+ * EventSource clients honour.
+ */
+export function closeFrames(reason: CloseReasonCode, retryAfterMs?: number): Buffer {
+  const event = closeEvent(reason, retryAfterMs);
+  const parts = [encodeEvent('close', JSON.stringify(event)), encodeComment(event.message)];
+  if (event.retryAfterMs !== undefined) parts.unshift(encodeRetry(event.retryAfterMs));
+  return Buffer.concat(parts);
 }
+
+/** How long a slow consumer's socket may take to drain what was already queued, after its close. */
+const SLOW_CLOSE_GRACE_MS = 5000;
 
 export interface StreamIdentity {
   id: string;
@@ -245,28 +246,33 @@ export class ClientStream implements Listener {
     for (const f of held) this.enqueue(f);
   }
 
-  /** Closes with an SSE comment naming the reason, so a client can tell it from a network error. */
-  close(reason: CloseReason, retryMs?: number): void {
+  /**
+   * Ends the stream with its close frames (what is queued goes out first). `retryMs` overrides the
+   * catalogue's wait (a draining gateway spreads its clients out).
+   */
+  close(reason: CloseReasonCode, retryMs?: number): void {
     if (this.closed) return;
     // Not yet answered (closed while its claim was being written): the open path answers.
     if (!this.res.headersSent) {
       this.finish(reason);
       return;
     }
-    if (reason === CloseReason.SlowConsumer) {
-      this.finish(reason);
-      this.res.destroy();
-      return;
-    }
     if (!this.res.destroyed) {
-      // What is queued goes out first, then the reason.
-      this.blocked = false;
-      this.flush();
-      if (retryMs !== undefined) this.res.write(encodeRetry(retryMs));
-      this.res.write(closeComment(reason));
+      // What is queued goes out first, except to a slow consumer: it resumes with Last-Event-ID.
+      if (reason !== CloseReason.SlowConsumer) {
+        this.blocked = false;
+        this.flush();
+      }
+      this.res.write(closeFrames(reason, retryMs));
     }
     this.finish(reason);
     this.res.end();
+    if (reason === CloseReason.SlowConsumer) {
+      // A client that never reads again would hold its socket (and what waits in it) for ever.
+      const socket = this.socket;
+      const timer = setTimeout(() => socket?.destroy(), SLOW_CLOSE_GRACE_MS).unref();
+      this.res.once('close', () => clearTimeout(timer));
+    }
   }
 
   private finish(reason: CloseReason): void {

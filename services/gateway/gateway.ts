@@ -3,6 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CloseReasonCode } from '../../schemas/close.js';
 import { NIL_UUID } from '../../schemas/uuid.js';
 import { missingScope } from '../core/auth.js';
 import { requestChannel } from '../core/channel.js';
@@ -14,7 +15,7 @@ import { Scope } from '../core/scopes.js';
 import { channelSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import { RELAY_AGENT } from '../core/version.js';
 import { ALL_CHANNELS, ChannelHub } from './channel-hub.js';
-import { ClientStream, closeComment, CloseReason, type StreamOwner } from './client-stream.js';
+import { ClientStream, closeFrames, CloseReason, type StreamOwner } from './client-stream.js';
 import { keepaliveFrame } from './frame.js';
 import { IndexMap } from './index-map.js';
 import { logBounds, readLog } from './log-reader.js';
@@ -124,7 +125,7 @@ export class Gateway implements StreamOwner {
     writeError(res, error);
   }
 
-  private closeAll(streams: ClientStream[], reason: CloseReason): void {
+  private closeAll(streams: ClientStream[], reason: CloseReasonCode): void {
     for (const s of streams) s.close(reason);
   }
 
@@ -188,9 +189,10 @@ export class Gateway implements StreamOwner {
     res.useChunkedEncodingByDefault = false;
     if (stream.closed) {
       // Closed before it opened: evicted by a later claim, banned or revoked meanwhile.
-      if (!res.destroyed && stream.closeReason !== CloseReason.ClientClosed) {
+      const reason = stream.closeReason ?? CloseReason.Error;
+      if (!res.destroyed && reason !== CloseReason.ClientClosed) {
         res.writeHead(200, SSE_HEADERS);
-        res.end(closeComment(stream.closeReason ?? CloseReason.Error));
+        res.end(closeFrames(reason));
       }
       return;
     }
@@ -283,7 +285,7 @@ export class Gateway implements StreamOwner {
     if (this.draining) return;
     this.draining = true;
     const { retryMinMs, retryMaxMs } = this.core.config.gateway;
-    for (const s of [...this.streams]) s.close(CloseReason.Shutdown, retryMinMs + Math.random() * (retryMaxMs - retryMinMs));
+    for (const s of [...this.streams]) s.close(CloseReason.Draining, retryMinMs + Math.random() * (retryMaxMs - retryMinMs));
     await Promise.all([...this.releases]);
   }
 

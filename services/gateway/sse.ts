@@ -35,6 +35,11 @@ export function encodeComment(text: string): Buffer {
   return Buffer.from(`: ${text.replace(/\n/g, ' ')}\n\n`);
 }
 
+/** A named event with JSON data (`event: close`). */
+export function encodeEvent(name: string, json: string): Buffer {
+  return Buffer.from(`event: ${name}\ndata: ${json}\n\n`);
+}
+
 export function encodeRetry(ms: number): Buffer {
   return Buffer.from(`retry: ${Math.round(ms)}\n\n`);
 }
