@@ -328,11 +328,11 @@ function rangeChecks(service: ServiceKind, env: AllEnv, invalid: Set<string>): s
     const pattern = (schema as Record<string, unknown>)['pattern'];
     if (pattern === DURATION_PATTERN) {
       const ms = parseDuration(value);
-      if (ms === null || (!NOT_TIMERS.has(name) && ms > MAX_TIMER_MS)) {
+      if (ms === null || !Number.isSafeInteger(ms) || (!NOT_TIMERS.has(name) && ms > MAX_TIMER_MS)) {
         problems.push(`${name} is too long (got ${value}); at most ${NOT_TIMERS.has(name) ? 'about 285,000 years' : '24d'}.`);
         invalid.add(name);
       }
-    } else if (pattern === SIZE_PATTERN && parseSize(value) === null) {
+    } else if (pattern === SIZE_PATTERN && !Number.isSafeInteger(parseSize(value))) {
       problems.push(`${name} is too large (got ${value}).`);
       invalid.add(name);
     }

@@ -7,8 +7,7 @@ const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_60
 export function parseDuration(text: string): number | null {
   const m = DURATION.exec(text.trim());
   if (m === null) return null;
-  const ms = Math.round(Number(m[1]) * DURATION_MS[m[2]!]!);
-  return Number.isSafeInteger(ms) ? ms : null;
+  return Math.round(Number(m[1]) * DURATION_MS[m[2]!]!);
 }
 
 const SIZE = /^(\d+(?:\.\d+)?)(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)?$/;
@@ -28,8 +27,7 @@ const SIZE_BYTES: Record<string, number> = {
 export function parseSize(text: string): number | null {
   const m = SIZE.exec(text.trim());
   if (m === null) return null;
-  const bytes = Math.round(Number(m[1]) * SIZE_BYTES[m[2] ?? 'B']!);
-  return Number.isSafeInteger(bytes) ? bytes : null;
+  return Math.round(Number(m[1]) * SIZE_BYTES[m[2] ?? 'B']!);
 }
 
 export const DURATION_PATTERN = '^\\s*\\d+(\\.\\d+)?(ms|s|m|h|d)\\s*$';

@@ -217,6 +217,12 @@ export class SseStream {
     }
   }
 
+  /** The data of the `close` event the relay sends before it ends the stream. */
+  async closeEvent(timeoutMs?: number): Promise<{ reason: string; message: string; reconnect: boolean; retryAfterMs?: number }> {
+    const e = await this.until(() => this.events.find((x) => x.event === 'close'), 'a close event', timeoutMs);
+    return JSON.parse(e.data) as { reason: string; message: string; reconnect: boolean; retryAfterMs?: number };
+  }
+
   async waitForComment(pattern: RegExp, timeoutMs?: number): Promise<string> {
     return this.until(() => this.comments.find((c) => pattern.test(c)), `a comment matching ${pattern}`, timeoutMs);
   }
