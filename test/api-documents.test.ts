@@ -237,3 +237,38 @@ describe('API documents', () => {
     for (const p of Object.values(validPayloads())) expect(stream(p), JSON.stringify(p)).toBe(true);
   });
 });
+
+describe('README', () => {
+  it('lists exactly the close reasons of CLOSE_REASONS, in order, with their reconnect advice', () => {
+    const lines = readFileSync(new URL('../README.md', import.meta.url), 'utf8').split('\n');
+    const start = lines.findIndex((l) => l.startsWith('**Close reasons.**'));
+    expect(start, 'README has a "Close reasons" paragraph').toBeGreaterThan(0);
+    const header = lines.findIndex((l, i) => i > start && l.startsWith('| code |'));
+    const rows: string[][] = [];
+    for (const line of lines.slice(header + 2)) {
+      if (!line.startsWith('|')) break;
+      rows.push(line.split('|').slice(1, -1).map((c) => c.trim()));
+    }
+    expect(rows.map((r) => r[0])).toEqual(CLOSE_REASON_CODES.map((c) => `\`${c}\``));
+    for (const [cell, reconnect] of rows.map((r, i) => [r[1]!, CLOSE_REASONS[CLOSE_REASON_CODES[i]!].reconnect] as const)) {
+      expect(cell.startsWith(reconnect ? 'yes' : 'no'), cell).toBe(true);
+    }
+  });
+
+  it('points client authors to docs/CLIENTS.md, the two documents and the library', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    for (const link of ['docs/CLIENTS.md', 'schemas/openapi.json', 'schemas/asyncapi.json', 'clients/typescript/', '@channel-relay/client']) {
+      expect(readme).toContain(link);
+    }
+  });
+});
+
+describe('docs/CLIENTS.md', () => {
+  it('names every close reason and links the documents, the JSON Schemas and the library', () => {
+    const text = readFileSync(new URL('../docs/CLIENTS.md', import.meta.url), 'utf8');
+    for (const code of CLOSE_REASON_CODES) expect(text, code).toContain(`\`${code}\``);
+    for (const link of ['../schemas/openapi.json', '../schemas/asyncapi.json', '../schemas/json/', '../clients/typescript/', '@channel-relay/client']) {
+      expect(text).toContain(link);
+    }
+  });
+});
