@@ -1,0 +1,105 @@
+// The TypeBox schemas as named components of the AsyncAPI and OpenAPI documents. TypeBox inlines a
+// shared schema (Player, Position, a payload...) wherever it is used; here every copy of a named one
+// becomes a $ref to its component, so code generators in other languages get one class per shape
+// (ChatPayload, Player...) instead of anonymous copies. The schemas themselves are not touched:
+// the JSON Schema files, the relay's validation and these documents read the same definitions.
+
+import type { TSchema } from '@sinclair/typebox';
+import { CloseEvent } from './close.js';
+import { Attributes, PAYLOAD_SCHEMAS, Payload } from './payloads.js';
+import { ChatComponent, Enchantment, InventorySlot, ItemStack, LogoutPosition, Player, Position, Timestamp, Uuid } from './common.js';
+import { Envelope, PostBody } from './envelope.js';
+import { ErrorBody, ErrorDetail, PostAccepted } from './http-errors.js';
+import { MetaFrame } from './meta.js';
+import { PAYLOAD_TYPES, type PayloadType } from './payload-types.js';
+
+/** entity_owner -> EntityOwnerPayload: the names the TypeScript exports have too. */
+export function payloadComponentName(type: PayloadType): string {
+  return `${type.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}Payload`;
+}
+
+/** Every named shape, the smaller ones first (the order of the documents' components). */
+const NAMED: ReadonlyArray<readonly [string, TSchema]> = [
+  ['Uuid', Uuid],
+  ['Timestamp', Timestamp],
+  ['Player', Player],
+  ['Position', Position],
+  ['LogoutPosition', LogoutPosition],
+  ['Enchantment', Enchantment],
+  ['ItemStack', ItemStack],
+  ['InventorySlot', InventorySlot],
+  ['Attributes', Attributes],
+  ['ChatComponent', ChatComponent],
+  ...PAYLOAD_TYPES.map((t) => [payloadComponentName(t), PAYLOAD_SCHEMAS[t]] as const),
+  ['Payload', Payload],
+  ['Envelope', Envelope],
+  ['PostBody', PostBody],
+  ['MetaFrame', MetaFrame],
+  ['CloseEvent', CloseEvent],
+  ['ErrorDetail', ErrorDetail],
+  ['ErrorBody', ErrorBody],
+  ['PostAccepted', PostAccepted],
+];
+
+/** What the stream carries: the components of the AsyncAPI document. */
+export const STREAM_COMPONENTS = [
+  'Uuid',
+  'Timestamp',
+  'Player',
+  'Position',
+  'LogoutPosition',
+  'Enchantment',
+  'ItemStack',
+  'InventorySlot',
+  'Attributes',
+  'ChatComponent',
+  ...PAYLOAD_TYPES.map(payloadComponentName),
+  'Payload',
+  'MetaFrame',
+  'CloseEvent',
+] as const;
+
+/** Everything: the components of the OpenAPI document. */
+export const ALL_COMPONENTS: readonly string[] = NAMED.map(([name]) => name);
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A plain JSON copy (drops TypeBox's symbol-keyed metadata, as the JSON Schema files do). */
+export function plain(schema: TSchema): JsonObject {
+  return JSON.parse(JSON.stringify(schema)) as JsonObject;
+}
+
+/**
+ * The named schemas among `names`, each with every nested copy of another one among `names`
+ * replaced by `{ $ref: refPrefix + name }`. A copy is recognised by its JSON text, which is exact:
+ * TypeBox nests the very object it was given.
+ */
+export function componentSchemas(names: readonly string[], refPrefix: string): Record<string, JsonObject> {
+  const wanted = new Set(names);
+  const byText = new Map<string, string>();
+  const copies = new Map<string, JsonObject>();
+  for (const [name, schema] of NAMED) {
+    if (!wanted.has(name)) continue;
+    const copy = plain(schema);
+    copies.set(name, copy);
+    byText.set(JSON.stringify(copy), name);
+  }
+  const missing = names.filter((n) => !copies.has(n));
+  if (missing.length > 0) throw new Error(`no schema named ${missing.join(', ')}`);
+
+  const substitute = (value: JsonValue): JsonValue => {
+    if (Array.isArray(value)) return value.map(substitute);
+    if (value === null || typeof value !== 'object') return value;
+    const name = byText.get(JSON.stringify(value));
+    if (name !== undefined) return { $ref: `${refPrefix}${name}` };
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v)]));
+  };
+  const out: Record<string, JsonObject> = {};
+  for (const name of names) {
+    const copy = copies.get(name)!;
+    // The component itself stays whole; only what it nests becomes references.
+    out[name] = Object.fromEntries(Object.entries(copy).map(([k, v]) => [k, substitute(v)]));
+  }
+  return out;
+}

@@ -1,0 +1,237 @@
+// The AsyncAPI 3.0 description of the stream (GET / and /irc): its events, the meta/data pairing,
+// the server keepalive pair, the close event with every reason of the catalogue, id/Last-Event-ID
+// resume and retry:. Built as a plain object from the TypeBox schemas and schemas/close.ts, so the
+// stream has one source of truth; `npm run schemas` writes it to schemas/asyncapi.json. The HTTP
+// handshake (headers, refusals) is also in the OpenAPI document, which can say more about HTTP.
+
+import { CLOSE_REASON_CODES, CLOSE_REASONS, type CloseReasonEntry } from './close.js';
+import { componentSchemas, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
+import { NIL_UUID } from './uuid.js';
+
+const SCHEMA = '#/components/schemas/';
+const ref = (name: string): JsonObject => ({ $ref: `${SCHEMA}${name}` });
+
+/** The relay's defaults, as client authors should plan for them. */
+export const STREAM_TIMINGS = {
+  /** Interval of the server keepalive pair (KEEPALIVE_INTERVAL, kept below 15 s). */
+  keepaliveMs: 10_000,
+  /** The `retry:` the relay sends when a stream opens. */
+  openRetryMs: 2000,
+  /** Silence after which a client should drop the stream and reconnect. */
+  watchdogMs: 15_000,
+  /** Cap of a client's reconnect back-off. */
+  backoffCapMs: 30_000,
+} as const;
+
+function closeReasonList(): string {
+  return CLOSE_REASON_CODES.map((code) => {
+    const entry: CloseReasonEntry = CLOSE_REASONS[code];
+    const advice = entry.reconnect
+      ? `reconnect with Last-Event-ID after \`retryAfterMs\` (${entry.retryAfterMs ?? 0} ms by default; the event's own value wins)`
+      : 'do not reconnect';
+    return `- \`${code}\`: ${advice}. "${entry.message}"`;
+  }).join('\n');
+}
+
+const DESCRIPTION = `The Server-Sent Events stream of a channel relay: every client on a multiplayer server hears the
+payloads the others send there. Open it with \`GET /\` (or \`/irc\`); the request headers, the query \`host\`
+and every refusal before the stream opens are in \`schemas/openapi.json\`, and the rules a client must
+follow are in \`docs/CLIENTS.md\`.
+
+**Pairs.** Each delivered payload is two SSE events, in this order: a \`meta\` event (JSON meta frame:
+sender \`uuid\`, its \`agent\`, the readable \`channel\`) and immediately after it an unnamed data event
+carrying the payload. Pair each \`meta\` with the next unnamed data event. A batch of N entries is N
+pairs, in the order sent. The sender's identity is the meta frame's \`uuid\`, never the payload's.
+
+**id: and Last-Event-ID.** Each stored payload's data event has \`id: <sequence in the log>\`, a whole
+number that grows along the stream. Keep the last one and send it as the \`Last-Event-ID\` request header on
+every reconnect: the relay replays what the stream missed (same filters), then continues live, with
+no gap and no duplicate. If that is older than the log keeps, the stream starts at the oldest kept
+frame and an SSE comment says which were lost.
+
+**Keepalive.** Every ${STREAM_TIMINGS.keepaliveMs / 1000} s the relay sends each stream a keepalive pair: a \`meta\` with the nil UUID
+(\`${NIL_UUID}\`) as sender, then \`{"type":"keepalive"}\` with no \`id:\` (it is not in the log, and
+does not move Last-Event-ID). A client that has heard nothing for ${STREAM_TIMINGS.watchdogMs / 1000} s should drop the connection and
+reconnect (with Last-Event-ID). Keepalives from players (\`type: keepalive\` with their own uuid) are
+ordinary payloads with an \`id:\`.
+
+**retry:** The stream opens with \`retry: ${STREAM_TIMINGS.openRetryMs}\` (milliseconds) and an SSE comment \`: connected to <channel>\`.
+Before a close whose advice is to reconnect the relay sends \`retry: <retryAfterMs>\` again. Use it as the
+base of your reconnect back-off (exponential, full jitter, capped at ${STREAM_TIMINGS.backoffCapMs / 1000} s).
+
+**close.** Before the relay ends a stream it sends \`event: close\` with a JSON close event
+\`{"reason", "message", "reconnect", "retryAfterMs"}\`, then an SSE comment with the same sentence, then
+ends the connection. The reasons:
+
+${closeReasonList()}
+
+One stream per (account, channel) holds across the mesh: opening a second evicts the first, which gets
+\`close\` with reason \`evicted\`. The newest copy wins; the evicted one must not reconnect, or two copies
+of one account evict each other for ever.
+
+**Who hears what.** A stream hears only its channel (a bridge stream opened without one hears every
+channel, and its keepalive meta names the channel \`*\`); its own frames always; \`keepalive\` whenever
+the key has any receive scope; direct messages (\`message\`) only when addressed to the account (or on a
+bridge key), and only if the receive scopes cover \`message\`; anything else when the receive scopes
+(\`irc.messages.receive\` or \`irc.messages.receive.<type>\`, fixed at connect) cover its type.
+
+Ignore SSE comments (lines starting with \`:\`), events with other names, and members you do not know:
+the relay may add them.`;
+
+const SSE_HEADERS_NOTE = 'The SSE fields of this event (not HTTP headers).';
+
+function messages(version: string): Record<string, JsonObject> {
+  return {
+    meta: {
+      name: 'meta',
+      title: 'meta event',
+      summary: 'Who sent the payload that comes next, and on which channel.',
+      description:
+        'SSE `event: meta`. Always immediately followed by the unnamed data event it describes: pair each `meta` with the next unnamed data event. It carries no `id:`.',
+      contentType: 'application/json',
+      headers: {
+        type: 'object',
+        description: SSE_HEADERS_NOTE,
+        properties: { event: { const: 'meta', type: 'string' } },
+        required: ['event'],
+      },
+      payload: ref('MetaFrame'),
+      examples: [
+        {
+          name: 'player',
+          headers: { event: 'meta' },
+          payload: { uuid: 'faa5dca3-c3d4-354b-ae1b-dde9e5a14b3b', agent: 'mymod/1.4.2+0123456789abcdef0123456789abcdef01234567', channel: 'play.example.net' },
+        },
+      ],
+    },
+    payload: {
+      name: 'payload',
+      title: 'data event (unnamed)',
+      summary: 'A payload, one of the eleven types, right after its meta event.',
+      description:
+        'SSE event with no `event:` field (a plain `message` event to EventSource), `data:` the payload JSON and `id:` its sequence in the log. Keep the last `id:` for Last-Event-ID. Its sender is in the `meta` event just before it.',
+      contentType: 'application/json',
+      headers: {
+        type: 'object',
+        description: SSE_HEADERS_NOTE,
+        properties: {
+          id: { type: 'string', pattern: '^\\d{1,15}$', description: 'The sequence of this payload in the log; send the last one seen as Last-Event-ID.' },
+        },
+        required: ['id'],
+      },
+      payload: ref('Payload'),
+      examples: [{ name: 'chat', headers: { id: '1' }, payload: { type: 'chat', message: 'hello' } }],
+    },
+    keepaliveMeta: {
+      name: 'meta',
+      title: 'server keepalive: meta event',
+      summary: `First half of the server keepalive pair, every ${STREAM_TIMINGS.keepaliveMs / 1000} s.`,
+      description: `SSE \`event: meta\` whose \`uuid\` is the nil UUID (${NIL_UUID}) and \`agent\` the relay's own (\`channel-relay/<version>\`); followed by the keepalive data event. Not in the log.`,
+      contentType: 'application/json',
+      headers: {
+        type: 'object',
+        description: SSE_HEADERS_NOTE,
+        properties: { event: { const: 'meta', type: 'string' } },
+        required: ['event'],
+      },
+      payload: ref('MetaFrame'),
+      examples: [{ name: 'keepalive', headers: { event: 'meta' }, payload: { uuid: NIL_UUID, agent: `channel-relay/${version}`, channel: 'play.example.net' } }],
+    },
+    keepalive: {
+      name: 'keepalive',
+      title: 'server keepalive: data event (unnamed)',
+      summary: 'Second half of the server keepalive pair: {"type":"keepalive"}, with no id:.',
+      description: 'SSE event with no `event:` and no `id:` (it is not in the log, and does not move Last-Event-ID). Any byte resets the client watchdog.',
+      contentType: 'application/json',
+      payload: ref('KeepalivePayload'),
+      examples: [{ name: 'keepalive', payload: { type: 'keepalive' } }],
+    },
+    close: {
+      name: 'close',
+      title: 'close event',
+      summary: 'Why the relay is ending the stream, and whether to come back.',
+      description: `SSE \`event: close\`, sent just before the relay ends the stream; an SSE comment with the same sentence follows it, and when the advice is to reconnect a \`retry: <retryAfterMs>\` field precedes it. Reasons (schemas/close.ts):\n\n${closeReasonList()}`,
+      contentType: 'application/json',
+      headers: {
+        type: 'object',
+        description: SSE_HEADERS_NOTE,
+        properties: { event: { const: 'close', type: 'string' } },
+        required: ['event'],
+      },
+      payload: ref('CloseEvent'),
+      examples: CLOSE_REASON_CODES.map((code) => {
+        const entry: CloseReasonEntry = CLOSE_REASONS[code];
+        const payload: JsonObject = { reason: code, message: entry.message, reconnect: entry.reconnect };
+        if (entry.retryAfterMs !== undefined) payload['retryAfterMs'] = entry.retryAfterMs;
+        return { name: code, headers: { event: 'close' }, payload };
+      }),
+    },
+  };
+}
+
+/** The request's headers (spec 5.1). AsyncAPI's HTTP binding has no place for them, hence x-. */
+const REQUEST_HEADERS: JsonObject = {
+  type: 'object',
+  properties: {
+    Accept: { const: 'text/event-stream', type: 'string' },
+    Authorization: { type: 'string', pattern: '^Bearer .+', description: "Bearer <game access token>; bridges send none." },
+    'Client-ID': { type: 'string', description: 'Also accepted as X-Client-ID, Service-Client-ID, X-Service-Client-ID, or an operator-configured prefix.' },
+    'Client-Secret': { type: 'string', description: 'Also accepted with the same prefixes. Missing or wrong with a valid session: the account is banned (spec A3).' },
+    'User-Agent': { type: 'string', description: '<mod_id>/<mod_version>+<git_commit_full_hash>' },
+    'X-IRC-Multiplayer-Server': { type: 'string', description: 'The multiplayer server (the channel); the query `host` wins over it.' },
+    'Last-Event-ID': { type: 'string', pattern: '^\\d{1,15}$', description: 'The last id: of the previous stream; send it on every reconnect.' },
+  },
+  required: ['Accept', 'Client-ID', 'Client-Secret', 'User-Agent'],
+};
+
+const QUERY: JsonObject = {
+  type: 'object',
+  properties: {
+    host: { type: 'string', minLength: 1, maxLength: 253, description: 'The multiplayer server (the channel); wins over X-IRC-Multiplayer-Server.' },
+  },
+};
+
+const MESSAGE_NAMES = ['meta', 'payload', 'keepaliveMeta', 'keepalive', 'close'] as const;
+
+function channel(address: string): JsonObject {
+  return {
+    address,
+    title: `GET ${address}`,
+    description: address === '/' ? 'The stream of one channel (or of every channel, for a bridge).' : 'The same stream as GET /.',
+    messages: Object.fromEntries(MESSAGE_NAMES.map((m) => [m, { $ref: `#/components/messages/${m}` }])),
+  };
+}
+
+function operation(channelId: string, address: string): JsonObject {
+  return {
+    action: 'receive',
+    channel: { $ref: `#/channels/${channelId}` },
+    title: `Receive the stream (GET ${address})`,
+    summary: 'meta + data pairs, server keepalive pairs every 10 s, and a close event before the end.',
+    description:
+      'Open with GET, the request headers of x-request-headers and optionally the query `host`. Pair each `meta` with the next unnamed data event; keep the last `id:` and send it as Last-Event-ID on every reconnect; honour `retry:` and the `close` advice.',
+    bindings: { http: { method: 'GET', query: QUERY, bindingVersion: '0.3.0' } },
+    'x-request-headers': REQUEST_HEADERS,
+    messages: MESSAGE_NAMES.map((m) => ({ $ref: `#/channels/${channelId}/messages/${m}` })),
+  };
+}
+
+/** The AsyncAPI 3.0 document; `version` is the relay's (package.json). */
+export function asyncApiDocument(version: string): JsonObject {
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Channel relay: the stream',
+      version,
+      description: DESCRIPTION,
+    },
+    defaultContentType: 'application/json',
+    servers: {
+      production: { host: 'relay.example.net', protocol: 'https', description: "Your mesh's one address (GET and POST)." },
+      development: { host: '127.0.0.1:8080', protocol: 'http', description: 'The development relay of `npm start`.' },
+    },
+    channels: { stream: channel('/'), streamIrc: channel('/irc') },
+    operations: { receiveStream: operation('stream', '/'), receiveStreamIrc: operation('streamIrc', '/irc') },
+    components: { schemas: componentSchemas(STREAM_COMPONENTS, SCHEMA), messages: messages(version) },
+  };
+}

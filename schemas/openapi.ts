@@ -1,0 +1,283 @@
+// The OpenAPI 3.1 description of POST / and /irc (sending payloads) and of the GET that opens the
+// stream (its handshake and refusals; what flows on it is the AsyncAPI document's part). Built as
+// a plain object from the TypeBox schemas and the error catalogue, so there is one source of truth;
+// `npm run schemas` writes it to schemas/openapi.json.
+
+import { ALL_COMPONENTS, componentSchemas, payloadComponentName, type JsonObject, type JsonValue } from './api-components.js';
+import { BATCH_MAX_DEFAULT } from './envelope.js';
+import { HTTP_ERROR_CODES, HTTP_ERRORS, type HttpErrorCode, type HttpErrorEntry, type StreamOrPost } from './http-errors.js';
+import { PAYLOAD_TYPES } from './payload-types.js';
+
+const SCHEMA = '#/components/schemas/';
+const ref = (name: string): JsonObject => ({ $ref: `${SCHEMA}${name}` });
+
+/** The spellings of the client credentials besides Client-ID / Client-Secret (spec 5.1). */
+export const CREDENTIAL_PREFIXES = ['X-', 'Service-', 'X-Service-'] as const;
+
+const CLIENTS_DOC = 'docs/CLIENTS.md';
+
+const DESCRIPTION = `How to send payloads to a channel relay, and how to open its Server-Sent Events stream.
+
+One address serves both verbs: POST sends, GET opens the stream; \`/\` and \`/irc\` answer identically.
+What flows on the stream (the \`meta\` + data pairs, \`close\`, keepalives, \`id:\` and \`retry:\`) is
+described by the AsyncAPI document beside this one (\`schemas/asyncapi.json\`). The rules every client must
+follow (credentials, back-off, resume, eviction, idempotent resends) are in \`${CLIENTS_DOC}\`, as a checklist.
+
+**Authentication.** Every request carries \`Authorization: Bearer <game access token>\` and the client
+build's credentials (\`Client-ID\` and \`Client-Secret\`, or one of their other spellings). A valid session
+with missing or wrong credentials gets the account **banned** (spec A3): never send one without the other.
+Bridges (keys with \`irc.connection.unauthenticated\`) send the credentials alone.
+
+**Checks, in order** (the first failure answers): no Authorization (bridges only, else 401
+\`unauthorized\`); session valid (401 \`invalid_session\`; 503 when the profile API cannot say, never a
+ban); account banned (403 \`banned\`); client credentials (missing or wrong: ban, 403 \`banned\`); key
+expired or revoked (403); scope (403 \`missing_scope\`).
+
+**Errors.** Every refusal is JSON \`{"error": "<code>", "message": "<sentence>"}\`, with \`details\` for
+validation problems and the members a few codes add (\`accepted\` and \`unknown\` on \`publish_failed\`,
+\`scope\` on \`missing_scope\`, \`limit\` on \`too_many_streams\`). 429 and 503 carry \`Retry-After\`
+(seconds). Each response below lists its codes in \`x-error-codes\`; decide from the code, and from the
+status for a code you do not know. The whole catalogue:
+
+${errorTable()}`;
+
+function errorTable(): string {
+  const rows = HTTP_ERROR_CODES.map((code) => {
+    const e: HttpErrorEntry = HTTP_ERRORS[code];
+    const on = e.on.length === 0 ? 'other paths' : e.on.join(', ');
+    return `| ${e.status} | \`${code}\` | ${on} | ${e.when} | ${e.action} |`;
+  });
+  return ['| status | code | on | when | what the client does |', '|---|---|---|---|---|', ...rows].join('\n');
+}
+
+function header(description: string, schema: JsonObject, required = false): JsonObject {
+  return { description, required, schema };
+}
+
+const PARAMETERS: Record<string, JsonObject> = {
+  host: {
+    name: 'host',
+    in: 'query',
+    required: false,
+    description:
+      'The multiplayer server (the channel). Wins over X-IRC-Multiplayer-Server when both are given. Normalised: trimmed, lower-cased, one trailing dot and ":25565" removed.',
+    schema: { type: 'string', minLength: 1, maxLength: 253 },
+  },
+  multiplayerServer: {
+    name: 'X-IRC-Multiplayer-Server',
+    in: 'header',
+    ...header(
+      'The multiplayer server the client is on: the SRV-resolved host, named identically by every client on it. Selects the channel unless the query `host` is given. A POST needs one of them unless every entry is an envelope with its own `host`; a stream needs one unless it is a bridge stream hearing every channel.',
+      { type: 'string', minLength: 1, maxLength: 253 },
+    ),
+  },
+  userAgent: {
+    name: 'User-Agent',
+    in: 'header',
+    ...header(
+      'Required by the specification (A1): `<mod_id>/<mod_version>+<git_commit_full_hash>`. It becomes `agent` in the meta frame of what this request sends (null when absent; the relay does not refuse a request without it).',
+      { type: 'string', examples: ['mymod/1.4.2+0123456789abcdef0123456789abcdef01234567'] },
+      true,
+    ),
+  },
+  idempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    ...header(
+      'Names this request (IETF draft "The Idempotency-Key HTTP Header Field"). The same key with the same body, within STREAM_DUPLICATE_WINDOW (2 min by default), is answered as the first time and stores nothing twice; another body under a used key is 422 `idempotency_key_reused`. Send a fresh key per batch and resend the same body with the same key after a 503, a 408 or a network error.',
+      { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,128}$' },
+    ),
+  },
+  lastEventId: {
+    name: 'Last-Event-ID',
+    in: 'header',
+    ...header(
+      'The last `id:` the previous stream delivered. The relay replays what the stream missed (same filters), then continues live, with no gap and no duplicate; frames older than the log keeps are skipped (an SSE comment says so). Send it on every reconnect.',
+      { type: 'string', pattern: '^\\d{1,15}$' },
+    ),
+  },
+  ...Object.fromEntries(
+    CREDENTIAL_PREFIXES.flatMap((prefix) =>
+      (['ID', 'Secret'] as const).map((part) => [
+        `${prefix.replace(/-/g, '')}Client${part}`,
+        {
+          name: `${prefix}Client-${part}`,
+          in: 'header',
+          ...header(`Another spelling of Client-${part}, accepted instead of it. Send one client id and one secret: two different values are 400 \`conflicting_credentials\`.`, {
+            type: 'string',
+          }),
+        },
+      ]),
+    ),
+  ),
+};
+
+const paramRef = (name: string): JsonObject => ({ $ref: `#/components/parameters/${name}` });
+const COMMON_PARAMETERS = ['host', 'multiplayerServer', 'userAgent', ...Object.keys(PARAMETERS).filter((k) => /Client(ID|Secret)$/.test(k))];
+
+const SECURITY_SCHEMES: JsonObject = {
+  session: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'game access token',
+    description:
+      "The player's game access token (the token the game holds after login), checked against the game's profile API. 401 `invalid_session`: refresh it once and retry once. Bridges send none.",
+  },
+  clientId: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Client-ID',
+    description: `The client build's id, issued with its secret and built into the client. Also accepted as ${CREDENTIAL_PREFIXES.map((p) => `\`${p}Client-ID\``).join(', ')}, or under a prefix the operator configured (CLIENT_HEADER_PREFIXES).`,
+  },
+  clientSecret: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Client-Secret',
+    description: `The client build's secret. Also accepted as ${CREDENTIAL_PREFIXES.map((p) => `\`${p}Client-Secret\``).join(', ')}, or under a configured prefix. Missing or wrong with a valid session: the account is banned (spec A3).`,
+  },
+};
+
+/** Players: session and credentials. Bridges (irc.connection.unauthenticated): credentials alone. */
+const SECURITY: JsonValue = [
+  { session: [], clientId: [], clientSecret: [] },
+  { clientId: [], clientSecret: [] },
+];
+
+const HEADERS: JsonObject = {
+  RetryAfter: { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
+};
+
+/** The name of the shared response for the refusals of `method` with `status`. */
+const responseName = (method: StreamOrPost, status: number): string => `${method === 'GET' ? 'StreamRefused' : 'SendRefused'}${status}`;
+
+/** The statuses `method` can be refused with, each with its codes, in order. */
+function refusals(method: StreamOrPost): Array<[number, HttpErrorCode[]]> {
+  const byStatus = new Map<number, HttpErrorCode[]>();
+  for (const code of HTTP_ERROR_CODES) {
+    const entry: HttpErrorEntry = HTTP_ERRORS[code];
+    if (!entry.on.includes(method)) continue;
+    byStatus.set(entry.status, [...(byStatus.get(entry.status) ?? []), code]);
+  }
+  return [...byStatus].sort(([a], [b]) => a - b);
+}
+
+/** One shared response per (method, status), listing its codes; / and /irc refer to the same ones. */
+function errorResponses(): JsonObject {
+  const responses: JsonObject = {};
+  for (const method of ['POST', 'GET'] as const) {
+    for (const [status, codes] of refusals(method)) {
+      const entries = codes.map((c): [HttpErrorCode, HttpErrorEntry] => [c, HTTP_ERRORS[c]]);
+      const lines = entries.map(([c, e]) => `- \`${c}\`${e.reserved === true ? ' (reserved, never sent)' : ''}: ${e.when} ${e.action}`);
+      const extra = [...new Set(entries.flatMap(([, e]) => e.extra ?? []))];
+      const response: JsonObject = {
+        description: [`Refused (${codes.join(', ')}).`, ...lines].join('\n'),
+        'x-error-codes': codes,
+        content: { 'application/json': { schema: ref('ErrorBody') } },
+      };
+      if (extra.length > 0) response['x-extra-members'] = extra;
+      if (entries.some(([, e]) => e.retryAfter === true)) response['headers'] = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+      responses[responseName(method, status)] = response;
+    }
+  }
+  return responses;
+}
+
+function refusalRefs(method: StreamOrPost): JsonObject {
+  return Object.fromEntries(refusals(method).map(([status]) => [String(status), { $ref: `#/components/responses/${responseName(method, status)}` }]));
+}
+
+const EXAMPLE_UUID = '3f1e8d2a-6b7c-4d5e-9f10-112233445566';
+
+function postOperation(path: string): JsonObject {
+  return {
+    operationId: path === '/' ? 'sendPayloads' : 'sendPayloadsIrc',
+    tags: ['send'],
+    summary: path === '/' ? 'Send payloads to the channel' : 'Send payloads to the channel (same as POST /)',
+    description: `One payload, or an array of up to ${BATCH_MAX_DEFAULT} (by default) payloads and re-attribution envelopes. The whole batch is checked before anything is stored: any invalid entry or unknown \`type\` is a 400, any type the key may not send a 403, and nothing is stored. Entries are then stored in order and delivered as one \`meta\` + data pair each. Unknown members of known payloads are stripped; \`dimension\` is lower-cased and UUIDs are delivered in dashed lower case. Envelopes from a key without \`irc.connection.unauthenticated\` are dropped silently (spec 4.3).`,
+    parameters: [...COMMON_PARAMETERS.map(paramRef), paramRef('idempotencyKey')],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: ref('PostBody'),
+          examples: {
+            one: { summary: 'One payload', value: { type: 'chat', message: 'hello' } },
+            batch: {
+              summary: 'A batch, delivered in order',
+              value: [
+                { type: 'chat', message: 'hello' },
+                { type: 'ping', player: EXAMPLE_UUID, position: { x: 10, y: 64, z: -3, dimension: 'overworld' }, color: '#ff8800' },
+              ],
+            },
+            bridge: {
+              summary: 'A bridge re-attributing a line to a player on another server',
+              value: [{ user: EXAMPLE_UUID, agent: 'discord-bridge/2.0', host: 'play.example.net', message: { type: 'chat', message: 'hi from Discord' } }],
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'Every entry is stored in the log (and delivered live).',
+        content: { 'application/json': { schema: ref('PostAccepted'), example: { accepted: 2, dropped: 0 } } },
+      },
+      ...refusalRefs('POST'),
+    },
+  };
+}
+
+function getOperation(path: string): JsonObject {
+  return {
+    operationId: path === '/' ? 'openStream' : 'openStreamIrc',
+    tags: ['stream'],
+    summary: path === '/' ? 'Open the SSE stream of the channel' : 'Open the SSE stream of the channel (same as GET /)',
+    description:
+      'Send `Accept: text/event-stream`. One stream per (account, channel) holds across the whole mesh: opening a second evicts the first, which receives `event: close` with reason `evicted` and must not reconnect. The refusals below come before the stream opens; once it is open, everything (the end included) arrives as SSE events: see schemas/asyncapi.json.',
+    parameters: [...COMMON_PARAMETERS.map(paramRef), paramRef('lastEventId')],
+    responses: {
+      '200': {
+        description:
+          'The stream, held open for the life of the session. It starts with `retry: 2000` and an SSE comment naming the channel, then carries `meta` + data pairs (data events with `id:`), a server keepalive pair every 10 s, and `event: close` before the relay ends it. Response headers: `Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`, `Connection: close`.',
+        content: {
+          'text/event-stream': {
+            schema: { type: 'string', description: 'Server-Sent Events; the events are described in schemas/asyncapi.json.' },
+            example:
+              'retry: 2000\n\n: connected to play.example.net\n\nevent: meta\ndata: {"uuid":"faa5dca3-c3d4-354b-ae1b-dde9e5a14b3b","agent":"mymod/1.4.2+0123abc","channel":"play.example.net"}\n\nid: 1\ndata: {"type":"chat","message":"hello"}\n\n',
+          },
+        },
+      },
+      ...refusalRefs('GET'),
+    },
+  };
+}
+
+/** The OpenAPI 3.1 document; `version` is the relay's (package.json). */
+export function openApiDocument(version: string): JsonObject {
+  const schemas = componentSchemas(ALL_COMPONENTS, SCHEMA);
+  // Code generators build one class per payload type from this; `type` tells them apart.
+  schemas['Payload'] = {
+    ...schemas['Payload']!,
+    discriminator: { propertyName: 'type', mapping: Object.fromEntries(PAYLOAD_TYPES.map((t) => [t, `${SCHEMA}${payloadComponentName(t)}`])) },
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Channel relay: send payloads, open the stream',
+      version,
+      summary: 'POST payloads to a Minecraft channel relay and open its SSE stream.',
+      description: DESCRIPTION,
+    },
+    servers: [
+      { url: 'https://relay.example.net', description: "Your mesh's one address (GET and POST)." },
+      { url: 'http://127.0.0.1:8080', description: 'The development relay of `npm start` (offline identities: `Bearer offline:<name>`).' },
+    ],
+    tags: [
+      { name: 'send', description: 'POST: payloads onto the channel.' },
+      { name: 'stream', description: 'GET: the SSE stream (its events: schemas/asyncapi.json).' },
+    ],
+    security: SECURITY,
+    paths: Object.fromEntries(['/', '/irc'].map((p) => [p, { post: postOperation(p), get: getOperation(p) }])),
+    components: { schemas, responses: errorResponses(), parameters: PARAMETERS, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
+  };
+}
