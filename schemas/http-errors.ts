@@ -23,8 +23,6 @@ export interface HttpErrorEntry {
   details?: boolean;
   /** Top-level members of the body besides error, message and details (see ERROR_EXTRA_MEMBERS). */
   extra?: readonly ErrorExtraMember[];
-  /** Defined but never sent by this relay. */
-  reserved?: boolean;
 }
 
 const FIX = 'A final refusal: fix the request; resending it unchanged gets the same answer.';
@@ -135,13 +133,6 @@ export const HTTP_ERRORS = {
     on: ['POST'],
     when: 'The body did not arrive within BODY_TIMEOUT (10 s by default); nothing was published and the connection is closed.',
     action: 'Resend the same body with the same Idempotency-Key.',
-  },
-  idempotency_key_in_use: {
-    status: 409,
-    on: ['POST'],
-    when: 'Reserved: this relay never sends it. A resend that overlaps the first request under the same key runs again, and JetStream message ids keep it from storing anything twice.',
-    action: 'Treat it as 503: wait and resend the same body with the same key.',
-    reserved: true,
   },
   payload_too_large: { status: 413, on: ['POST'], when: 'The body is larger than BODY_LIMIT (1 MiB by default); nothing was published.', action: `${FIX} Split the batch.` },
   batch_too_large: { status: 413, on: ['POST'], when: 'The batch has more than BATCH_MAX_ENTRIES entries (256 by default); nothing was published.', action: `${FIX} Split the batch.` },

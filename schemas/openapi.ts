@@ -167,7 +167,7 @@ function errorResponses(): JsonObject {
   for (const method of ['POST', 'GET'] as const) {
     for (const [status, codes] of refusals(method)) {
       const entries = codes.map((c): [HttpErrorCode, HttpErrorEntry] => [c, HTTP_ERRORS[c]]);
-      const lines = entries.map(([c, e]) => `- \`${c}\`${e.reserved === true ? ' (reserved, never sent)' : ''}: ${e.when} ${e.action}`);
+      const lines = entries.map(([c, e]) => `- \`${c}\`: ${e.when} ${e.action}`);
       const extra = [...new Set(entries.flatMap(([, e]) => e.extra ?? []))];
       const response: JsonObject = {
         description: [`Refused (${codes.join(', ')}).`, ...lines].join('\n'),

@@ -25,7 +25,6 @@ export const ErrorCode = {
   EntryTooLarge: 'entry_too_large',
   RequestTimeout: 'request_timeout',
   IdempotencyKeyReused: 'idempotency_key_reused',
-  IdempotencyKeyInUse: 'idempotency_key_in_use',
   TooManyStreams: 'too_many_streams',
   ProfileBusy: 'profile_api_busy',
   UnsupportedMediaType: 'unsupported_media_type',

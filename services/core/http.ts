@@ -59,7 +59,9 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
     // Per-request lines would drown the log at relay rates; refusals and failures are logged instead.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomUUID(),
-    return503OnClosing: true,
+    // While closing, requests still reach the services, which answer 503 draining with Retry-After
+    // (fastify's own 503 carries neither a code of ours nor a Retry-After).
+    return503OnClosing: false,
   });
   app.removeContentTypeParser('text/plain');
 
