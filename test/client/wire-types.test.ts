@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { Static } from '@sinclair/typebox';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { CLOSE_REASONS as RELAY_CLOSE_REASONS, CloseEvent as CloseEventSchema } from '../../schemas/close.js';
+import { CLOSE_REASONS as RELAY_CLOSE_REASONS, type CloseEvent as CloseEventSchema } from '../../schemas/close.js';
 import type { Envelope as EnvelopeSchema } from '../../schemas/envelope.js';
 import type { MetaFrame as MetaFrameSchema } from '../../schemas/meta.js';
 import { PAYLOAD_TYPES as RELAY_PAYLOAD_TYPES } from '../../schemas/payload-types.js';
