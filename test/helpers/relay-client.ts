@@ -76,7 +76,7 @@ export class TestTransport {
       },
       pull: async (controller) => {
         for (;;) {
-          let chunk: ReadableStreamReadResult<Uint8Array>;
+          let chunk: Awaited<ReturnType<typeof reader.read>>;
           try {
             chunk = await reader.read();
           } catch (e) {
@@ -166,8 +166,8 @@ export class Recorder {
     });
   }
 
-  /** Resolves with the first state (from the start of the record) that `match` accepts. */
-  async state<S extends ClientState['state']>(name: S, what = name, timeoutMs = 20_000, from = 0): Promise<Extract<ClientState, { state: S }>> {
+  /** Resolves with the first state named `name` (from index `from` of the record). */
+  async state<S extends ClientState['state']>(name: S, what: string = name, timeoutMs = 20_000, from = 0): Promise<Extract<ClientState, { state: S }>> {
     const find = (): Extract<ClientState, { state: S }> | undefined =>
       this.states.slice(from).find((s): s is Extract<ClientState, { state: S }> => s.state === name);
     await this.until(() => find() !== undefined, what, timeoutMs);
