@@ -64,7 +64,8 @@ export class RelayClient extends Emitter<RelayClientEvents> {
   private readonly sender: Sender;
   private readonly presence: Coalescer<PresencePayload, SendResult>;
   private readonly backoff: Backoff;
-  private current: ClientState = { state: 'closed', reason: 'client_closed', message: 'not connected yet', error: null };
+  // Before the first connect() the client is as after close(): nothing under way.
+  private current: ClientState = { state: 'closed', reason: 'client_closed', message: 'connect() has not been called', error: null };
   private lastId: string | null;
   /** The relay's `retry:` (ms): the base of the back-off once it has sent one. */
   private retryMs: number | null = null;
