@@ -11,7 +11,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY schemas ./schemas
 COPY services ./services
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build:relay && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:${NODE_VERSION}-bookworm-slim
 # One malloc arena per V8 helper thread fragments a long-running server's memory; two keep the

@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'bench/results/**', '.mesh/**'] },
+  { ignores: ['dist/**', 'clients/typescript/dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'bench/results/**', '.mesh/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -11,6 +11,13 @@ export default tseslint.config(
       '@typescript-eslint/ban-ts-comment': ['error', { 'ts-ignore': true, 'ts-expect-error': 'allow-with-description' }],
       '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The client library runs on Node 20+, Bun and anything with a streaming fetch: no Node modules.
+    files: ['clients/typescript/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'The client library uses web APIs only (fetch, streams, crypto.randomUUID).' }] }],
     },
   },
 );

@@ -1,0 +1,323 @@
+// RelayClient: one SSE stream on one server (or, for a bridge, every server) and the sends that go
+// with it. The stream is resumable: every reconnect carries Last-Event-ID, so nothing the relay
+// stored is lost or seen twice across a restart, a crashed gateway or a dropped connection. It
+// follows the relay's advice (`retry:`, the `close` event): a final close (evicted, banned, key
+// revoked or expired) or refusal (403, other 4xx) ends in state `closed` and no further request;
+// anything else is retried with capped, fully jittered back-off.
+
+import { Backoff } from './backoff.js';
+import { errorFromResponse, networkError, RelayError, retryableStatus, type ErrorCode } from './errors.js';
+import { Emitter } from './events.js';
+import type { CloseEvent, Envelope, MetaFrame, Payload, PresencePayload } from './generated/wire.js';
+import { commonHeaders, resolveOptions, type ClientConfig, type RelayClientOptions } from './options.js';
+import { Coalescer, type Superseded } from './presence.js';
+import { Sender, type SendResult } from './sender.js';
+import { Session } from './session.js';
+import { readSse } from './sse.js';
+
+/** One delivered payload with the meta frame that preceded it. */
+export interface Frame<P extends Payload = Payload> {
+  payload: P;
+  meta: MetaFrame;
+  /** Its sequence in the relay's log; null for frames that are not in it (the relay's keepalives). */
+  id: string | null;
+}
+
+export type ClientState =
+  /** The first attempt of connect() is under way. */
+  | { state: 'connecting' }
+  /** The stream is open and subscribed; `resumedFrom` is the Last-Event-ID it was opened with. */
+  | { state: 'open'; resumedFrom: string | null }
+  /** The stream ended or could not open; the client tries again after `delayMs`. */
+  | { state: 'reconnecting'; attempt: number; delayMs: number; reason: ErrorCode; message: string; error: RelayError }
+  /**
+   * For good: `reason` is the relay's close reason (evicted, banned, key_revoked, key_expired), its
+   * refusal code (invalid_session, missing_scope, ...), or client_closed after close().
+   */
+  | { state: 'closed'; reason: ErrorCode; message: string; error: RelayError | null };
+
+export interface RelayClientEvents {
+  payload: Frame;
+  state: ClientState;
+}
+
+/** A send whose presence snapshot was replaced by a newer one before it went out. */
+export type SendOutcome = SendResult | (Superseded & { accepted: 0; dropped: 0 });
+
+/** A re-attribution envelope as a bridge writes it (legacy spellings left out). */
+export type EnvelopeInput = Pick<Envelope, 'user' | 'host' | 'message'> & { agent: string };
+
+type Attempt =
+  | { kind: 'aborted' }
+  | { kind: 'refused'; error: RelayError; token: string | undefined }
+  | { kind: 'failed'; error: RelayError }
+  | { kind: 'ended'; openedAt: number | null; close: CloseEvent | null; error: RelayError | null };
+
+interface Waiter {
+  resolve: () => void;
+  reject: (e: RelayError) => void;
+}
+
+export class RelayClient extends Emitter<RelayClientEvents> {
+  private readonly config: ClientConfig;
+  private readonly session: Session;
+  private readonly sender: Sender;
+  private readonly presence: Coalescer<PresencePayload, SendResult>;
+  private readonly backoff: Backoff;
+  // Before the first connect() the client is as after close(): nothing under way.
+  private current: ClientState = { state: 'closed', reason: 'client_closed', message: 'connect() has not been called', error: null };
+  private lastId: string | null;
+  /** The relay's `retry:` (ms): the base of the back-off once it has sent one. */
+  private retryMs: number | null = null;
+  private running = false;
+  /** Counts runs (connect() after closed starts a new one): a run that is no longer current stops. */
+  private generation = 0;
+  private inFlight: AbortController | null = null;
+  private wake: (() => void) | null = null;
+  private waiters: Waiter[] = [];
+
+  /** Throws RelayError `misconfigured` for options the relay would refuse or punish; no request is made. */
+  constructor(options: RelayClientOptions) {
+    super();
+    this.config = resolveOptions(options);
+    this.session = new Session(options.token);
+    this.sender = new Sender(this.config, this.session);
+    this.presence = new Coalescer(this.config.presencePerSecond, (p) => this.sender.post(p));
+    this.backoff = new Backoff(this.config.backoff);
+    this.lastId = this.config.lastEventId ?? null;
+  }
+
+  get state(): ClientState {
+    return this.current;
+  }
+
+  /** The id of the last frame delivered: keep it to resume in another process (options.lastEventId). */
+  get lastEventId(): string | null {
+    return this.lastId;
+  }
+
+  /**
+   * Opens the stream and keeps it open. Resolves once it is open (the relay subscribed it, so
+   * anything posted afterwards reaches it); rejects with the RelayError that closed the client
+   * first (a 403, say, or close()). Calling it again while running returns the same wait; after
+   * `closed` it starts again (resuming from lastEventId).
+   */
+  connect(): Promise<void> {
+    if (this.current.state === 'open') return Promise.resolve();
+    const opened = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    if (!this.running) {
+      this.running = true;
+      const gen = ++this.generation;
+      this.backoff.reset();
+      this.setState({ state: 'connecting' });
+      this.run(gen).catch((e: unknown) => {
+        if (this.live(gen)) this.finish(e instanceof RelayError ? e : new RelayError('invalid_response', String(e), { cause: e }));
+      });
+    }
+    return opened;
+  }
+
+  /**
+   * Posts one payload or a batch (stored in order, all or nothing). A single presence snapshot is
+   * coalesced: at most presencePerSecond go out, the newest each time, and a replaced one resolves
+   * with `superseded: true`. 503s and network failures are resent under one Idempotency-Key (stored
+   * once); other refusals throw RelayError with the relay's code and details.
+   */
+  async send(body: Payload | readonly Payload[]): Promise<SendOutcome> {
+    if (!Array.isArray(body) && (body as Payload).type === 'presence') {
+      const r = await this.presence.push(body as PresencePayload);
+      return 'superseded' in r ? { superseded: true, accepted: 0, dropped: 0 } : r;
+    }
+    return this.sender.post(body);
+  }
+
+  /**
+   * Posts payloads on behalf of other players (bridges: a key with irc.connection.unauthenticated;
+   * the relay silently drops envelopes of other keys, as the specification requires). Each envelope
+   * names its server in `host`, so one call can reach several servers.
+   */
+  sendAs(envelopes: EnvelopeInput | readonly EnvelopeInput[]): Promise<SendResult> {
+    const list: readonly EnvelopeInput[] = Array.isArray(envelopes) ? envelopes : [envelopes as EnvelopeInput];
+    const unnamed = list.findIndex((e) => e.host === undefined || e.host.trim() === '');
+    if (unnamed !== -1 && this.config.server === undefined) {
+      return Promise.reject(new RelayError('misconfigured', `envelope ${unnamed} names no host, and the client has no server to fall back on`));
+    }
+    return this.sender.post(list);
+  }
+
+  /** Ends the stream for good (state `closed`, reason client_closed) and drops a presence snapshot not yet sent. */
+  close(): void {
+    this.presence.stop();
+    if (!this.running) return;
+    this.finish(null);
+    this.inFlight?.abort();
+    this.wake?.();
+  }
+
+  private setState(s: ClientState): void {
+    this.current = s;
+    this.emit('state', s);
+  }
+
+  /** Closed for good: by the relay's word (`error`) or by close() (null). */
+  private finish(error: RelayError | null): void {
+    if (!this.running) return;
+    this.running = false;
+    this.generation++;
+    const e = error ?? new RelayError('client_closed', 'close() was called');
+    const waiters = this.waiters;
+    this.waiters = [];
+    this.setState({ state: 'closed', reason: e.code, message: e.message, error });
+    for (const w of waiters) w.reject(e);
+  }
+
+  private opened(resumedFrom: string | null): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    this.setState({ state: 'open', resumedFrom });
+    for (const w of waiters) w.resolve();
+  }
+
+  private live(gen: number): boolean {
+    return this.running && this.generation === gen;
+  }
+
+  private async run(gen: number): Promise<void> {
+    // Whether the token was already asked again since the last open: a second 401 is final.
+    let refreshed = false;
+    while (this.live(gen)) {
+      const a = await this.openOnce(gen);
+      if (!this.live(gen) || a.kind === 'aborted') return;
+      let delay: number;
+      let why: RelayError;
+      if (a.kind === 'refused') {
+        const e = a.error;
+        if (e.status === 401 && !this.session.isBridge && !refreshed) {
+          refreshed = true;
+          this.session.invalidate(a.token);
+          continue;
+        }
+        if (!retryableStatus(e.status)) return this.finish(e);
+        why = e;
+        delay = this.backoff.next(e.retryAfterMs ?? 0, this.baseMs());
+      } else if (a.kind === 'failed') {
+        why = a.error;
+        delay = this.backoff.next(0, this.baseMs());
+      } else {
+        if (a.openedAt !== null) {
+          refreshed = false;
+          // Only a stream that held counts as recovery: one that opens and drops at once must not
+          // reset the back-off (the ping-pong a reset on every open causes).
+          if (Date.now() - a.openedAt >= this.config.backoff.capMs) this.backoff.reset();
+        }
+        if (a.close !== null && !a.close.reconnect) return this.finish(RelayError.fromClose(a.close));
+        if (a.close !== null) {
+          why = RelayError.fromClose(a.close);
+          // The relay's advice (already jittered by it) stands for this reconnect; failures after
+          // it back off from there.
+          delay = a.close.retryAfterMs ?? this.backoff.next(0, this.baseMs());
+        } else {
+          why = a.error ?? new RelayError('stream_ended', 'the relay ended the stream without a close event');
+          delay = this.backoff.next(0, this.baseMs());
+        }
+      }
+      this.setState({ state: 'reconnecting', attempt: this.backoff.attempts, delayMs: delay, reason: why.code, message: why.message, error: why });
+      await this.sleep(delay);
+    }
+  }
+
+  private baseMs(): number {
+    return this.retryMs ?? this.config.backoff.baseMs;
+  }
+
+  /** Waits, unless close() wakes it first. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined = undefined;
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  /** One request: until the stream ends, or the refusal or failure that prevented it. */
+  private async openOnce(gen: number): Promise<Attempt> {
+    let token: string | undefined;
+    try {
+      token = await this.session.token();
+    } catch (e) {
+      return { kind: 'failed', error: e as RelayError };
+    }
+    if (!this.live(gen)) return { kind: 'aborted' };
+    const controller = new AbortController();
+    this.inFlight = controller;
+    let silent = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The watchdog: any byte (a keepalive pair, a comment) proves the connection alive.
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        silent = true;
+        controller.abort();
+      }, this.config.watchdogMs);
+    };
+    const watchdog = (): RelayError => new RelayError('watchdog_timeout', `nothing arrived for ${this.config.watchdogMs} ms`);
+    const resumedFrom = this.lastId;
+    const headers: Record<string, string> = { ...commonHeaders(this.config, token), accept: 'text/event-stream', 'cache-control': 'no-cache' };
+    if (resumedFrom !== null) headers['last-event-id'] = resumedFrom;
+    arm();
+    try {
+      let res: Response;
+      try {
+        res = await this.config.fetch(this.config.endpoint, { method: 'GET', headers, signal: controller.signal });
+      } catch (e) {
+        if (!this.live(gen)) return { kind: 'aborted' };
+        return { kind: 'failed', error: silent ? watchdog() : networkError(e) };
+      }
+      arm();
+      if (res.status !== 200) return { kind: 'refused', error: await errorFromResponse(res), token };
+      if (res.body === null || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
+        await res.body?.cancel().catch(() => undefined);
+        return { kind: 'failed', error: new RelayError('invalid_response', `expected an event stream, got ${res.headers.get('content-type') ?? 'no content type'}`, { status: res.status }) };
+      }
+      let openedAt: number | null = null;
+      let close: CloseEvent | null = null;
+      const open = (): void => {
+        if (openedAt !== null || !this.live(gen)) return;
+        openedAt = Date.now();
+        this.opened(resumedFrom);
+      };
+      try {
+        await readSse(res.body, {
+          onBytes: arm,
+          onRetry: (ms) => {
+            this.retryMs = ms;
+          },
+          // The relay's greeting, sent once it has subscribed the stream.
+          onComment: (text) => {
+            if (text.startsWith('connected')) open();
+          },
+          onClose: (event) => {
+            close = event;
+          },
+          onPair: (meta, payload, id) => {
+            open();
+            if (id !== null) this.lastId = id;
+            if (this.live(gen)) this.emit('payload', { payload, meta, id });
+          },
+        });
+      } catch (e) {
+        if (!this.live(gen)) return { kind: 'aborted' };
+        return { kind: 'ended', openedAt, close, error: silent ? watchdog() : networkError(e) };
+      }
+      return { kind: 'ended', openedAt, close, error: null };
+    } finally {
+      clearTimeout(timer);
+      if (this.inFlight === controller) this.inFlight = null;
+    }
+  }
+}

@@ -1,0 +1,137 @@
+// The client's options, checked before any request: a mistake the relay would punish (a session
+// without client credentials gets the account banned, spec rule A3) or refuse is reported here, at
+// construction, with a sentence saying what to fix.
+
+import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { RelayError } from './errors.js';
+import type { TokenSource } from './session.js';
+
+/** What the client needs of fetch: the global one fits, and so does a test's or a runtime's own. */
+export type FetchLike = (url: string, init: FetchInit) => Promise<Response>;
+
+export interface FetchInit {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+}
+
+export interface RelayClientOptions {
+  /** The relay's base URL (https://relay.example.net); requests go to its /irc path. */
+  url: string;
+  /**
+   * The multiplayer server the player is on, named as every client on it names it (the SRV-resolved
+   * host): the channel. Required with a `token`; a bridge that omits it streams every channel.
+   */
+  server?: string;
+  /** The API key built into the client (sent as Client-ID / Client-Secret). */
+  clientId: string;
+  clientSecret: string;
+  /** `<mod_id>/<mod_version>+<git commit>`. */
+  userAgent: string;
+  /**
+   * The game session token (the player's access token), asked at the first request and again after a
+   * 401. Omit it for a bridge: a key with irc.connection.unauthenticated needs no session.
+   */
+  token?: TokenSource;
+  /** Resume from this frame on the first connect (a program that kept `client.lastEventId`). */
+  lastEventId?: string;
+  /** Presence snapshots posted per second at most; newer ones replace waiting ones. Default 5. */
+  presencePerSecond?: number;
+  /** Reconnect and resend delays. Defaults: base 1 s (or the relay's `retry:`), cap 30 s. */
+  backoff?: BackoffOptions;
+  /** A stream silent this long (ms), or a POST unanswered this long, is dropped and tried again. Default 15000. */
+  watchdogMs?: number;
+  /** Tries for one send when the relay is unavailable or unreachable (same Idempotency-Key each time). Default 5. */
+  sendAttempts?: number;
+  /** The fetch to use (default: the global one). */
+  fetch?: FetchLike;
+}
+
+export interface ClientConfig {
+  endpoint: string;
+  server: string | undefined;
+  clientId: string;
+  clientSecret: string;
+  userAgent: string;
+  lastEventId: string | undefined;
+  presencePerSecond: number;
+  backoff: BackoffOptions & { baseMs: number; capMs: number };
+  watchdogMs: number;
+  sendAttempts: number;
+  fetch: FetchLike;
+}
+
+function misconfigured(message: string): RelayError {
+  return new RelayError('misconfigured', message);
+}
+
+/** A value a build system leaves behind when the real one was never set. */
+function blank(v: unknown): boolean {
+  return typeof v !== 'string' || v.trim() === '' || /^(undefined|null)$/i.test(v.trim());
+}
+
+function positive(name: string, v: number | undefined, fallback: number, integer = false): number {
+  if (v === undefined) return fallback;
+  if (!Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) throw misconfigured(`${name} must be a positive ${integer ? 'integer' : 'number'} (got ${v})`);
+  return v;
+}
+
+export function resolveOptions(o: RelayClientOptions): ClientConfig {
+  const session = o.token !== undefined;
+  for (const name of ['clientId', 'clientSecret'] as const) {
+    if (blank(o[name])) {
+      throw misconfigured(
+        session
+          ? `${name} is missing (${JSON.stringify(o[name])}). The relay bans an account whose session arrives with missing or wrong client credentials (spec rule A3), so no request is sent without them: pass your API key's client id and secret.`
+          : `${name} is missing (${JSON.stringify(o[name])}): a bridge is authenticated by its API key alone; pass the key's client id and secret.`,
+      );
+    }
+  }
+  if (o.token !== undefined && typeof o.token !== 'function') throw misconfigured('token must be a function returning the game session token (or a promise of it)');
+  if (blank(o.userAgent) || /[\x00-\x1f\x7f]/.test(o.userAgent)) {
+    throw misconfigured('userAgent is required, without control characters: <mod_id>/<mod_version>+<git commit>');
+  }
+  let url: URL;
+  try {
+    url = new URL(o.url);
+  } catch {
+    throw misconfigured(`url is not a URL: ${JSON.stringify(o.url)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw misconfigured(`url must be http or https: ${o.url}`);
+  if (!url.pathname.endsWith('/irc')) url.pathname = `${url.pathname.replace(/\/+$/, '')}/irc`;
+  const server = o.server?.trim();
+  if (server !== undefined && server === '') throw misconfigured('server is empty: name the multiplayer server, or omit it for a bridge stream on every channel');
+  if (session && server === undefined) throw misconfigured('server is required with a token: the channel is the multiplayer server the player is on');
+  const baseMs = positive('backoff.baseMs', o.backoff?.baseMs, DEFAULT_BACKOFF.baseMs);
+  const capMs = positive('backoff.capMs', o.backoff?.capMs, Math.max(DEFAULT_BACKOFF.capMs, baseMs));
+  if (capMs < baseMs) throw misconfigured(`backoff.capMs (${capMs}) must not be below backoff.baseMs (${baseMs})`);
+  const fetchImpl = o.fetch ?? (globalThis.fetch as FetchLike | undefined);
+  if (typeof fetchImpl !== 'function') throw misconfigured('no fetch in this runtime: pass options.fetch');
+  if (o.lastEventId !== undefined && !/^\d+$/.test(o.lastEventId)) throw misconfigured(`lastEventId must be an id the relay sent (a whole number): ${JSON.stringify(o.lastEventId)}`);
+  return {
+    endpoint: url.toString(),
+    server,
+    clientId: o.clientId.trim(),
+    clientSecret: o.clientSecret.trim(),
+    userAgent: o.userAgent,
+    lastEventId: o.lastEventId,
+    presencePerSecond: positive('presencePerSecond', o.presencePerSecond, 5),
+    backoff: { ...o.backoff, baseMs, capMs },
+    watchdogMs: positive('watchdogMs', o.watchdogMs, 15_000),
+    sendAttempts: positive('sendAttempts', o.sendAttempts, 5, true),
+    fetch: fetchImpl,
+  };
+}
+
+/** The headers of spec 5.1 common to GET and POST. */
+export function commonHeaders(c: ClientConfig, token: string | undefined): Record<string, string> {
+  const h: Record<string, string> = {
+    'user-agent': c.userAgent,
+    'client-id': c.clientId,
+    'client-secret': c.clientSecret,
+  };
+  if (token !== undefined) h['authorization'] = `Bearer ${token}`;
+  if (c.server !== undefined) h['x-irc-multiplayer-server'] = c.server;
+  return h;
+}

@@ -1,0 +1,86 @@
+// The client library's wire types are generated from schemas/: the committed file must be what the
+// generator writes now, and the types must be the TypeBox definitions' own (checked by tsc: this file
+// is part of `npm run typecheck`).
+import { readFileSync } from 'node:fs';
+import type { Static } from '@sinclair/typebox';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { CLOSE_REASONS as RELAY_CLOSE_REASONS, type CloseEvent as CloseEventSchema } from '../../schemas/close.js';
+import type { Envelope as EnvelopeSchema } from '../../schemas/envelope.js';
+import type { MetaFrame as MetaFrameSchema } from '../../schemas/meta.js';
+import { PAYLOAD_TYPES as RELAY_PAYLOAD_TYPES } from '../../schemas/payload-types.js';
+import type * as Relay from '../../schemas/payloads.js';
+import { clientWireTypes } from '../../scripts/client-types.js';
+import {
+  CLOSE_REASONS,
+  PAYLOAD_TYPES,
+  RelayClient,
+  type ChatComponent,
+  type ChatPayload,
+  type CloseEvent,
+  type Envelope,
+  type Frame,
+  type MetaFrame,
+  type Payload,
+  type PresencePayload,
+} from '../../clients/typescript/src/index.js';
+import type * as Wire from '../../clients/typescript/src/generated/wire.js';
+import { validPayloads } from '../helpers/payloads.js';
+
+describe('generated wire types', () => {
+  it('are what scripts/generate-client-types.ts writes from schemas/ now (run npm run client-types when this fails)', () => {
+    const committed = readFileSync(new URL('../../clients/typescript/src/generated/wire.ts', import.meta.url), 'utf8');
+    expect(committed, 'clients/typescript/src/generated/wire.ts is stale: run npm run client-types').toBe(clientWireTypes());
+  });
+
+  it('carry the relay catalogues (payload types, close reasons) as values', () => {
+    expect(PAYLOAD_TYPES).toEqual(RELAY_PAYLOAD_TYPES);
+    expect(CLOSE_REASONS).toEqual(RELAY_CLOSE_REASONS);
+  });
+
+  it('are the TypeBox definitions, type for type', () => {
+    expectTypeOf<Wire.ChatPayload>().toEqualTypeOf<Relay.ChatPayload>();
+    expectTypeOf<Wire.DeathPayload>().toEqualTypeOf<Relay.DeathPayload>();
+    expectTypeOf<Wire.EntityOwnerPayload>().toEqualTypeOf<Relay.EntityOwnerPayload>();
+    expectTypeOf<Wire.KeepalivePayload>().toEqualTypeOf<Relay.KeepalivePayload>();
+    expectTypeOf<Wire.LoginPayload>().toEqualTypeOf<Relay.LoginPayload>();
+    expectTypeOf<Wire.LogoutPayload>().toEqualTypeOf<Relay.LogoutPayload>();
+    expectTypeOf<Wire.MessagePayload>().toEqualTypeOf<Relay.MessagePayload>();
+    expectTypeOf<Wire.MinigamePayload>().toEqualTypeOf<Relay.MinigamePayload>();
+    expectTypeOf<Wire.PingPayload>().toEqualTypeOf<Relay.PingPayload>();
+    expectTypeOf<Wire.PresencePayload>().toEqualTypeOf<Relay.PresencePayload>();
+    expectTypeOf<Wire.ResendRequestPayload>().toEqualTypeOf<Relay.ResendRequestPayload>();
+    expectTypeOf<Payload>().toEqualTypeOf<Relay.Payload>();
+    expectTypeOf<MetaFrame>().toEqualTypeOf<MetaFrameSchema>();
+    expectTypeOf<CloseEvent>().toEqualTypeOf<Static<typeof CloseEventSchema>>();
+    // The generated envelope also says what TypeBox's static type cannot: agent or userAgent is present.
+    expectTypeOf<Envelope>().toMatchTypeOf<EnvelopeSchema>();
+    expectTypeOf<{ user: string; message: ChatPayload }>().not.toMatchTypeOf<Envelope>();
+    // Every example payload of the relay's own tests is a Payload.
+    const examples = validPayloads();
+    expect(Object.keys(examples).sort()).toEqual([...PAYLOAD_TYPES].sort());
+  });
+
+  it('narrow a delivered payload by its type', () => {
+    const seen: string[] = [];
+    const client = new RelayClient({
+      url: 'http://127.0.0.1:9',
+      server: 'play.example.net',
+      clientId: 'id',
+      clientSecret: 'secret',
+      userAgent: 'test/1+0',
+      token: () => 'token',
+    });
+    client.on('payload', ({ payload, meta }: Frame) => {
+      if (payload.type === 'chat') {
+        expectTypeOf(payload).toEqualTypeOf<ChatPayload>();
+        expectTypeOf(payload.message).toEqualTypeOf<ChatComponent>();
+        seen.push(`${meta.uuid}: ${String(payload.message)}`);
+      } else if (payload.type === 'presence') {
+        expectTypeOf(payload).toEqualTypeOf<PresencePayload>();
+        seen.push(`health ${payload.attributes.health}`);
+      }
+    });
+    expect(client.state.state).toBe('closed');
+    expect(seen).toEqual([]);
+  });
+});
