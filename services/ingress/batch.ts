@@ -53,6 +53,8 @@ export interface BatchContext {
 
 /** Room left in a message for the headers the publisher adds (time, Nats-Msg-Id). */
 const PUBLISH_HEADER_ROOM = 256;
+/** The most our own headers can take: names, two UUIDs, a channel (253) and an agent (256). */
+const MAX_HEADER_BYTES = 1024;
 
 // The kinds of problem a batch has decide its error code, the first listed winning.
 type ProblemKind = 'unknown_type' | 'payload' | 'sender' | 'channel';
@@ -174,7 +176,8 @@ function checkSizes(planned: readonly PlannedEntry[], ctx: BatchContext): void {
   const tooLarge: ErrorDetail[] = [];
   for (const p of planned) {
     const payloadBytes = p.bytes;
-    const messageBytes = payloadBytes + headerBytes(p.headers) + PUBLISH_HEADER_ROOM;
+    // Headers are counted only near the limit: they are small (UUIDs, a channel, an agent of 256 at most).
+    const messageBytes = payloadBytes + PUBLISH_HEADER_ROOM > ctx.maxPayload - MAX_HEADER_BYTES ? payloadBytes + headerBytes(p.headers) + PUBLISH_HEADER_ROOM : 0;
     if (payloadBytes > ctx.entryMaxBytes) {
       tooLarge.push({ entry: p.index, path: '', reason: `the entry is ${payloadBytes} bytes as JSON; at most ${ctx.entryMaxBytes} are stored` });
     } else if (messageBytes > ctx.maxPayload) {
