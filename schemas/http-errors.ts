@@ -193,10 +193,10 @@ export const HTTP_ERRORS = {
   publish_failed: {
     status: 503,
     on: ['POST'],
-    when: 'JetStream failed part-way: `accepted` leading entries are stored, `unknown` (0 or 1) is the next one whose acknowledgement did not come (it may or may not be stored), nothing after it was sent.',
-    action: 'With an Idempotency-Key: wait Retry-After and resend the same body with the same key (nothing is stored twice). Without one: resend entries from `accepted` on, under a new request, knowing entry `accepted` may then be stored twice when `unknown` is 1.',
+    when: 'JetStream failed part-way: `accepted` leading entries are stored; body entry `entry` failed (`unknown` 1: it may or may not be stored, its acknowledgement did not come); nothing after it was sent.',
+    action: 'With an Idempotency-Key: wait Retry-After and resend the same body with the same key within STREAM_DUPLICATE_WINDOW (nothing is stored twice). Without one: resend the body entries from `entry` on, under a new request, knowing that entry may then be stored twice when `unknown` is 1.',
     retryAfter: true,
-    extra: ['accepted', 'unknown'],
+    extra: ['accepted', 'unknown', 'entry'],
   },
   unavailable: {
     status: 503,
@@ -224,6 +224,10 @@ export const ERROR_EXTRA_MEMBERS = {
     minimum: 0,
     maximum: 1,
     description: 'publish_failed only: 1 when the entry after the stored ones may or may not be stored (its acknowledgement did not come), else 0.',
+  }),
+  entry: Type.Integer({
+    minimum: 0,
+    description: 'publish_failed only: the position in the POST body of the entry that failed (dropped envelopes count).',
   }),
   scope: Type.String({ description: 'missing_scope only: the scope the key lacks, e.g. irc.messages.send.chat.' }),
   limit: Type.Integer({ minimum: 0, description: 'too_many_streams only: the most streams allowed.' }),
@@ -260,6 +264,7 @@ export const ErrorBody = Type.Object(
     details: Type.Optional(Type.Array(ErrorDetail, { description: 'Validation problems: entry index, JSON path, reason (at most 50).' })),
     accepted: Type.Optional(ERROR_EXTRA_MEMBERS.accepted),
     unknown: Type.Optional(ERROR_EXTRA_MEMBERS.unknown),
+    entry: Type.Optional(ERROR_EXTRA_MEMBERS.entry),
     scope: Type.Optional(ERROR_EXTRA_MEMBERS.scope),
     limit: Type.Optional(ERROR_EXTRA_MEMBERS.limit),
   },

@@ -100,12 +100,17 @@ export class Authenticator {
       const reason =
         check === null ? 'missing client credentials' : check.status === 'unknown' ? 'unknown client id' : 'wrong client secret';
       const clientId = recordableClientId(credentials?.clientId ?? presentedClientId(headers, this.headerNames));
-      await bans.ban(profile.uuid, {
-        reason: `cracked client: ${reason}`,
-        by: 'relay',
-        ...(clientId !== undefined ? { clientId } : {}),
-        ...(agent !== null ? { userAgent: agent } : {}),
-      });
+      await bans
+        .ban(profile.uuid, {
+          reason: `cracked client: ${reason}`,
+          by: 'relay',
+          ...(clientId !== undefined ? { clientId } : {}),
+          ...(agent !== null ? { userAgent: agent } : {}),
+        })
+        .catch((err: unknown) => {
+          // The refusal stands on the next request, once the ban can be written.
+          throw new RelayError(503, ErrorCode.Unavailable, 'The relay cannot record a decision right now; retry shortly.', { retryAfter: 1, cause: err });
+        });
       this.options.observer?.banIssued();
       log.warn({ account: profile.uuid, clientId, reason }, 'banned a cracked client');
       throw banned();

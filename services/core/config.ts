@@ -101,7 +101,7 @@ const CommonEnv = {
   PROFILE_API_MAX_QUEUE: Type.Integer({
     default: 1000,
     minimum: 0,
-    description: 'Look-ups that may wait for a free slot; beyond it, 503 profile_api_busy with Retry-After (never a ban).',
+    description: 'Look-ups that may wait for a free slot, in each of the two queues (valid credentials, the rest); beyond it, 503 profile_api_busy with Retry-After (never a ban).',
   }),
 };
 

@@ -9,6 +9,8 @@ import type { Logger } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 
 const READINESS_TIMEOUT_MS = 2000;
+/** How long a refused request's answer may take to leave before its connection is cut. */
+const CLOSE_GRACE_MS = 1000;
 
 export interface ReadinessCheck {
   name: string;
@@ -131,8 +133,13 @@ function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number, onT
     if (req.complete || res.headersSent) return;
     res.shouldKeepAlive = false;
     onTimeout();
+    // Stop reading: the rest of the body must never reach the handler after "nothing was published".
+    req.pause();
     writeError(res, new RelayError(408, ErrorCode.RequestTimeout, `The request body did not arrive within ${ms} ms; nothing was published.`));
-    res.once('finish', () => req.socket.destroy());
+    const socket = req.socket;
+    res.once('finish', () => socket.destroy());
+    // A client that does not read its answer either is cut off all the same.
+    setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
   }, ms);
   timer.unref();
   const clear = (): void => clearTimeout(timer);

@@ -76,6 +76,17 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     this.emit('put', key, value, m.seq, previous);
   }
 
+  /**
+   * Drops a key this node knows to be gone although no delete was seen: KV records that expire by
+   * the bucket's max age leave no marker behind.
+   */
+  forget(key: string): void {
+    const previous = this.entries.get(key);
+    if (previous === undefined) return;
+    this.entries.delete(key);
+    this.emit('delete', key, previous.value, previous.revision);
+  }
+
   get(key: string): T | undefined {
     return this.entries.get(key)?.value;
   }

@@ -15,6 +15,8 @@ export interface Ticket {
   granted: Promise<void>;
   /** Gives the place back (after the look-up), or leaves the queue if still waiting. */
   leave(): void;
+  /** Leaves the queue if still waiting (nobody wants the look-up any more); a granted place is kept until leave(). */
+  cancel(): void;
 }
 
 interface Waiter {
@@ -36,6 +38,7 @@ export class LookupGate {
 
   constructor(places: number, maxQueue: number) {
     this.places = places;
+    // With a single place nothing can be kept back: it serves everyone, valid credentials first.
     this.openPlaces = Math.max(1, places - Math.ceil(places / 4));
     this.maxQueue = maxQueue;
   }
@@ -44,7 +47,7 @@ export class LookupGate {
   enter(priority: boolean, timeoutMs: number): Ticket {
     if (this.running < (priority ? this.places : this.openPlaces)) {
       this.running++;
-      return { granted: Promise.resolve(), leave: once(() => this.release()) };
+      return { granted: Promise.resolve(), leave: once(() => this.release()), cancel: () => undefined };
     }
     const queue = priority ? this.first : this.rest;
     if (queue.length >= this.maxQueue) {
@@ -72,18 +75,17 @@ export class LookupGate {
     // Rejections are read by whoever awaits `granted`; an abandoned ticket must not crash the process.
     promise.catch(() => undefined);
     queue.push(waiter);
+    const cancel = (): void => {
+      if (!granted) waiter.fail(new RelayError(503, ErrorCode.ProfileUnavailable, 'The look-up was given up before it started.'));
+    };
     return {
       granted: promise,
       leave: once(() => {
         if (granted) this.release();
-        else waiter.fail(new RelayError(503, ErrorCode.ProfileUnavailable, 'The look-up was given up before it started.'));
+        else cancel();
       }),
+      cancel,
     };
-  }
-
-  /** Look-ups running and waiting, for metrics. */
-  get load(): { running: number; waiting: number } {
-    return { running: this.running, waiting: this.first.length + this.rest.length };
   }
 
   private release(): void {

@@ -106,8 +106,8 @@ export class Gateway implements StreamOwner {
    */
   handle(req: IncomingMessage, res: ServerResponse): void {
     const reqId = randomUUID();
-    // The client may leave at any point of the open (authentication, claim, replay): the signal
-    // tells each step, so nothing is kept for a connection that is gone.
+    // The client may leave at any point of the open: the signal stops its session check, and the
+    // stream (once it exists) ends with the connection, undoing the claim, subscription and replay.
     const left = new AbortController();
     const onClose = (): void => left.abort();
     res.once('close', onClose);
@@ -147,6 +147,8 @@ export class Gateway implements StreamOwner {
     }
     const principal = await auth.authenticate(headers, { warn: (fields, message) => logger.warn({ reqId, ...fields }, message) }, left);
     if (left.aborted) return;
+    // A drain that began during the session check has already closed every stream it knew of.
+    if (this.draining) throw new RelayError(503, ErrorCode.Draining, 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
     if (!principal.scopes.establish) throw missingScope(Scope.Establish, 'open a stream');
     const channel = requestChannel(req.url, headers['x-irc-multiplayer-server']);
     if (channel === null && !principal.scopes.unauthenticated) {
@@ -188,7 +190,7 @@ export class Gateway implements StreamOwner {
     // goes to the socket as it is, with no chunk framing around it.
     res.useChunkedEncodingByDefault = false;
     if (stream.closed) {
-      // Closed before it opened: evicted by a later claim, banned or revoked meanwhile.
+      // Closed before it opened: evicted by a later claim, banned, revoked or drained meanwhile.
       const reason = stream.closeReason ?? CloseReason.Error;
       if (!res.destroyed && reason !== CloseReason.ClientClosed) {
         res.writeHead(200, SSE_HEADERS);
@@ -201,7 +203,14 @@ export class Gateway implements StreamOwner {
     res.write(encodeRetry(CLIENT_RETRY_MS));
 
     if (lastEventId !== null) stream.startHolding();
-    await this.hub.join(stream);
+    try {
+      await this.hub.join(stream);
+    } catch (err) {
+      // The head is out: the stream ends with its close frames rather than staying half-open.
+      logger.warn({ err, reqId }, 'could not subscribe a new stream to its channel');
+      stream.close(CloseReason.Error);
+      return;
+    }
     if (stream.closed) return;
     // Sent once the node is subscribed: from here on nothing published to the channel is missed.
     stream.writeRaw(encodeComment(`connected to ${channel ?? 'every channel'}`));

@@ -42,6 +42,8 @@ interface Holder {
   node: string;
   conn: string;
   owner: string;
+  /** When this node last saw the claim written (ms): live claims are rewritten every CLAIM_TTL/2. */
+  seenAt: number;
 }
 
 export class Ownership {
@@ -57,6 +59,7 @@ export class Ownership {
   /** Node ids repeat across every claim of a node: one string each. */
   private readonly nodeNames = new Map<string, string>();
   private refreshTimer: NodeJS.Timeout | undefined;
+  private claimTtlMs = Infinity;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(options: {
@@ -101,6 +104,7 @@ export class Ownership {
 
   /** Sweeps for claims of dead nodes every `sweepEveryMs` (the node timeout). */
   async start(claimTtlMs: number, sweepEveryMs: number): Promise<void> {
+    this.claimTtlMs = claimTtlMs;
     await this.mirror.start();
     await this.dropOwnStaleClaims();
     this.refreshTimer = setInterval(() => void this.refresh(), claimTtlMs / 2).unref();
@@ -112,7 +116,7 @@ export class Ownership {
     if (claim === null) return null;
     let node = this.nodeNames.get(claim.node);
     if (node === undefined) this.nodeNames.set(claim.node, (node = claim.node));
-    return { node, conn: claim.conn, owner: claim.uuid ?? `key:${claim.clientId}` };
+    return { node, conn: claim.conn, owner: claim.uuid ?? `key:${claim.clientId}`, seenAt: Date.now() };
   }
 
   private onClaim(key: string, claim: Holder, revision: number): void {
@@ -184,8 +188,18 @@ export class Ownership {
   /** Claims of nodes whose heartbeat stopped are removed by whichever gateway notices first. */
   async sweep(): Promise<number> {
     let removed = 0;
+    const now = Date.now();
     for (const [key, claim, revision] of [...this.mirror.items()]) {
-      if (claim.node === this.nodeId || this.liveness.isAlive(claim.node)) continue;
+      if (claim.node === this.nodeId) continue;
+      // Not rewritten for a whole CLAIM_TTL: the bucket has aged it out (no marker tells us), or its
+      // holder failed to delete it. Either way it must not count against its owner any longer.
+      if (now - claim.seenAt > this.claimTtlMs) {
+        await this.deleteIfUnchanged(key, revision);
+        this.mirror.forget(key);
+        removed++;
+        continue;
+      }
+      if (this.liveness.isAlive(claim.node)) continue;
       if (await this.deleteIfUnchanged(key, revision)) removed++;
     }
     if (removed > 0) this.logger.info({ removed }, 'removed stream claims of gateways that stopped');

@@ -72,11 +72,11 @@ export class AckPublisher {
         try {
           body = msg.json();
         } catch {
-          p.reject(new PublishError('unreadable acknowledgement'));
+          p.reject(new PublishError('unreadable acknowledgement', 'unknown'));
           return;
         }
         if (body.error !== undefined || body.stream === undefined || body.seq === undefined) {
-          p.reject(new PublishError(body.error?.description ?? 'invalid acknowledgement'));
+          p.reject(body.error !== undefined ? new PublishError(body.error.description ?? 'refused by JetStream') : new PublishError('invalid acknowledgement', 'unknown'));
           return;
         }
         p.resolve({ stream: body.stream, seq: body.seq, duplicate: body.duplicate === true });

@@ -35,8 +35,8 @@ export interface PlannedEntry {
 
 export interface Plan {
   entries: PlannedEntry[];
-  /** Envelopes not published because they name a banned account. */
-  dropped: number;
+  /** Envelopes not published because they name a banned account (still part of what the request is). */
+  banned: PlannedEntry[];
 }
 
 export interface BatchContext {
@@ -53,8 +53,8 @@ export interface BatchContext {
 
 /** Room left in a message for the headers the publisher adds (time, Nats-Msg-Id). */
 const PUBLISH_HEADER_ROOM = 256;
-/** The most our own headers can take: names, two UUIDs, a channel (253) and an agent (256). */
-const MAX_HEADER_BYTES = 1024;
+/** More than our own headers can take: names, two UUIDs, a channel (253) and an agent (256 characters, up to 3 bytes each). */
+const MAX_HEADER_BYTES = 2048;
 
 // The kinds of problem a batch has decide its error code, the first listed winning.
 type ProblemKind = 'unknown_type' | 'payload' | 'sender' | 'channel';
@@ -78,7 +78,7 @@ export function planBatch(body: unknown, ctx: BatchContext): Plan {
   const planned: PlannedEntry[] = [];
   const problems: ErrorDetail[] = [];
   const kinds = new Set<ProblemKind>();
-  let dropped = 0;
+  const banned: PlannedEntry[] = [];
 
   items.forEach((item, entry) => {
     const add = (issues: ValidationIssue[], kind: ProblemKind = 'payload'): void => {
@@ -145,11 +145,12 @@ export function planBatch(body: unknown, ctx: BatchContext): Plan {
     }
     // A bridge must not give a banned account the voice the ban took away (any UUID spelling: the
     // envelope's user is normalised by now).
-    if (ctx.isBanned(envelope.user)) {
-      dropped++;
+    const built = entryOf(entry, inner.type, inner.payload, channel, envelope.user, envelope.agent ?? envelope.userAgent ?? null);
+    if (built !== null && ctx.isBanned(envelope.user)) {
+      banned.push(built);
       return;
     }
-    plan(entryOf(entry, inner.type, inner.payload, channel, envelope.user, envelope.agent ?? envelope.userAgent ?? null), envelope.agent !== undefined ? '/agent' : '/userAgent');
+    plan(built, envelope.agent !== undefined ? '/agent' : '/userAgent');
   });
 
   if (problems.length > 0) {
@@ -168,7 +169,7 @@ export function planBatch(body: unknown, ctx: BatchContext): Plan {
     }
   }
   checkSizes(planned, ctx);
-  return { entries: planned, dropped };
+  return { entries: planned, banned };
 }
 
 /** An entry NATS cannot carry would fail at every retry: refuse it up front, naming it. */

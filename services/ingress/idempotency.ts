@@ -34,13 +34,14 @@ export function idempotencyKey(value: string | string[] | undefined): string | n
 }
 
 /**
- * What identifies a request's content: its entries as they will be stored (channel, sender, agent,
- * normalised payload), so spellings the relay normalises (a UUID's case, a dimension's) are the same
- * request, and nothing is serialised before validation has bounded it.
+ * What identifies a request's content: its checked entries in body order (position, channel, sender,
+ * agent, normalised payload), those dropped for a ban included, so spellings the relay normalises are
+ * the same request, a ban arriving between two sends does not make them "different", and nothing is
+ * serialised before validation has bounded it.
  */
-export function fingerprint(entries: ReadonlyArray<{ channel: string; sender: string; agent: string | null; json: string }>): string {
+export function fingerprint(entries: ReadonlyArray<{ index: number; channel: string; sender: string; agent: string | null; json: string }>): string {
   const hash = createHash('sha256');
-  for (const e of entries) hash.update(`${e.channel}\n${e.sender}\n${e.agent ?? ''}\n${e.json}\n`);
+  for (const e of [...entries].sort((a, b) => a.index - b.index)) hash.update(`${e.index}\n${e.channel}\n${e.sender}\n${e.agent ?? ''}\n${e.json}\n`);
   return hash.digest('base64url');
 }
 

@@ -87,7 +87,7 @@ export class Ingress {
     const principal = await auth.authenticate(request.headers, request.log);
     const channel = requestChannel(request.url, request.headers['x-irc-multiplayer-server']);
     const key = idempotencyKey(request.headers['idempotency-key']);
-    const { entries, dropped } = planBatch(request.body, {
+    const { entries, banned } = planBatch(request.body, {
       principal,
       channel,
       batchMax: config.ingress.batchMax,
@@ -105,8 +105,9 @@ export class Ingress {
     }
 
     void reply.code(200);
+    const dropped = banned.length;
     if (key === null) return this.publish(entries, dropped, null);
-    const print = fingerprint(entries);
+    const print = fingerprint([...entries, ...banned]);
     const reservation = await this.idempotency.reserve(sender, key, print);
     if (reservation.kind === 'replay') return reservation.answer;
     const answer = await this.publish(entries, dropped, `${sender}:${key}`);
@@ -118,7 +119,7 @@ export class Ingress {
     try {
       await this.publisher.publishAll(entries, dedupeId);
     } catch (e) {
-      if (e instanceof PartialPublish) throw partialPublishError(e, entries.length, dedupeId !== null);
+      if (e instanceof PartialPublish) throw partialPublishError(e, dedupeId !== null);
       throw e;
     }
     return { accepted: entries.length, dropped };

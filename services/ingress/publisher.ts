@@ -19,11 +19,14 @@ export class PartialPublish extends Error {
   readonly accepted: number;
   /** 1 when the entry after them may or may not have been stored (no acknowledgement in time). */
   readonly unknown: number;
-  constructor(message: string, accepted: number, unknown: number) {
+  /** Where that entry is in the POST body (the client's numbering: dropped envelopes count). */
+  readonly entry: number;
+  constructor(message: string, accepted: number, unknown: number, entry: number) {
     super(message);
     this.name = 'PartialPublish';
     this.accepted = accepted;
     this.unknown = unknown;
+    this.entry = entry;
   }
 }
 
@@ -43,7 +46,8 @@ export class Publisher {
   /**
    * Stores every entry, in order, or throws PartialPublish saying exactly how far it got. `dedupeId`
    * (from Idempotency-Key, scoped to the sender) gives entry i the JetStream message id
-   * `<dedupeId>:<i>`, so the same request resent stores each entry once within the duplicate window.
+   * `<dedupeId>:<position in the body>`, so the same request resent stores each entry once within the
+   * duplicate window.
    */
   async publishAll(entries: readonly PlannedEntry[], dedupeId: string | null): Promise<void> {
     const started = performance.now();
@@ -52,14 +56,14 @@ export class Publisher {
       const h = e.headers;
       h.set(Header.Time, now);
       // JetStream's de-duplication header: a resent request with the same key is stored once.
-      if (dedupeId !== null) h.set('Nats-Msg-Id', `${dedupeId}:${i}`);
+      if (dedupeId !== null) h.set('Nats-Msg-Id', `${dedupeId}:${e.index}`);
       try {
         await this.acks.publish(channelSubject(e.channel), e.json, h, this.timeoutMs);
       } catch (err) {
         const unknown = err instanceof PublishError && err.outcome === 'unknown' ? 1 : 0;
         const reason = err instanceof Error ? err.message : String(err);
         this.warnings.warn(reason, { reason, accepted: i, unknown, entries: entries.length }, 'JetStream did not acknowledge an entry');
-        throw new PartialPublish(reason, i, unknown);
+        throw new PartialPublish(reason, i, unknown, e.index);
       }
       this.metrics.entriesPublished.inc({ type: e.type });
     }
@@ -67,19 +71,21 @@ export class Publisher {
   }
 }
 
-/** The 503 a client gets for a batch that stopped part-way, with advice that never loses an entry. */
-export function partialPublishError(p: PartialPublish, total: number, withIdempotencyKey: boolean): RelayError {
-  const n = p.accepted;
-  const stored = n === 0 ? 'no entry was stored' : `the first ${n} of ${total} ${total === 1 ? 'entry was' : 'entries were'} stored`;
-  const failed = p.unknown === 1 ? `entry ${n} may or may not have been stored (no acknowledgement in time)` : `entry ${n} was not stored`;
-  const rest = n + 1 < total ? `, and entries ${n + 1} to ${total - 1} were not sent` : '';
+/**
+ * The 503 a client gets for a batch that stopped part-way, with advice that never loses an entry.
+ * Positions are the client's own (its body's), whatever envelopes were dropped.
+ */
+export function partialPublishError(p: PartialPublish, withIdempotencyKey: boolean): RelayError {
+  const at = p.entry;
+  const stored = p.accepted === 0 ? 'no entry was stored' : `every entry before entry ${at} was stored (${p.accepted})`;
+  const failed = p.unknown === 1 ? `entry ${at} may or may not have been stored (no acknowledgement in time)` : `entry ${at} was not stored`;
   const advice = withIdempotencyKey
-    ? 'Resend the same request with the same Idempotency-Key: entries already stored are not stored twice.'
+    ? 'Resend the same request with the same Idempotency-Key within STREAM_DUPLICATE_WINDOW (2 minutes by default): entries already stored are not stored twice.'
     : p.unknown === 1
-      ? `Resending from entry ${n} may store it twice; send an Idempotency-Key to make resends safe.`
-      : `Resend the entries from entry ${n} on.`;
-  return new RelayError(503, ErrorCode.PublishFailed, `The event log did not acknowledge the batch: ${stored}, ${failed}${rest}. ${advice}`, {
+      ? `Resending from entry ${at} may store it twice; send an Idempotency-Key to make resends safe.`
+      : `Resend the entries from entry ${at} on.`;
+  return new RelayError(503, ErrorCode.PublishFailed, `The event log did not acknowledge the batch: ${stored}, ${failed}, and nothing after it was sent. ${advice}`, {
     retryAfter: 1,
-    extra: { accepted: p.accepted, unknown: p.unknown },
+    extra: { accepted: p.accepted, unknown: p.unknown, entry: at },
   });
 }

@@ -422,7 +422,6 @@ export type HttpErrorCode =
   | "entry_too_large"
   | "request_timeout"
   | "idempotency_key_reused"
-  | "idempotency_key_in_use"
   | "too_many_streams"
   | "profile_api_busy"
   | "unsupported_media_type"
