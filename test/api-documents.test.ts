@@ -161,8 +161,9 @@ describe('API documents', () => {
     }
     const error = a.compile(asObject(schemas['ErrorBody']));
     expect(error({ error: 'invalid_payload', message: 'x', details: [{ entry: 0, path: '/type', reason: 'r' }] })).toBe(true);
-    expect(error({ error: 'publish_failed', message: 'x' }), 'publish_failed needs accepted and unknown').toBe(false);
-    expect(error({ error: 'publish_failed', message: 'x', accepted: 2, unknown: 1 })).toBe(true);
+    expect(error({ error: 'publish_failed', message: 'x' }), 'publish_failed needs accepted, unknown and entry').toBe(false);
+    expect(error({ error: 'publish_failed', message: 'x', accepted: 2, unknown: 1 })).toBe(false);
+    expect(error({ error: 'publish_failed', message: 'x', accepted: 2, unknown: 1, entry: 3 })).toBe(true);
     expect(error({ error: 'missing_scope', message: 'x' })).toBe(false);
     expect(error({ error: 'missing_scope', message: 'x', scope: 'irc.messages.send.chat' })).toBe(true);
     expect(error({ error: 'too_many_streams', message: 'x', limit: 8 })).toBe(true);

@@ -51,7 +51,7 @@ export class BanStore {
     if (input.clientId !== undefined) record.clientId = input.clientId;
     if (input.userAgent !== undefined) record.userAgent = input.userAgent;
     if (input.expiresAt !== undefined) record.expiresAt = input.expiresAt;
-    await this.kv.put(uuid, encodeRecord(record));
+    this.mirror.remember(uuid, record, await this.kv.put(uuid, encodeRecord(record)));
     return record;
   }
 

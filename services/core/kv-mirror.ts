@@ -77,6 +77,17 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
   }
 
   /**
+   * Records a value this node has just written, before the watch brings it back: the node's very
+   * next request must already see it (a ban issued here must refuse the account's next request).
+   */
+  remember(key: string, value: T, revision: number): void {
+    const current = this.entries.get(key);
+    if (current !== undefined && current.revision >= revision) return;
+    this.entries.set(key, { value, revision });
+    this.emit('put', key, value, revision, current?.value);
+  }
+
+  /**
    * Drops a key this node knows to be gone although no delete was seen: KV records that expire by
    * the bucket's max age leave no marker behind.
    */
