@@ -80,6 +80,14 @@ the relay may add them.`;
 
 const SSE_HEADERS_NOTE = 'The SSE fields of this event (not HTTP headers).';
 
+/** The SSE fields of a `meta` event (delivered pairs and server keepalives alike). */
+const metaEventHeaders = {
+  type: 'object',
+  description: SSE_HEADERS_NOTE,
+  properties: { event: { const: 'meta', type: 'string' } },
+  required: ['event'],
+};
+
 function messages(version: string): Record<string, JsonObject> {
   return {
     meta: {
@@ -89,12 +97,7 @@ function messages(version: string): Record<string, JsonObject> {
       description:
         'SSE `event: meta`. Always immediately followed by the unnamed data event it describes: pair each `meta` with the next unnamed data event. It carries no `id:`.',
       contentType: 'application/json',
-      headers: {
-        type: 'object',
-        description: SSE_HEADERS_NOTE,
-        properties: { event: { const: 'meta', type: 'string' } },
-        required: ['event'],
-      },
+      headers: metaEventHeaders,
       payload: ref('MetaFrame'),
       examples: [
         {
@@ -128,12 +131,7 @@ function messages(version: string): Record<string, JsonObject> {
       summary: `First half of the server keepalive pair, every ${STREAM_TIMINGS.keepaliveMs / 1000} s.`,
       description: `SSE \`event: meta\` whose \`uuid\` is the nil UUID (${NIL_UUID}) and \`agent\` the relay's own (\`channel-relay/<version>\`); followed by the keepalive data event. Not in the log.`,
       contentType: 'application/json',
-      headers: {
-        type: 'object',
-        description: SSE_HEADERS_NOTE,
-        properties: { event: { const: 'meta', type: 'string' } },
-        required: ['event'],
-      },
+      headers: metaEventHeaders,
       payload: ref('MetaFrame'),
       examples: [{ name: 'keepalive', headers: { event: 'meta' }, payload: { uuid: NIL_UUID, agent: `channel-relay/${version}`, channel: 'play.example.net' } }],
     },

@@ -132,10 +132,8 @@ export class ClientStream implements Listener {
     }
     (res as TaggedResponse)[STREAM] = this;
     res.on('close', onResponseClose);
-    if (this.socket !== null) {
-      (this.socket as TaggedSocket)[STREAM] = this;
-      this.socket.on('drain', onSocketDrain);
-    }
+    (this.socket as TaggedSocket)[STREAM] = this;
+    this.socket.on('drain', onSocketDrain);
   }
 
   /** The connection closed under us (the client left, or the socket failed). */
@@ -165,11 +163,6 @@ export class ClientStream implements Listener {
 
   private enqueue(frame: Frame): void {
     if (this.closed) return;
-    // Never queue for a socket that is gone, even if its close has not been reported yet.
-    if (this.socket === null || this.socket.destroyed) {
-      this.clientGone();
-      return;
-    }
     if (frame.seq !== 0) {
       if (frame.seq <= this.lastSeq) return;
       this.lastSeq = frame.seq;
@@ -214,7 +207,12 @@ export class ClientStream implements Listener {
     this.dirty = false;
     if (this.closed || this.blocked || this.queue.length === 0) return 0;
     const socket = this.socket;
-    if (socket === null || socket.destroyed) return 0;
+    // A socket gone without its close reported yet: end the stream here, once per turn rather than
+    // on every delivery, so nothing queues for it past this turn.
+    if (socket === null || socket.destroyed) {
+      this.clientGone();
+      return 0;
+    }
     const queue = this.queue;
     this.queue = [];
     this.queuedBytes = 0;

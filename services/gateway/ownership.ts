@@ -116,7 +116,7 @@ export class Ownership {
     if (claim === null) return null;
     let node = this.nodeNames.get(claim.node);
     if (node === undefined) this.nodeNames.set(claim.node, (node = claim.node));
-    return { node, conn: claim.conn, owner: claim.uuid ?? `key:${claim.clientId}`, seenAt: Date.now() };
+    return { node, conn: claim.conn, owner: streamOwner({ account: claim.uuid, clientId: claim.clientId }), seenAt: Date.now() };
   }
 
   private onClaim(key: string, claim: Holder, revision: number): void {
