@@ -1,11 +1,13 @@
 // A local, always-current copy of one KV bucket. Every node mirrors the keys, bans and streams
 // buckets so a request never waits on NATS for them, and a change made anywhere (another node, the
-// CLI) reaches every node within milliseconds. Built on an ordered consumer (last value per key,
-// then live) because it reports how much is pending, which tells us when the initial load is done.
+// CLI) reaches every node within milliseconds. Built on the KV client's watch (last value of every
+// key, then live): each entry carries its operation and how many are still pending (`delta`),
+// which tells us when the initial load is done.
 
 import { EventEmitter } from 'node:events';
-import { DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
+import type { QueuedIterator } from '@nats-io/nats-core';
 import type { Logger } from './logger.js';
 
 export interface MirrorEvents<T> {
@@ -20,7 +22,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
   private readonly parse: (value: unknown) => T | null;
   private readonly logger: Logger;
   private readonly entries = new Map<string, { value: T; revision: number }>();
-  private messages: ConsumerMessages | null = null;
+  private watcher: QueuedIterator<KvWatchEntry> | null = null;
   private stopped = false;
 
   constructor(js: JetStreamClient, bucket: string, parse: (value: unknown) => T | null, logger: Logger) {
@@ -33,37 +35,40 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
 
   /** Resolves once every key's current value has been loaded. */
   async start(): Promise<void> {
-    const consumer = await this.js.consumers.get(`KV_${this.bucket}`, {
-      filter_subjects: `$KV.${this.bucket}.>`,
-      deliver_policy: DeliverPolicy.LastPerSubject,
-    });
-    const info = await consumer.info();
+    const kv = await new Kvm(this.js).open(this.bucket);
+    const jsm = await this.js.jetstreamManager();
+    // The watch replays the last entry of every key (deletes included) and says how many are still
+    // pending; an empty bucket replays nothing, so its emptiness is asked of the stream instead,
+    // before and once more after the watch starts (records expiring by max age may empty it between).
+    const isEmpty = async (): Promise<boolean> => (await jsm.streams.info(`KV_${this.bucket}`)).state.messages === 0;
     let ready!: () => void;
     const loaded = new Promise<void>((resolve) => (ready = resolve));
-    if (info.num_pending === 0) ready();
-    this.messages = await consumer.consume({
-      callback: (m) => {
-        this.apply(m);
-        if (m.info.pending === 0) ready();
-      },
-    });
+    if (await isEmpty()) ready();
+    const watcher = await kv.watch();
+    this.watcher = watcher;
+    void (async () => {
+      for await (const entry of watcher) {
+        this.apply(entry);
+        if (entry.delta === 0) ready();
+      }
+    })().catch((err: unknown) => this.logger.error({ bucket: this.bucket, err }, 'the KV watch ended'));
+    if (await isEmpty()) ready();
     await loaded;
   }
 
-  private apply(m: JsMsg): void {
-    const key = m.subject.slice(`$KV.${this.bucket}.`.length);
-    const op = m.headers?.get('KV-Operation');
-    // A delete marker (DEL, PURGE) is its subject's last message, so the initial load replays it
-    // too: listeners hear of keys deleted before this node started (previous is undefined then).
-    if (op === 'DEL' || op === 'PURGE') {
+  private apply(entry: KvWatchEntry): void {
+    const { key, revision } = entry;
+    // A delete marker (DEL, PURGE) is its key's last entry, so the initial load replays it too:
+    // listeners hear of keys deleted before this node started (previous is undefined then).
+    if (entry.operation !== 'PUT') {
       const previous = this.entries.get(key);
       this.entries.delete(key);
-      this.emit('delete', key, previous?.value, m.seq);
+      this.emit('delete', key, previous?.value, revision);
       return;
     }
     let value: T | null = null;
     try {
-      value = this.parse(m.json<unknown>());
+      value = this.parse(entry.json<unknown>());
     } catch {
       value = null;
     }
@@ -72,8 +77,8 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
       return;
     }
     const previous = this.entries.get(key)?.value;
-    this.entries.set(key, { value, revision: m.seq });
-    this.emit('put', key, value, m.seq, previous);
+    this.entries.set(key, { value, revision });
+    this.emit('put', key, value, revision, previous);
   }
 
   /**
@@ -102,10 +107,6 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     return this.entries.get(key)?.value;
   }
 
-  revision(key: string): number | undefined {
-    return this.entries.get(key)?.revision;
-  }
-
   /** Every key with its value and revision. */
   *items(): Generator<[key: string, value: T, revision: number]> {
     for (const [key, e] of this.entries) yield [key, e.value, e.revision];
@@ -124,7 +125,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    await this.messages?.close();
+    this.watcher?.stop();
   }
 }
 

@@ -6,6 +6,8 @@ import { connect } from '@nats-io/transport-node';
 import { credsAuthenticator, nanos, type NatsConnection } from '@nats-io/nats-core';
 import {
   DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
   jetstream,
   jetstreamManager,
   RetentionPolicy,
@@ -153,7 +155,7 @@ export async function ensureStream(jsm: JetStreamManager, config: Pick<RelayConf
 }
 
 function isNotFound(e: unknown): boolean {
-  return e instanceof Error && /not found/i.test(e.message);
+  return e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound;
 }
 
 /**
