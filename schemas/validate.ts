@@ -29,7 +29,8 @@ const payloadValidators = new Map<PayloadType, ValidateFunction>(
 );
 const envelopeValidator = ajv.compile(EnvelopeShell);
 
-function isObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object (not null, not an array): what every payload and envelope must be. */
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

@@ -12,11 +12,8 @@ import type { ProfileResolver } from './profile.js';
 import { ScopeSet } from './scopes.js';
 
 export interface Principal {
-  /** A player/bot with a verified session, or a bridge posting without one. */
-  kind: 'session' | 'bridge';
-  /** The account behind the session; null for a bridge without a session. */
+  /** The account behind a verified session; null for a bridge posting without one. */
   uuid: string | null;
-  name: string | null;
   clientId: string;
   key: KeyRecord;
   scopes: ScopeSet;
@@ -74,7 +71,7 @@ export class Authenticator {
           const scopes = new ScopeSet(check.key.scopes);
           if (scopes.unauthenticated) {
             if (check.status !== 'ok') throw keyRefusal(check.status);
-            return { kind: 'bridge', uuid: null, name: null, clientId: check.key.clientId, key: check.key, scopes, agent };
+            return { uuid: null, clientId: check.key.clientId, key: check.key, scopes, agent };
           }
         }
       }
@@ -120,9 +117,7 @@ export class Authenticator {
     if (check.status !== 'ok') throw keyRefusal(check.status);
 
     return {
-      kind: 'session',
       uuid: profile.uuid,
-      name: profile.name,
       clientId: check.key.clientId,
       key: check.key,
       scopes: new ScopeSet(check.key.scopes),

@@ -10,7 +10,8 @@ export const Scope = {
   Receive: 'irc.messages.receive',
 } as const;
 
-export const TYPE_INDEX: ReadonlyMap<string, number> = new Map(PAYLOAD_TYPES.map((t, i) => [t, i]));
+/** Each payload type's bit in the send and receive masks; a string that is not a type has none. */
+export const TYPE_BIT: ReadonlyMap<string, number> = new Map(PAYLOAD_TYPES.map((t, i) => [t, 1 << i]));
 const ALL_TYPES_MASK = (1 << PAYLOAD_TYPES.length) - 1;
 
 /** Every scope a key can hold, narrowed forms included. */
@@ -29,7 +30,7 @@ export function unknownScopes(scopes: readonly string[]): string[] {
 }
 
 export function typeBit(type: PayloadType): number {
-  return 1 << TYPE_INDEX.get(type)!;
+  return TYPE_BIT.get(type)!;
 }
 
 export class ScopeSet {
@@ -51,17 +52,11 @@ export class ScopeSet {
   canSend(type: PayloadType): boolean {
     return (this.sendMask & typeBit(type)) !== 0;
   }
-
-  canReceive(type: PayloadType): boolean {
-    return (this.receiveMask & typeBit(type)) !== 0;
-  }
 }
 
 function maskFor(set: ReadonlySet<string>, base: string): number {
   if (set.has(base)) return ALL_TYPES_MASK;
   let mask = 0;
-  PAYLOAD_TYPES.forEach((t, i) => {
-    if (set.has(`${base}.${t}`)) mask |= 1 << i;
-  });
+  for (const t of PAYLOAD_TYPES) if (set.has(`${base}.${t}`)) mask |= typeBit(t);
   return mask;
 }

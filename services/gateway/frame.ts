@@ -2,7 +2,7 @@
 // headers, never from the body) and the SSE bytes, serialised once for every recipient.
 
 import type { MsgHdrs } from '@nats-io/nats-core';
-import { TYPE_INDEX } from '../core/scopes.js';
+import { TYPE_BIT, typeBit } from '../core/scopes.js';
 import { Header } from '../core/wire-headers.js';
 import { encodePair, metaJson } from './sse.js';
 
@@ -21,27 +21,26 @@ export interface Frame {
   bytes: Buffer;
 }
 
-const MESSAGE_BIT = 1 << TYPE_INDEX.get('message')!;
-const KEEPALIVE_BIT = 1 << TYPE_INDEX.get('keepalive')!;
-const PRESENCE_BIT = 1 << TYPE_INDEX.get('presence')!;
+const MESSAGE_BIT = typeBit('message');
+const KEEPALIVE_BIT = typeBit('keepalive');
+const PRESENCE_BIT = typeBit('presence');
 
 /** Builds the frame for one stored message; null when its headers are not ours (never delivered). */
 export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array, seq: number): Frame | null {
   if (headers === undefined) return null;
   const type = headers.get(Header.Type);
-  const index = TYPE_INDEX.get(type);
+  const bit = TYPE_BIT.get(type);
   const sender = headers.get(Header.Sender);
   const channel = headers.get(Header.Channel);
-  if (index === undefined || sender === '' || channel === '') return null;
+  if (bit === undefined || sender === '' || channel === '') return null;
   const agent = headers.has(Header.Agent) ? headers.get(Header.Agent) : null;
   const to = headers.has(Header.To) ? headers.get(Header.To) : null;
-  const typeBit = 1 << index;
   return {
     seq,
-    typeBit,
-    isMessage: typeBit === MESSAGE_BIT,
-    isKeepalive: typeBit === KEEPALIVE_BIT,
-    isPresence: typeBit === PRESENCE_BIT,
+    typeBit: bit,
+    isMessage: bit === MESSAGE_BIT,
+    isKeepalive: bit === KEEPALIVE_BIT,
+    isPresence: bit === PRESENCE_BIT,
     sender,
     to,
     publishedAt: Number(headers.get(Header.Time)) || 0,

@@ -7,7 +7,7 @@
 
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
 import type { PayloadType } from '../../schemas/payload-types.js';
-import { checkEnvelope, checkPayload, type ValidationIssue } from '../../schemas/validate.js';
+import { checkEnvelope, checkPayload, isObject, type ValidationIssue } from '../../schemas/validate.js';
 import type { Principal } from '../core/auth.js';
 import { missingScope } from '../core/auth.js';
 import { channelProblem, normaliseChannel } from '../core/channel.js';
@@ -64,10 +64,6 @@ const PROBLEM_CODES: ReadonlyArray<[ProblemKind, ErrorCode]> = [
   ['sender', ErrorCode.SenderRequired],
   ['channel', ErrorCode.InvalidChannel],
 ];
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function planBatch(body: unknown, ctx: BatchContext): Plan {
   const items = Array.isArray(body) ? body : [body];
