@@ -1,9 +1,9 @@
 // Every refusal a client can get from GET or POST / (and /irc), as client authors read it: code,
 // HTTP status, when it happens, what the client does about it, and what the body carries besides
-// {error, message}. The relay's codes live in services/core/errors.ts; this catalogue describes them
-// for the generated OpenAPI document and docs, and a test keeps the two equal (same codes, and the
-// statuses the services actually throw), so neither can drift. schemas/ imports nothing from
-// services/: the client library builds on schemas/ alone.
+// {error, message}. This is the one catalogue of the relay's error codes: services/core/errors.ts
+// takes each code's status from here, and the generated OpenAPI document and docs describe the same
+// entries, so neither can drift. schemas/ imports nothing from services/: the client library builds
+// on schemas/ alone.
 
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 

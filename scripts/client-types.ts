@@ -7,10 +7,10 @@
 import { CLOSE_REASONS, CloseEvent } from '../schemas/close.js';
 import { ChatComponent, Dimension, Enchantment, InventorySlot, ItemStack, LogoutPosition, Player, Position, Timestamp, Uuid } from '../schemas/common.js';
 import { Envelope, PostBody } from '../schemas/envelope.js';
+import { HTTP_ERROR_CODES } from '../schemas/http-errors.js';
 import { MetaFrame } from '../schemas/meta.js';
 import { PAYLOAD_TYPES } from '../schemas/payload-types.js';
 import { Attributes, Payload, PAYLOAD_SCHEMAS } from '../schemas/payloads.js';
-import { ErrorCode } from '../services/core/errors.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Schema = { [key: string]: Json };
@@ -196,6 +196,6 @@ export function clientWireTypes(): string {
   out.push(`/** The relay's close catalogue: each reason with its reconnect advice. */`);
   out.push(`export const CLOSE_REASONS = ${JSON.stringify(CLOSE_REASONS, null, 2)} as const satisfies Record<CloseReasonCode, { message: string; reconnect: boolean; retryAfterMs?: number }>;\n`);
   out.push(`/** Every \`error\` code of the relay's refusal bodies (\`{"error", "message", "details"?}\`). */`);
-  out.push(`export type HttpErrorCode =\n${Object.values(ErrorCode).map((c) => `  | ${JSON.stringify(c)}`).join('\n')};`);
+  out.push(`export type HttpErrorCode =\n${HTTP_ERROR_CODES.map((c) => `  | ${JSON.stringify(c)}`).join('\n')};`);
   return out.join('\n') + '\n';
 }

@@ -4,7 +4,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type RelayConfig, type ServiceKind } from './core/config.js';
-import { ErrorCode, RelayError } from './core/errors.js';
+import { RelayError } from './core/errors.js';
 import { createHttpApp, sendError } from './core/http.js';
 import { startCore, stopCore, type CoreOptions, type RelayCore } from './core/runtime.js';
 import { STREAM_NAME } from './core/subjects.js';
@@ -96,5 +96,5 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
 }
 
 function misrouted(verb: string, service: string): RelayError {
-  return new RelayError(405, ErrorCode.MethodNotAllowed, `This process serves only the other verb; ${verb} / belongs to the ${service}.`);
+  return new RelayError('method_not_allowed', `This process serves only the other verb; ${verb} / belongs to the ${service}.`);
 }

@@ -1,6 +1,6 @@
 // The AsyncAPI (stream) and OpenAPI (POST, stream handshake) documents client authors in other
 // languages generate code from: valid for real parsers of each format, never stale, and unable to
-// drift from the relay (every error code with the status the services throw, every close reason).
+// drift from the relay (every error code the services use, every close reason).
 import { readdirSync, readFileSync } from 'node:fs';
 import { Parser, DiagnosticSeverity } from '@asyncapi/parser';
 import { compileErrors, dereference, validate } from '@readme/openapi-parser';
@@ -13,7 +13,6 @@ import { HTTP_ERROR_CODES, HTTP_ERRORS, type HttpErrorEntry } from '../schemas/h
 import { CREDENTIAL_PREFIXES } from '../schemas/openapi.js';
 import { PAYLOAD_TYPES } from '../schemas/payload-types.js';
 import { BUILTIN_PREFIXES } from '../services/core/credentials.js';
-import { ErrorCode } from '../services/core/errors.js';
 import { validPayloads } from './helpers/payloads.js';
 
 const schemasDir = new URL('../schemas/', import.meta.url);
@@ -36,11 +35,10 @@ function ajv(): Ajv {
   return a;
 }
 
-/** Every `new RelayError(<status>, ErrorCode.<Name>, ...)` in services/, with what it adds. */
+/** Every `new RelayError('<code>', ...)` in services/, with what it adds. */
 interface ThrowSite {
   file: string;
   code: string;
-  status: number;
   extra: string[];
   retryAfter: boolean;
 }
@@ -51,18 +49,16 @@ const serviceFiles = (): string[] => readdirSync(servicesDir, { recursive: true,
 function throwSites(): ThrowSite[] {
   const root = servicesDir;
   const files = serviceFiles();
-  const codeOf = new Map<string, string>(Object.entries(ErrorCode));
   const sites: ThrowSite[] = [];
   for (const file of files) {
     const text = readFileSync(new URL(file, root), 'utf8');
     // Up to the end of the call (`);`, which no message holds) or the next construction (a ternary).
-    for (const m of text.matchAll(/new RelayError\(\s*(\d{3}),\s*ErrorCode\.(\w+),([\s\S]*?)(?=\);|new RelayError\()/g)) {
-      const options = m[3]!;
+    for (const m of text.matchAll(/new RelayError\(\s*'(\w+)',([\s\S]*?)(?=\);|new RelayError\()/g)) {
+      const options = m[2]!;
       const extra = /extra: \{([^}]*)\}/.exec(options)?.[1] ?? '';
       sites.push({
         file,
-        code: codeOf.get(m[2]!) ?? `unknown ErrorCode.${m[2]!}`,
-        status: Number(m[1]),
+        code: m[1]!,
         extra: extra.split(',').map((p) => p.split(':')[0]!.trim()).filter((p) => p !== ''),
         retryAfter: /retryAfter:/.test(options),
       });
@@ -78,15 +74,17 @@ describe('API documents', () => {
     }
   });
 
-  it('the error catalogue has exactly the codes of services/core/errors.ts, with the statuses, members and Retry-After the services use', () => {
-    expect([...HTTP_ERROR_CODES].sort()).toEqual(Object.values(ErrorCode).sort());
+  it('every code of the error catalogue is one the services use, with the members and Retry-After they send', () => {
+    // The status comes from the catalogue itself (services/core/errors.ts reads it); what a site can
+    // still get wrong is the members and Retry-After it adds, and a catalogued code nobody uses.
+    const servicesText = serviceFiles().map((f) => readFileSync(new URL(f, servicesDir), 'utf8')).join('\n');
+    for (const code of HTTP_ERROR_CODES) expect(servicesText, `${code} is used somewhere`).toContain(`'${code}'`);
     const sites = throwSites();
     expect(sites.length).toBeGreaterThan(40);
     expect(new Set(sites.map((s) => s.code)).size).toBeGreaterThan(25);
     for (const site of sites) {
       const entry = HTTP_ERRORS[site.code as keyof typeof HTTP_ERRORS] as HttpErrorEntry | undefined;
       expect(entry, `${site.file}: ${site.code}`).toBeDefined();
-      expect(site.status, `${site.file}: ${site.code}`).toBe(entry!.status);
       for (const member of site.extra) expect(entry!.extra ?? [], `${site.file}: ${site.code} adds ${member}`).toContain(member);
     }
     for (const code of HTTP_ERROR_CODES) {
@@ -110,9 +108,9 @@ describe('API documents', () => {
     const raw = asObject(doc);
     expect(raw['openapi']).toBe('3.1.0');
     const text = read('openapi.json');
-    for (const code of Object.values(ErrorCode)) expect(text, code).toContain(`\`${code}\``);
+    for (const code of HTTP_ERROR_CODES) expect(text, code).toContain(`\`${code}\``);
     const errorEnum = asObject(at(raw, 'components', 'schemas', 'ErrorBody', 'properties', 'error'));
-    expect((errorEnum['anyOf'] as Json[]).map((s) => s['const']).sort()).toEqual(Object.values(ErrorCode).sort());
+    expect((errorEnum['anyOf'] as Json[]).map((s) => s['const']).sort()).toEqual([...HTTP_ERROR_CODES].sort());
 
     for (const path of ['/', '/irc']) {
       for (const method of ['post', 'get'] as const) {

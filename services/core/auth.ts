@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { KeyRecord } from '../../schemas/records.js';
 import type { BanStore } from './bans.js';
 import { credentialHeaders, presentedClientId, readCredentials, type CredentialHeaders } from './credentials.js';
-import { ErrorCode, RelayError } from './errors.js';
+import { RelayError } from './errors.js';
 import { isIssuedKeyId, type KeyStore } from './keys.js';
 import type { Logger } from './logger.js';
 import type { ProfileResolver } from './profile.js';
@@ -75,13 +75,13 @@ export class Authenticator {
           }
         }
       }
-      throw new RelayError(401, ErrorCode.Unauthorized, 'A session token is required: send Authorization: Bearer <game access token>.');
+      throw new RelayError('unauthorized', 'A session token is required: send Authorization: Bearer <game access token>.');
     }
 
     // 2. The session must be real and current.
     const bearer = BEARER.exec(authorization);
     if (bearer === null) {
-      throw new RelayError(401, ErrorCode.InvalidSession, 'The Authorization header must be "Bearer <game access token>".');
+      throw new RelayError('invalid_session', 'The Authorization header must be "Bearer <game access token>".');
     }
     // The credentials are read now (their verdict is applied at step 4, in order) because a request
     // that presents valid ones goes ahead of those that do not in the profile API queue.
@@ -106,7 +106,7 @@ export class Authenticator {
         })
         .catch((err: unknown) => {
           // The refusal stands on the next request, once the ban can be written.
-          throw new RelayError(503, ErrorCode.Unavailable, 'The relay cannot record a decision right now; retry shortly.', { retryAfter: 1, cause: err });
+          throw new RelayError('unavailable', 'The relay cannot record a decision right now; retry shortly.', { retryAfter: 1, cause: err });
         });
       this.options.observer?.banIssued();
       log.warn({ account: profile.uuid, clientId, reason }, 'banned a cracked client');
@@ -142,19 +142,19 @@ function userAgent(headers: IncomingHttpHeaders): string | null {
 }
 
 function banned(): RelayError {
-  return new RelayError(403, ErrorCode.Banned, 'This account is banned from the mesh.');
+  return new RelayError('banned', 'This account is banned from the mesh.');
 }
 
 /** A key deleted from the bucket is refused as revoked: the relay knew it, so it is no cracked client's. */
 function keyRefusal(status: 'expired' | 'revoked' | 'deleted'): RelayError {
   return status === 'expired'
-    ? new RelayError(403, ErrorCode.KeyExpired, 'This API key has expired; the client build needs a new key.')
-    : new RelayError(403, ErrorCode.KeyRevoked, 'This API key has been revoked; the client build needs a new key.');
+    ? new RelayError('key_expired', 'This API key has expired; the client build needs a new key.')
+    : new RelayError('key_revoked', 'This API key has been revoked; the client build needs a new key.');
 }
 
 /** Step 6: a scope the request needs and the key lacks (A4: refused plainly, never banned). */
 export function missingScope(scope: string, what: string): RelayError {
-  return new RelayError(403, ErrorCode.MissingScope, `This API key lacks the scope ${scope}, needed to ${what}.`, {
+  return new RelayError('missing_scope', `This API key lacks the scope ${scope}, needed to ${what}.`, {
     extra: { scope },
   });
 }

@@ -1,7 +1,7 @@
 // Channel names: the one module that knows how a multiplayer server host becomes a readable channel
 // name (meta.channel) and how that name becomes a NATS subject token and KV key part.
 
-import { ErrorCode, RelayError } from './errors.js';
+import { RelayError } from './errors.js';
 
 const DEFAULT_PORT_SUFFIX = ':25565';
 const MAX_LENGTH = 253;
@@ -36,7 +36,7 @@ function normaliseLoose(raw: string): string {
 export function normaliseChannel(raw: string): string {
   const problem = channelProblem(raw);
   if (problem !== null) {
-    throw new RelayError(400, ErrorCode.InvalidChannel, `Invalid channel "${truncate(raw)}": ${problem}.`);
+    throw new RelayError('invalid_channel', `Invalid channel "${truncate(raw)}": ${problem}.`);
   }
   return normaliseLoose(raw);
 }
@@ -51,7 +51,7 @@ export function requestChannel(url: string | undefined, header: string | string[
   const headers = Array.isArray(header) ? header : header === undefined ? [] : [header];
   if (hosts.length > 1 || headers.length > 1) {
     const what = hosts.length > 1 ? `?host= was given ${hosts.length} times` : 'X-IRC-Multiplayer-Server was sent more than once';
-    throw new RelayError(400, ErrorCode.InvalidChannel, `Name one channel: ${what}.`);
+    throw new RelayError('invalid_channel', `Name one channel: ${what}.`);
   }
   return channelFromRequest(hosts[0], headers[0]);
 }

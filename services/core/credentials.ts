@@ -8,7 +8,7 @@
 // malformed request (400), never evidence of a cracked client.
 
 import type { IncomingHttpHeaders } from 'node:http';
-import { ErrorCode, RelayError } from './errors.js';
+import { RelayError } from './errors.js';
 
 export const BUILTIN_PREFIXES = ['', 'X-', 'Service-', 'X-Service-'] as const;
 
@@ -46,9 +46,7 @@ function oneValue(headers: IncomingHttpHeaders, names: readonly string[], what: 
   }
   if (values.size > 1) {
     // Names only: the values may be secrets.
-    throw new RelayError(
-      400,
-      ErrorCode.ConflictingCredentials,
+    throw new RelayError('conflicting_credentials',
       `The request carries more than one ${what} (in ${sentUnder.join(', ')}); send one client id and one client secret.`,
     );
   }

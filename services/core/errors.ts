@@ -1,49 +1,12 @@
-// Every refusal the relay makes is a RelayError: a stable code, an HTTP status and a human sentence.
-// The HTTP layer turns it into {"error", "message", "details"?}; nothing else builds error bodies.
+// Every refusal the relay makes is a RelayError: a stable code and a human sentence. The code carries
+// its HTTP status: both come from the one catalogue, schemas/http-errors.ts, which also documents each
+// code for clients (OpenAPI, docs). The HTTP layer turns a RelayError into
+// {"error", "message", "details"?, ...}; nothing else builds error bodies.
 
-export const ErrorCode = {
-  BadRequest: 'bad_request',
-  InvalidJson: 'invalid_json',
-  InvalidPayload: 'invalid_payload',
-  UnknownType: 'unknown_type',
-  InvalidChannel: 'invalid_channel',
-  MissingChannel: 'missing_channel',
-  SenderRequired: 'sender_required',
-  InvalidLastEventId: 'invalid_last_event_id',
-  ConflictingCredentials: 'conflicting_credentials',
-  Unauthorized: 'unauthorized',
-  InvalidSession: 'invalid_session',
-  Banned: 'banned',
-  KeyExpired: 'key_expired',
-  KeyRevoked: 'key_revoked',
-  MissingScope: 'missing_scope',
-  NotFound: 'not_found',
-  MethodNotAllowed: 'method_not_allowed',
-  NotAcceptable: 'not_acceptable',
-  PayloadTooLarge: 'payload_too_large',
-  BatchTooLarge: 'batch_too_large',
-  EntryTooLarge: 'entry_too_large',
-  RequestTimeout: 'request_timeout',
-  IdempotencyKeyReused: 'idempotency_key_reused',
-  TooManyStreams: 'too_many_streams',
-  ProfileBusy: 'profile_api_busy',
-  UnsupportedMediaType: 'unsupported_media_type',
-  RateLimited: 'rate_limited',
-  ProfileUnavailable: 'profile_api_unavailable',
-  PublishFailed: 'publish_failed',
-  Unavailable: 'unavailable',
-  Draining: 'draining',
-  Internal: 'internal_error',
-} as const;
-export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+import { HTTP_ERRORS, type ErrorDetail, type HttpErrorCode } from '../../schemas/http-errors.js';
 
-export interface ErrorDetail {
-  /** Index of the batch entry the problem is in (0 for a single payload). */
-  entry?: number;
-  /** JSON pointer into that entry. */
-  path?: string;
-  reason: string;
-}
+export type ErrorCode = HttpErrorCode;
+export type { ErrorDetail };
 
 export interface RelayErrorOptions {
   details?: ErrorDetail[];
@@ -61,11 +24,11 @@ export class RelayError extends Error {
   readonly retryAfter: number | undefined;
   readonly extra: Record<string, unknown> | undefined;
 
-  constructor(status: number, code: ErrorCode, message: string, options: RelayErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: RelayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RelayError';
-    this.status = status;
     this.code = code;
+    this.status = HTTP_ERRORS[code].status;
     this.details = options.details;
     this.retryAfter = options.retryAfter;
     this.extra = options.extra;

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
-import { ErrorCode, isRelayError, RelayError, type ErrorBody } from './errors.js';
+import { isRelayError, RelayError, type ErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
 
@@ -51,7 +51,7 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
         },
         (req, res) => {
           if (streams !== undefined && req.method === 'GET' && STREAM_PATH.test(req.url ?? '')) return streams(req, res);
-          bodyDeadline(req, res, options.bodyTimeoutMs, () => options.metrics.refusals.inc({ code: ErrorCode.RequestTimeout }));
+          bodyDeadline(req, res, options.bodyTimeoutMs, () => options.metrics.refusals.inc({ code: 'request_timeout' }));
           handler(req, res);
         },
       );
@@ -70,7 +70,7 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
   app.setErrorHandler((error: FastifyError | RelayError, request, reply) => {
     const relayError = isRelayError(error) ? error : fromFastifyError(error);
     options.metrics.refusals.inc({ code: relayError.code });
-    if (relayError.status >= 500 && relayError.code === ErrorCode.Internal) {
+    if (relayError.status >= 500 && relayError.code === 'internal_error') {
       request.log.error({ err: error, method: request.method, url: request.url, headers: request.headers }, 'request failed');
     } else {
       // Why a client was refused, with what it sent (secret headers are redacted by the logger).
@@ -80,7 +80,7 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void sendError(reply, new RelayError(404, ErrorCode.NotFound, `Nothing is served at ${request.method} ${request.url.split('?')[0]}; use / or /irc.`));
+    void sendError(reply, new RelayError('not_found', `Nothing is served at ${request.method} ${request.url.split('?')[0]}; use / or /irc.`));
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -135,7 +135,7 @@ function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number, onT
     onTimeout();
     // Stop reading: the rest of the body must never reach the handler after "nothing was published".
     req.pause();
-    writeError(res, new RelayError(408, ErrorCode.RequestTimeout, `The request body did not arrive within ${ms} ms; nothing was published.`));
+    writeError(res, new RelayError('request_timeout', `The request body did not arrive within ${ms} ms; nothing was published.`));
     const socket = req.socket;
     res.once('finish', () => socket.destroy());
     // A client that does not read its answer either is cut off all the same.
@@ -150,21 +150,22 @@ function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number, onT
 function fromFastifyError(error: FastifyError): RelayError {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new RelayError(413, ErrorCode.PayloadTooLarge, 'The request body is larger than this relay accepts.');
+      return new RelayError('payload_too_large', 'The request body is larger than this relay accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new RelayError(415, ErrorCode.UnsupportedMediaType, 'POST bodies must be JSON: send Content-Type: application/json.');
+      return new RelayError('unsupported_media_type', 'POST bodies must be JSON: send Content-Type: application/json.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new RelayError(400, ErrorCode.InvalidJson, 'The request body is empty; send a payload or an array of payloads.');
+      return new RelayError('invalid_json', 'The request body is empty; send a payload or an array of payloads.');
     default:
       break;
   }
   if (error.statusCode === 400 || error instanceof SyntaxError) {
-    return new RelayError(400, ErrorCode.InvalidJson, `The request body is not valid JSON: ${error.message}`);
+    return new RelayError('invalid_json', `The request body is not valid JSON: ${error.message}`);
   }
+  // Any other request fastify could not read is the client's fault: one code, one status (400).
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    return new RelayError(error.statusCode, ErrorCode.BadRequest, error.message);
+    return new RelayError('bad_request', error.message);
   }
-  return new RelayError(500, ErrorCode.Internal, 'The relay failed to handle this request.', { cause: error });
+  return new RelayError('internal_error', 'The relay failed to handle this request.', { cause: error });
 }
 

@@ -5,7 +5,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { KeyRecord } from '../../schemas/records.js';
-import { ErrorCode, RelayError } from './errors.js';
+import { RelayError } from './errors.js';
 import { encodeRecord, KvMirror } from './kv-mirror.js';
 import { ThrottledWarnings, type Logger } from './logger.js';
 import { parseKeyRecord } from './records.js';
@@ -58,7 +58,7 @@ function evaluate(key: KeyRecord | undefined, secret: string, now: number, delet
 }
 
 function keysUnavailable(cause?: unknown): RelayError {
-  return new RelayError(503, ErrorCode.Unavailable, 'The API keys cannot be read right now; retry shortly.', { retryAfter: 1, cause });
+  return new RelayError('unavailable', 'The API keys cannot be read right now; retry shortly.', { retryAfter: 1, cause });
 }
 
 export function hashSecret(secret: string): string {
@@ -142,9 +142,9 @@ export class KeyStore {
   async create(options: { scopes: string[]; label?: string; expiresAt?: string }): Promise<CreatedKey> {
     const unknown = unknownScopes(options.scopes);
     if (unknown.length > 0) {
-      throw new RelayError(400, ErrorCode.BadRequest, `Unknown scope(s): ${unknown.join(', ')}.`);
+      throw new RelayError('bad_request', `Unknown scope(s): ${unknown.join(', ')}.`);
     }
-    if (options.scopes.length === 0) throw new RelayError(400, ErrorCode.BadRequest, 'A key needs at least one scope.');
+    if (options.scopes.length === 0) throw new RelayError('bad_request', 'A key needs at least one scope.');
     const clientId = `relay_${randomBytes(12).toString('hex')}`;
     const clientSecret = randomBytes(32).toString('base64url');
     const record: KeyRecord = {
@@ -166,10 +166,10 @@ export class KeyStore {
   async revoke(clientId: string): Promise<KeyRecord> {
     const entry = await this.kv.get(clientId);
     if (entry === null || entry.operation !== 'PUT') {
-      throw new RelayError(404, ErrorCode.NotFound, `No key with client id ${clientId}.`);
+      throw new RelayError('not_found', `No key with client id ${clientId}.`);
     }
     const record = parseKeyRecord(entry.json<unknown>());
-    if (record === null) throw new RelayError(500, ErrorCode.Internal, `The record of key ${clientId} is malformed.`);
+    if (record === null) throw new RelayError('internal_error', `The record of key ${clientId} is malformed.`);
     if (record.revokedAt !== undefined) return record;
     const revoked: KeyRecord = { ...record, revokedAt: new Date().toISOString() };
     await this.kv.update(clientId, encodeRecord(revoked), entry.revision);

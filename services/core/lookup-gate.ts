@@ -8,7 +8,7 @@
 // profile_api_busy. A waiter leaves the queue at its deadline (the look-up's timeout counts from when
 // it was asked for, not from when a place came free) or when its client goes away.
 
-import { ErrorCode, RelayError } from './errors.js';
+import { RelayError } from './errors.js';
 
 export interface Ticket {
   /** Resolves when a place is granted; rejects at the deadline or on cancel. */
@@ -51,7 +51,7 @@ export class LookupGate {
     }
     const queue = priority ? this.first : this.rest;
     if (queue.length >= this.maxQueue) {
-      throw new RelayError(503, ErrorCode.ProfileBusy, 'Too many sessions are being checked right now; try again shortly.', {
+      throw new RelayError('profile_api_busy', 'Too many sessions are being checked right now; try again shortly.', {
         retryAfter: BUSY_RETRY_SECONDS,
       });
     }
@@ -76,7 +76,7 @@ export class LookupGate {
     promise.catch(() => undefined);
     queue.push(waiter);
     const cancel = (): void => {
-      if (!granted) waiter.fail(new RelayError(503, ErrorCode.ProfileUnavailable, 'The look-up was given up before it started.'));
+      if (!granted) waiter.fail(new RelayError('profile_api_unavailable', 'The look-up was given up before it started.'));
     };
     return {
       granted: promise,
@@ -112,5 +112,5 @@ function once(f: () => void): () => void {
 }
 
 function timedOut(ms: number): RelayError {
-  return new RelayError(503, ErrorCode.ProfileUnavailable, `The game profile API did not answer within ${ms} ms; try again shortly.`, { retryAfter: 5 });
+  return new RelayError('profile_api_unavailable', `The game profile API did not answer within ${ms} ms; try again shortly.`, { retryAfter: 5 });
 }

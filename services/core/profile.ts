@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { normaliseUuid } from '../../schemas/uuid.js';
-import { ErrorCode, RelayError } from './errors.js';
+import { RelayError } from './errors.js';
 import { ThrottledWarnings, type Logger } from './logger.js';
 import { LookupGate } from './lookup-gate.js';
 import { offlineUuid } from './offline.js';
@@ -236,18 +236,18 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
 }
 
 function clientGone(): RelayError {
-  return new RelayError(503, ErrorCode.Unavailable, 'The client closed the connection during the session check.');
+  return new RelayError('unavailable', 'The client closed the connection during the session check.');
 }
 
 function orInvalid(profile: Profile | null): Profile {
   if (profile === null) {
-    throw new RelayError(401, ErrorCode.InvalidSession, 'The session token is not valid; log in to the game again and retry.');
+    throw new RelayError('invalid_session', 'The session token is not valid; log in to the game again and retry.');
   }
   return profile;
 }
 
 function unavailable(): RelayError {
-  return new RelayError(503, ErrorCode.ProfileUnavailable, 'The game profile API is not answering; try again shortly.', {
+  return new RelayError('profile_api_unavailable', 'The game profile API is not answering; try again shortly.', {
     retryAfter: RETRY_AFTER_SECONDS,
   });
 }
@@ -260,7 +260,7 @@ export class OfflineProfileResolver implements ProfileResolver {
     const m = OFFLINE_TOKEN.exec(token);
     if (m === null) {
       return Promise.reject(
-        new RelayError(401, ErrorCode.InvalidSession, 'Offline mode accepts only Bearer offline:<name> (3 to 16 letters, digits or _).'),
+        new RelayError('invalid_session', 'Offline mode accepts only Bearer offline:<name> (3 to 16 letters, digits or _).'),
       );
     }
     return Promise.resolve({ uuid: offlineUuid(m[1]!), name: m[1]! });

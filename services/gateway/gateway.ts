@@ -7,7 +7,7 @@ import type { CloseReasonCode } from '../../schemas/close.js';
 import { NIL_UUID } from '../../schemas/uuid.js';
 import { missingScope } from '../core/auth.js';
 import { requestChannel } from '../core/channel.js';
-import { ErrorCode, isRelayError, RelayError } from '../core/errors.js';
+import { isRelayError, RelayError } from '../core/errors.js';
 import { atDeadline, type DeadlineTimer } from '../core/deadline-timer.js';
 import { writeError } from '../core/http.js';
 import type { RelayCore } from '../core/runtime.js';
@@ -118,9 +118,9 @@ export class Gateway implements StreamOwner {
 
   private refuse(req: IncomingMessage, res: ServerResponse, reqId: string, err: unknown): void {
     const { logger } = this.core;
-    const error = isRelayError(err) ? err : new RelayError(500, ErrorCode.Internal, 'The relay failed to open this stream.', { cause: err });
+    const error = isRelayError(err) ? err : new RelayError('internal_error', 'The relay failed to open this stream.', { cause: err });
     this.core.metrics.refusals.inc({ code: error.code });
-    if (error.code === ErrorCode.Internal) logger.error({ err, reqId, url: req.url, headers: req.headers }, 'stream request failed');
+    if (error.code === 'internal_error') logger.error({ err, reqId, url: req.url, headers: req.headers }, 'stream request failed');
     else logger.debug({ reqId, method: req.method, url: req.url, status: error.status, code: error.code, headers: req.headers }, 'refused');
     writeError(res, error);
   }
@@ -138,21 +138,21 @@ export class Gateway implements StreamOwner {
   private async open(req: IncomingMessage, res: ServerResponse, reqId: string, left: AbortSignal): Promise<void> {
     const { auth, config, metrics, logger } = this.core;
     if (this.draining) {
-      throw new RelayError(503, ErrorCode.Draining, 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
+      throw new RelayError('draining', 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
     }
     const headers = req.headers;
     const accept = headers.accept;
     if (accept !== undefined && !/text\/event-stream|\*\/\*|text\/\*/i.test(accept)) {
-      throw new RelayError(406, ErrorCode.NotAcceptable, 'GET opens a Server-Sent Events stream: send Accept: text/event-stream.');
+      throw new RelayError('not_acceptable', 'GET opens a Server-Sent Events stream: send Accept: text/event-stream.');
     }
     const principal = await auth.authenticate(headers, { warn: (fields, message) => logger.warn({ reqId, ...fields }, message) }, left);
     if (left.aborted) return;
     // A drain that began during the session check has already closed every stream it knew of.
-    if (this.draining) throw new RelayError(503, ErrorCode.Draining, 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
+    if (this.draining) throw new RelayError('draining', 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
     if (!principal.scopes.establish) throw missingScope(Scope.Establish, 'open a stream');
     const channel = requestChannel(req.url, headers['x-irc-multiplayer-server']);
     if (channel === null && !principal.scopes.unauthenticated) {
-      throw new RelayError(400, ErrorCode.MissingChannel, 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
+      throw new RelayError('missing_channel', 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
     }
     const lastEventId = parseLastEventId(headers['last-event-id']);
     // Everything needed from the request is read: its headers (session token and client secret
@@ -184,7 +184,7 @@ export class Gateway implements StreamOwner {
       await this.ownership.claim(stream);
     } catch (err) {
       stream.close(CloseReason.Error);
-      throw new RelayError(503, ErrorCode.Unavailable, 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });
+      throw new RelayError('unavailable', 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });
     }
     // The body is delimited by the connection's end (Connection: close), not chunked: each write
     // goes to the socket as it is, with no chunk framing around it.
@@ -234,7 +234,7 @@ export class Gateway implements StreamOwner {
     const held = this.ownership.remoteStreams(owner) + local.length - (replacing ? 1 : 0);
     if (held < limit) return;
     const whose = s.account !== null ? 'This account' : 'This API key (without a session)';
-    throw new RelayError(429, ErrorCode.TooManyStreams, `${whose} already holds ${held} streams across the mesh, the most allowed; close one first.`, {
+    throw new RelayError('too_many_streams', `${whose} already holds ${held} streams across the mesh, the most allowed; close one first.`, {
       retryAfter: TOO_MANY_RETRY_SECONDS,
       extra: { limit },
     });
@@ -312,7 +312,7 @@ function parseLastEventId(value: string | string[] | undefined): number | null {
   const raw = Array.isArray(value) ? value.join(', ') : value;
   if (raw === undefined || raw.trim() === '') return null;
   if (!/^\d{1,15}$/.test(raw.trim())) {
-    throw new RelayError(400, ErrorCode.InvalidLastEventId, 'Last-Event-ID must be the id of a frame this relay sent (a whole number).');
+    throw new RelayError('invalid_last_event_id', 'Last-Event-ID must be the id of a frame this relay sent (a whole number).');
   }
   return Number(raw.trim());
 }

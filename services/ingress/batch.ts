@@ -11,7 +11,7 @@ import { checkEnvelope, checkPayload, isObject, type ValidationIssue } from '../
 import type { Principal } from '../core/auth.js';
 import { missingScope } from '../core/auth.js';
 import { channelProblem, normaliseChannel } from '../core/channel.js';
-import { ErrorCode, RelayError, type ErrorDetail } from '../core/errors.js';
+import { RelayError, type ErrorDetail, type ErrorCode } from '../core/errors.js';
 import { Scope } from '../core/scopes.js';
 import { Header } from '../core/wire-headers.js';
 
@@ -59,16 +59,16 @@ const MAX_HEADER_BYTES = 2048;
 // The kinds of problem a batch has decide its error code, the first listed winning.
 type ProblemKind = 'unknown_type' | 'payload' | 'sender' | 'channel';
 const PROBLEM_CODES: ReadonlyArray<[ProblemKind, ErrorCode]> = [
-  ['unknown_type', ErrorCode.UnknownType],
-  ['payload', ErrorCode.InvalidPayload],
-  ['sender', ErrorCode.SenderRequired],
-  ['channel', ErrorCode.InvalidChannel],
+  ['unknown_type', 'unknown_type'],
+  ['payload', 'invalid_payload'],
+  ['sender', 'sender_required'],
+  ['channel', 'invalid_channel'],
 ];
 
 export function planBatch(body: unknown, ctx: BatchContext): Plan {
   const items = Array.isArray(body) ? body : [body];
   if (items.length > ctx.batchMax) {
-    throw new RelayError(413, ErrorCode.BatchTooLarge, `A batch may hold at most ${ctx.batchMax} entries; this one has ${items.length}.`);
+    throw new RelayError('batch_too_large', `A batch may hold at most ${ctx.batchMax} entries; this one has ${items.length}.`);
   }
   const { principal } = ctx;
   const planned: PlannedEntry[] = [];
@@ -153,10 +153,10 @@ export function planBatch(body: unknown, ctx: BatchContext): Plan {
     const code = PROBLEM_CODES.find(([kind]) => kinds.has(kind))![1];
     const count = new Set(problems.map((p) => p.entry)).size;
     const message =
-      code === ErrorCode.UnknownType
+      code === 'unknown_type'
         ? `Unknown payload type in ${count === 1 ? 'one entry' : `${count} entries`}; nothing was published.`
         : `${count === 1 ? 'One entry is' : `${count} entries are`} invalid; nothing was published.`;
-    throw new RelayError(400, code, message, { details: problems.slice(0, 50) });
+    throw new RelayError(code, message, { details: problems.slice(0, 50) });
   }
 
   for (const p of planned) {
@@ -182,7 +182,7 @@ function checkSizes(planned: readonly PlannedEntry[], ctx: BatchContext): void {
     }
   }
   if (tooLarge.length > 0) {
-    throw new RelayError(413, ErrorCode.EntryTooLarge, `${tooLarge.length === 1 ? 'One entry is' : `${tooLarge.length} entries are`} too large to store; nothing was published.`, {
+    throw new RelayError('entry_too_large', `${tooLarge.length === 1 ? 'One entry is' : `${tooLarge.length} entries are`} too large to store; nothing was published.`, {
       details: tooLarge.slice(0, 50),
     });
   }

@@ -11,7 +11,7 @@
 
 import { createHash } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
-import { ErrorCode, RelayError } from '../core/errors.js';
+import { RelayError } from '../core/errors.js';
 import { encodeRecord } from '../core/kv-mirror.js';
 
 interface IdempotencyRecord<A> {
@@ -29,7 +29,7 @@ export function idempotencyKey(value: string | string[] | undefined): string | n
   const raw = Array.isArray(value) ? value.join(',') : value;
   const key = raw?.trim() ?? '';
   if (key === '') return null;
-  if (!KEY_PATTERN.test(key)) throw new RelayError(400, ErrorCode.BadRequest, 'Idempotency-Key must be 1 to 128 letters, digits or "_.:-".');
+  if (!KEY_PATTERN.test(key)) throw new RelayError('bad_request', 'Idempotency-Key must be 1 to 128 letters, digits or "_.:-".');
   return key;
 }
 
@@ -62,15 +62,13 @@ export class IdempotencyStore<A extends object> {
     );
     if (created) return { kind: 'run' };
     const entry = await this.kv.get(k).catch((e: unknown) => {
-      throw new RelayError(503, ErrorCode.Unavailable, 'The relay could not check the Idempotency-Key right now; retry shortly.', { retryAfter: 1, cause: e });
+      throw new RelayError('unavailable', 'The relay could not check the Idempotency-Key right now; retry shortly.', { retryAfter: 1, cause: e });
     });
     // Not there after all (the create failed for another reason, or the record just expired).
     if (entry === null || entry.operation !== 'PUT') return { kind: 'run' };
     const record = entry.json<IdempotencyRecord<A>>();
     if (record.fingerprint !== print) {
-      throw new RelayError(
-        422,
-        ErrorCode.IdempotencyKeyReused,
+      throw new RelayError('idempotency_key_reused',
         'This Idempotency-Key was already used for a request with a different body. A resend must carry the same body; a new request needs a new key.',
       );
     }

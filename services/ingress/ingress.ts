@@ -3,7 +3,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestChannel } from '../core/channel.js';
-import { ErrorCode, RelayError } from '../core/errors.js';
+import { RelayError } from '../core/errors.js';
 import type { RelayCore } from '../core/runtime.js';
 import { planBatch, type PlannedEntry } from './batch.js';
 import { AckPublisher } from './ack-publisher.js';
@@ -59,7 +59,7 @@ export class Ingress {
         // A POST is in flight from its first byte: one whose body is still arriving when a drain
         // starts is finished, not refused. Only POSTs that begin after it are turned away.
         onRequest: async (request) => {
-          if (this.draining) throw new RelayError(503, ErrorCode.Draining, 'This ingress is shutting down; retry.', { retryAfter: 1 });
+          if (this.draining) throw new RelayError('draining', 'This ingress is shutting down; retry.', { retryAfter: 1 });
           this.inflight.add(request);
         },
         onResponse: async (request, reply) => {
@@ -80,7 +80,7 @@ export class Ingress {
     const { auth, bans, config, nats } = this.core;
     // Fail fast while NATS is unreachable: the client retries, rather than waiting out a timeout.
     if (!this.core.natsConnected()) {
-      throw new RelayError(503, ErrorCode.Unavailable, 'The event log is unreachable right now; retry shortly.', { retryAfter: 1 });
+      throw new RelayError('unavailable', 'The event log is unreachable right now; retry shortly.', { retryAfter: 1 });
     }
     // No abort signal here (unlike a stream's open): an AbortController per POST cost about 5 % of the
     // ingress's CPU in a profile, and a POST abandoned in the look-up queue is gone at its timeout.
@@ -101,7 +101,7 @@ export class Ingress {
     const decision = this.limiter.take(sender, [Math.max(1, entries.length), bytes]);
     if (!decision.allowed) {
       const what = decision.refusedBy === 1 ? 'Too many payload bytes' : 'Too many payloads';
-      throw new RelayError(429, ErrorCode.RateLimited, `${what} from this account; slow down.`, { retryAfter: decision.retryAfter });
+      throw new RelayError('rate_limited', `${what} from this account; slow down.`, { retryAfter: decision.retryAfter });
     }
 
     void reply.code(200);

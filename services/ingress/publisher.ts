@@ -5,7 +5,7 @@
 // is the whole truth, and an entry whose acknowledgement never came is reported as unknown. A batch
 // of one entry (the usual POST) costs the same as before; different POSTs still share socket writes.
 
-import { ErrorCode, RelayError } from '../core/errors.js';
+import { RelayError } from '../core/errors.js';
 import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import { channelSubject } from '../core/subjects.js';
@@ -84,7 +84,7 @@ export function partialPublishError(p: PartialPublish, withIdempotencyKey: boole
     : p.unknown === 1
       ? `Resending from entry ${at} may store it twice; send an Idempotency-Key to make resends safe.`
       : `Resend the entries from entry ${at} on.`;
-  return new RelayError(503, ErrorCode.PublishFailed, `The event log did not acknowledge the batch: ${stored}, ${failed}, and nothing after it was sent. ${advice}`, {
+  return new RelayError('publish_failed', `The event log did not acknowledge the batch: ${stored}, ${failed}, and nothing after it was sent. ${advice}`, {
     retryAfter: 1,
     extra: { accepted: p.accepted, unknown: p.unknown, entry: at },
   });
