@@ -6,13 +6,10 @@
 // caller only bans on a session it could verify).
 
 import { createHash } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { normaliseUuid } from '../../schemas/uuid.js';
 import { RelayError } from './errors.js';
 import { ThrottledWarnings, type Logger } from './logger.js';
 import { LookupGate } from './lookup-gate.js';
-import { offlineUuid } from './offline.js';
+import { parseProfile, ProfileHttp } from './profile-http.js';
 
 export interface Profile {
   uuid: string;
@@ -163,67 +160,6 @@ export class HttpProfileClient implements ProfileResolver {
   }
 }
 
-/**
- * The profile API's HTTP client: node:http(s) over a keep-alive agent. Chosen over fetch for what
- * it leaves behind: a burst of new sessions (a reconnect storm) made fetch's per-call objects grow
- * the gateway's heap by about 9 KiB per stream that was never given back (measured with the bench's
- * memory scenario), against under 1 KiB with this.
- */
-class ProfileHttp {
-  private readonly url: URL;
-  private readonly agent: HttpAgent;
-  private readonly request: typeof httpRequest;
-
-  /** `sockets`: as many as look-ups may run at once, so none waits inside the agent. */
-  constructor(url: string, sockets: number) {
-    this.url = new URL(url);
-    const https = this.url.protocol === 'https:';
-    this.agent = https ? new HttpsAgent({ keepAlive: true, maxSockets: sockets }) : new HttpAgent({ keepAlive: true, maxSockets: sockets });
-    this.request = https ? httpsRequest : httpRequest;
-  }
-
-  get(token: string, timeoutMs: number): Promise<{ status: number; body: string }> {
-    return new Promise((resolve, reject) => {
-      const req = this.request(
-        this.url,
-        { method: 'GET', agent: this.agent, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } },
-        (res) => {
-          const status = res.statusCode ?? 0;
-          if (status !== 200) {
-            res.resume();
-            res.once('end', () => resolve({ status, body: '' }));
-            res.once('error', reject);
-            return;
-          }
-          res.setEncoding('utf8');
-          let body = '';
-          res.on('data', (chunk: string) => {
-            body += chunk;
-            if (body.length > MAX_PROFILE_BYTES) req.destroy(new Error('profile answer too large'));
-          });
-          res.once('end', () => resolve({ status, body }));
-          res.once('error', reject);
-        },
-      );
-      // A deadline on the whole exchange (setTimeout on the request only measures socket idleness).
-      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      req.once('close', () => clearTimeout(timer));
-      req.once('error', reject);
-      req.end();
-    });
-  }
-}
-
-const MAX_PROFILE_BYTES = 64 * 1024;
-
-function parseProfile(body: unknown): Profile | null {
-  if (typeof body !== 'object' || body === null) return null;
-  const { id, name } = body as { id?: unknown; name?: unknown };
-  if (typeof id !== 'string' || typeof name !== 'string') return null;
-  const uuid = normaliseUuid(id);
-  return uuid === null ? null : { uuid, name };
-}
-
 /** The look-up's result, or a rejection as soon as the client goes away. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
@@ -250,19 +186,4 @@ function unavailable(): RelayError {
   return new RelayError('profile_api_unavailable', 'The game profile API is not answering; try again shortly.', {
     retryAfter: RETRY_AFTER_SECONDS,
   });
-}
-
-const OFFLINE_TOKEN = /^offline:([A-Za-z0-9_]{3,16})$/;
-
-/** Development only: `Bearer offline:<name>` is player <name> with the uuid offline-mode servers give. */
-export class OfflineProfileResolver implements ProfileResolver {
-  resolve(token: string, _options?: ResolveOptions): Promise<Profile> {
-    const m = OFFLINE_TOKEN.exec(token);
-    if (m === null) {
-      return Promise.reject(
-        new RelayError('invalid_session', 'Offline mode accepts only Bearer offline:<name> (3 to 16 letters, digits or _).'),
-      );
-    }
-    return Promise.resolve({ uuid: offlineUuid(m[1]!), name: m[1]! });
-  }
 }

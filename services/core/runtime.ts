@@ -8,7 +8,8 @@ import { KeyStore } from './keys.js';
 import { createLogger, type Logger } from './logger.js';
 import { RelayMetrics } from './metrics.js';
 import { openNatsContext, type NatsContext } from './nats.js';
-import { HttpProfileClient, OfflineProfileResolver, type ProfileResolver } from './profile.js';
+import { OfflineProfileResolver } from './offline.js';
+import { HttpProfileClient, type ProfileResolver } from './profile.js';
 
 export interface RelayCore {
   config: RelayConfig;
