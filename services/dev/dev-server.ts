@@ -9,7 +9,7 @@ import { maskUrlCredentials } from '../core/display.js';
 import type { CreatedKey } from '../core/keys.js';
 import { ALL_SCOPES } from '../core/scopes.js';
 import { startRelayServer, type RelayServer } from '../server.js';
-import { runUntilSignalled } from '../cli/commands/serve.js';
+import { runUntilSignalled } from '../signals.js';
 import { freePort, startNatsNode, type NatsNode } from './nats-process.js';
 
 const DATA_DIR = resolve('.data');
