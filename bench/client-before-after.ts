@@ -9,7 +9,7 @@
 
 import { RelayClient } from '../clients/typescript/src/index.js';
 import type { CreatedKey } from '../services/core/keys.js';
-import { freePort } from '../services/dev/nats-process.js';
+import { freePort } from '../tools/ports.js';
 import { readMetrics } from '../test/helpers/metrics.js';
 import { startTestNats, type TestNats } from '../test/helpers/nats.js';
 import { startProfileApi, type FakeProfileApi } from '../test/helpers/profile-api.js';

@@ -12,8 +12,8 @@ import { KeyStore } from '../services/core/keys.js';
 import { createLogger } from '../services/core/logger.js';
 import { openNatsContext } from '../services/core/nats.js';
 import { ALL_SCOPES } from '../services/core/scopes.js';
-import { findNatsServer, waitHealthy } from '../services/dev/nats-process.js';
-import { startRelayProcess } from '../services/dev/relay-process.js';
+import { findNatsServer, waitHealthy } from '../tools/nats-launcher.js';
+import { startRelayProcess } from '../tools/relay-process.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const DIR = join(ROOT, '.mesh');

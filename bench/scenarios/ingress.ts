@@ -2,7 +2,7 @@
 // batches, beside a bare fastify endpoint that parses the same JSON (the HTTP ceiling).
 
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../services/dev/nats-process.js';
+import { freePort } from '../../tools/ports.js';
 import { Histogram, median } from '../lib/histogram.js';
 import { LoadGen } from '../lib/loadgen-client.js';
 import { CpuMeter, startProc, waitFor } from '../lib/procs.js';

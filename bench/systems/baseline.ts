@@ -1,6 +1,6 @@
 // The baseline peer as a system under test.
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../services/dev/nats-process.js';
+import { freePort } from '../../tools/ports.js';
 import { startProc, waitFor, type Proc } from '../lib/procs.js';
 import { GC_ON_SIGNAL, memoryFileFor, NODE_ENV_FOR_SYSTEMS, PAYLOAD_BODY, type System } from './system.js';
 

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../services/dev/nats-process.js';
+import { freePort } from '../../tools/ports.js';
 import { LOG_DIR, startProc, waitFor, type Proc } from '../lib/procs.js';
 import { PAYLOAD_BODY, type System } from './system.js';
 
