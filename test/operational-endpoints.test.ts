@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scope } from '../services/core/scopes.js';
 import { startNatsNode, type NatsNode } from '../tools/nats-launcher.js';
-import { eventually } from './helpers/eventually.js';
+import { waitUntil as eventually } from '../tools/poll.js';
 import { readMetrics } from './helpers/metrics.js';
 import { RelayFixture } from './helpers/relay.js';
 
