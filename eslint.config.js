@@ -20,4 +20,15 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'The client library uses web APIs only (fetch, streams, crypto.randomUUID).' }] }],
     },
   },
+  {
+    // What `npm run build` ships (services/, schemas/) never reaches into the development tools,
+    // tests, benchmarks or scripts: tsc would compile whatever it imports into dist/.
+    files: ['services/**/*.ts', 'schemas/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/tools/*', '**/test/*', '**/bench/*', '**/scripts/*'], message: 'The build ships services/ and schemas/ only; development launchers and helpers live in tools/.' }] },
+      ],
+    },
+  },
 );

@@ -9,7 +9,8 @@
 
 import { RelayClient } from '../clients/typescript/src/index.js';
 import type { CreatedKey } from '../services/core/keys.js';
-import { freePort } from '../services/dev/nats-process.js';
+import { pollUntil } from '../tools/poll.js';
+import { freePort } from '../tools/ports.js';
 import { readMetrics } from '../test/helpers/metrics.js';
 import { startTestNats, type TestNats } from '../test/helpers/nats.js';
 import { startProfileApi, type FakeProfileApi } from '../test/helpers/profile-api.js';
@@ -38,15 +39,6 @@ interface Consumer {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await sleep(20);
-  }
-  return true;
-}
-
 function consumer(kind: Kind, url: string, key: CreatedKey, player: Player, server: string): Consumer {
   const chats: string[] = [];
   if (kind === 'before') {
@@ -62,7 +54,7 @@ function consumer(kind: Kind, url: string, key: CreatedKey, player: Player, serv
       },
     });
     c.start();
-    return { ready: async () => void (await until(() => c.opens > 0, 10_000)), chats, opens: () => c.opens, stop: () => c.stop() };
+    return { ready: async () => void (await pollUntil(() => c.opens > 0, { timeoutMs: 10_000, intervalMs: 20 })), chats, opens: () => c.opens, stop: () => c.stop() };
   }
   const c = new RelayClient({ url, server, clientId: key.clientId, clientSecret: key.clientSecret, userAgent: AGENT, token: () => player.token });
   let opens = 0;
@@ -102,8 +94,9 @@ async function restartTrial(kind: Kind, nats: TestNats, profile: FakeProfileApi,
     await sleep(SPACING_MS);
   }
   await restarted;
-  // Whatever is coming has come within the back-off cap of either client.
-  await until(() => c.chats.includes(`frame ${FRAMES - 1}`), 35_000);
+  // Whatever is coming has come within the back-off cap of either client (a trial that times out
+  // records what it saw).
+  await pollUntil(() => c.chats.includes(`frame ${FRAMES - 1}`), { timeoutMs: 35_000, intervalMs: 20 });
   await sleep(500);
   const got = c.chats.filter((m) => m.startsWith('frame '));
   const result = { lost: FRAMES - new Set(got).size, duplicates: got.length - new Set(got).size, reopens: c.opens() - 1 };

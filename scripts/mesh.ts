@@ -5,15 +5,16 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../services/core/config.js';
 import { KeyStore } from '../services/core/keys.js';
 import { createLogger } from '../services/core/logger.js';
 import { openNatsContext } from '../services/core/nats.js';
 import { ALL_SCOPES } from '../services/core/scopes.js';
-import { findNatsServer, waitHealthy } from '../services/dev/nats-process.js';
-import { startRelayProcess } from '../services/dev/relay-process.js';
+import { findNatsServer, waitHealthy } from '../tools/nats-launcher.js';
+import { pollUntil } from '../tools/poll.js';
+import { portFree } from '../tools/ports.js';
+import { startRelayProcess, waitReady, type RelayProcess } from '../tools/relay-process.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const DIR = join(ROOT, '.mesh');
@@ -34,14 +35,6 @@ function log(line: string): void {
   process.stdout.write(line + '\n');
 }
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((r) => {
-    const s = createServer();
-    s.once('error', () => r(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => r(true)));
-  });
-}
-
 function alive(pid: number, match: string): boolean {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(match);
@@ -55,9 +48,8 @@ async function stop(state: State): Promise<void> {
   for (const p of [...state.processes].reverse()) {
     if (!alive(p.pid, p.match)) continue;
     process.kill(p.pid, 'SIGTERM');
-    const deadline = Date.now() + 10_000;
-    while (alive(p.pid, p.match) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    if (alive(p.pid, p.match)) process.kill(p.pid, 'SIGKILL');
+    const gone = await pollUntil(() => !alive(p.pid, p.match), { timeoutMs: 10_000, intervalMs: 50 });
+    if (gone === undefined && alive(p.pid, p.match)) process.kill(p.pid, 'SIGKILL');
     log(`stopped ${p.name} (pid ${p.pid})`);
   }
   rmSync(STATE, { force: true });
@@ -117,18 +109,15 @@ async function start(): Promise<void> {
     state.key = { clientId: key.clientId, clientSecret: key.clientSecret };
 
     const roles = [...GATEWAYS.map((port, i) => ['gateway', port, `gateway-${i + 1}`] as const), ...INGRESSES.map((port, i) => ['ingress', port, `ingress-${i + 1}`] as const)];
+    const relays: RelayProcess[] = [];
     for (const [kind, port, id] of roles) {
       const p = await startRelayProcess(kind, { ...env, PORT: String(port), RELAY_NODE_ID: id }, { logDir: LOGS, waitReady: false });
+      relays.push(p);
       state.processes.push({ name: id, pid: p.child.pid!, match: 'relay.js' });
       save();
     }
-    for (const port of [...GATEWAYS, ...INGRESSES]) {
-      const deadline = Date.now() + 30_000;
-      while (!(await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false))) {
-        if (Date.now() > deadline) throw new Error(`the relay on port ${port} did not become ready; see .mesh/logs/`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    // All four start at once; each is then awaited (and one that exits is reported with its log).
+    await Promise.all(relays.map((p) => waitReady(p)));
   } catch (e) {
     await stop(state);
     throw e;

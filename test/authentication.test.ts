@@ -5,7 +5,7 @@ import type { BanRecord } from '../schemas/records.js';
 import { KeyStore } from '../services/core/keys.js';
 import { Scope } from '../services/core/scopes.js';
 import { runCli } from './helpers/cli.js';
-import { eventually } from './helpers/eventually.js';
+import { waitUntil as eventually } from '../tools/poll.js';
 import { RelayFixture, type Player } from './helpers/relay.js';
 
 let relay: RelayFixture;

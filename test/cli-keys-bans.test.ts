@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BanRecord } from '../schemas/records.js';
 import { runCli, runCliJson } from './helpers/cli.js';
-import { eventually } from './helpers/eventually.js';
+import { waitUntil as eventually } from '../tools/poll.js';
 import { RelayFixture } from './helpers/relay.js';
 
 let relay: RelayFixture;

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProfileApi, type FakeProfileApi } from './helpers/profile-api.js';
 import { RelayFixture } from './helpers/relay.js';
-import { startRelayProcess, type RelayProcess } from '../services/dev/relay-process.js';
+import { startRelayProcess, type RelayProcess } from '../tools/relay-process.js';
 import { startTestNats, type TestNats } from './helpers/nats.js';
 import { openStream } from './helpers/sse-client.js';
 

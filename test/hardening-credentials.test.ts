@@ -6,10 +6,10 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BanRecord } from '../schemas/records.js';
-import { startNatsNode, type NatsNode } from '../services/dev/nats-process.js';
+import { startNatsNode, type NatsNode } from '../tools/nats-launcher.js';
 import { createLogger } from '../services/core/logger.js';
 import { runCliJson } from './helpers/cli.js';
-import { eventually } from './helpers/eventually.js';
+import { waitUntil as eventually } from '../tools/poll.js';
 import { LogCapture, RelayFixture } from './helpers/relay.js';
 import { SseStream } from './helpers/sse-client.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedKey } from '../services/core/keys.js';
 import { Scope } from '../services/core/scopes.js';
 import { channelSubject, STREAM_NAME } from '../services/core/subjects.js';
-import { eventually } from './helpers/eventually.js';
+import { waitUntil as eventually } from '../tools/poll.js';
 import { RelayFixture } from './helpers/relay.js';
 
 let relay: RelayFixture;

@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { atDeadline } from '../services/core/deadline-timer.js';
 import { Scope } from '../services/core/scopes.js';
-import { eventually } from './helpers/eventually.js';
+import { waitUntil as eventually } from '../tools/poll.js';
 import { readMetrics } from './helpers/metrics.js';
 import { RelayFixture } from './helpers/relay.js';
 

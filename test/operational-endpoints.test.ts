@@ -1,8 +1,8 @@
 // /healthz, /readyz and /metrics: what an orchestrator and Prometheus see.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scope } from '../services/core/scopes.js';
-import { startNatsNode, type NatsNode } from '../services/dev/nats-process.js';
-import { eventually } from './helpers/eventually.js';
+import { startNatsNode, type NatsNode } from '../tools/nats-launcher.js';
+import { waitUntil as eventually } from '../tools/poll.js';
 import { readMetrics } from './helpers/metrics.js';
 import { RelayFixture } from './helpers/relay.js';
 

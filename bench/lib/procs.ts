@@ -4,9 +4,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { endChild, exitOf } from '../../tools/child.js';
+import type { PollOptions } from '../../tools/poll.js';
 
 const CLK_TCK = 100;
 export const LOG_DIR = join(process.cwd(), 'bench', 'results', 'logs');
+/** How long a system under test may take to answer after its processes start. */
+export const BENCH_START: PollOptions = { timeoutMs: 30_000, intervalMs: 50 };
 
 export interface Proc {
   name: string;
@@ -21,17 +25,13 @@ export function startProc(name: string, command: string, args: string[], env: No
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = exitOf(child);
   return {
     name,
     child,
     pid: child.pid!,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill(signal);
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(t);
+      await endChild(child, exited, { signal, killAfterMs: 10_000 });
     },
   };
 }
@@ -74,23 +74,4 @@ export class CpuMeter {
     const elapsed = (performance.now() - this.startTime) / 1000;
     return elapsed > 0 ? (used / elapsed) * 100 : 0;
   }
-}
-
-export async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await check()) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-export async function httpOk(url: string): Promise<boolean> {
-  const r = await fetch(url);
-  await r.body?.cancel();
-  return r.ok;
 }

@@ -2,10 +2,11 @@
 // batches, beside a bare fastify endpoint that parses the same JSON (the HTTP ceiling).
 
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../services/dev/nats-process.js';
+import { httpOk, waitUntil } from '../../tools/poll.js';
+import { freePort } from '../../tools/ports.js';
 import { Histogram, median } from '../lib/histogram.js';
 import { LoadGen } from '../lib/loadgen-client.js';
-import { CpuMeter, startProc, waitFor } from '../lib/procs.js';
+import { BENCH_START, CpuMeter, startProc } from '../lib/procs.js';
 import { fmt, table, type ScenarioOptions, type ScenarioResult, type Target } from '../lib/report.js';
 import { startRelay } from '../systems/relay.js';
 
@@ -75,7 +76,7 @@ export async function ingressScenario(opts: ScenarioOptions): Promise<ScenarioRe
     const port = await freePort();
     const bare = startProc('bare-fastify', process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../peers/bare-fastify.ts', import.meta.url))], { PORT: String(port) });
     try {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).ok, 'bare fastify');
+      await waitUntil(() => httpOk(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 'bare fastify', BENCH_START);
       out['bare single'] = await measure(loadgen, port, raw(port, PRESENCE, ''), [bare.pid], runs, measureMs);
       out['bare batch16'] = await measure(loadgen, port, raw(port, BATCH16, ''), [bare.pid], runs, measureMs);
     } finally {

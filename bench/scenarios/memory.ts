@@ -3,6 +3,7 @@
 // heap capacity V8 grew while the streams were being opened and has not given back.
 
 import { readFileSync } from 'node:fs';
+import { pollUntil } from '../../tools/poll.js';
 import { LoadGen } from '../lib/loadgen-client.js';
 import { rssBytes } from '../lib/procs.js';
 import { table, type ScenarioOptions, type ScenarioResult, type Target } from '../lib/report.js';
@@ -23,13 +24,17 @@ async function settled(system: System): Promise<Reading> {
   const pid = system.streamPid();
   process.kill(pid, 'SIGUSR2');
   const readings: number[] = [];
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 1000));
-    readings.push(rssBytes(pid));
-    const last = readings.slice(-3);
-    if ((last.length === 3 && (Math.max(...last) - Math.min(...last)) / Math.max(...last) < 0.01) || Date.now() > deadline) break;
-  }
+  // The first reading comes a second after the signal, when the collection has had its chance; a
+  // process that never settles is read as it is after 30 s.
+  await new Promise((r) => setTimeout(r, 1000));
+  await pollUntil(
+    () => {
+      readings.push(rssBytes(pid));
+      const last = readings.slice(-3);
+      return last.length === 3 && (Math.max(...last) - Math.min(...last)) / Math.max(...last) < 0.01;
+    },
+    { timeoutMs: 30_000, intervalMs: 1000 },
+  );
   const usage = system.memoryFile ? (JSON.parse(readFileSync(system.memoryFile, 'utf8')) as { heapUsed: number }) : { heapUsed: NaN };
   return { rss: readings[readings.length - 1]!, heapUsed: usage.heapUsed };
 }

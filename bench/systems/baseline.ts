@@ -1,7 +1,8 @@
 // The baseline peer as a system under test.
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../services/dev/nats-process.js';
-import { startProc, waitFor, type Proc } from '../lib/procs.js';
+import { httpOk, waitUntil } from '../../tools/poll.js';
+import { freePort } from '../../tools/ports.js';
+import { BENCH_START, startProc, type Proc } from '../lib/procs.js';
 import { GC_ON_SIGNAL, memoryFileFor, NODE_ENV_FOR_SYSTEMS, PAYLOAD_BODY, type System } from './system.js';
 
 export async function startBaseline(): Promise<System> {
@@ -11,7 +12,7 @@ export async function startBaseline(): Promise<System> {
     BENCH_MEMORY_FILE: memoryFileFor('baseline'),
     PORT: String(port),
   });
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/x`, { method: 'POST', body: '{}' })).ok, 'the baseline server');
+  await waitUntil(() => httpOk(`http://127.0.0.1:${port}/x`, { method: 'POST', body: '{}' }), 'the baseline server', BENCH_START);
   const endpoint = { host: '127.0.0.1', port };
   return {
     name: 'baseline',

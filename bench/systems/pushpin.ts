@@ -7,21 +7,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../services/dev/nats-process.js';
-import { LOG_DIR, startProc, waitFor, type Proc } from '../lib/procs.js';
+import { aptInstall, commandPath } from '../../tools/apt.js';
+import { httpOk, httpStatus, waitUntil } from '../../tools/poll.js';
+import { freePort } from '../../tools/ports.js';
+import { BENCH_START, LOG_DIR, startProc, type Proc } from '../lib/procs.js';
 import { PAYLOAD_BODY, type System } from './system.js';
 
 function ensureInstalled(): void {
-  if (spawnSync('sh', ['-c', 'command -v pushpin && command -v zurl && command -v condure']).status === 0) return;
-  if (process.getuid?.() !== 0) throw new Error('Pushpin is not installed: run "sudo apt-get install -y pushpin" (it brings condure and zurl).');
-  process.stderr.write('installing pushpin (Debian package)...\n');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  let r = spawnSync('apt-get', ['install', '-y', '-qq', 'pushpin'], { stdio: 'inherit', env });
-  if (r.status !== 0) {
-    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-    r = spawnSync('apt-get', ['install', '-y', '-qq', 'pushpin'], { stdio: 'inherit', env });
-  }
-  if (r.status !== 0) throw new Error('could not install pushpin with apt-get');
+  const found = (): boolean => ['pushpin', 'zurl', 'condure'].every((c) => commandPath(c) !== null);
+  if (found() || (aptInstall('pushpin') && found())) return;
+  throw new Error('Pushpin is not installed: run "sudo apt-get install -y pushpin" (it brings condure and zurl).');
 }
 
 /** Publish content in the relay's frame format; {channel} and {ts} are filled in per publish. */
@@ -82,13 +77,8 @@ export async function startPushpin(): Promise<System> {
   });
   const zurl = startProc('zurl', 'zurl', [`--config=${join(dir, 'zurl.conf')}`]);
   const pushpin = startProc('pushpin', 'pushpin', [`--config=${join(dir, 'pushpin.conf')}`]);
-  await waitFor(async () => (await fetch(`http://127.0.0.1:5561/publish/`, { method: 'POST', body: '{"items":[]}' })).ok, 'pushpin publish endpoint');
-  await waitFor(async () => {
-    const r = await fetch(`http://127.0.0.1:${httpPort}/?host=probe`, { signal: AbortSignal.timeout(300) }).catch(() => null);
-    const ok = r?.status === 200;
-    await r?.body?.cancel().catch(() => undefined);
-    return ok;
-  }, 'pushpin proxy');
+  await waitUntil(() => httpOk('http://127.0.0.1:5561/publish/', { method: 'POST', body: '{"items":[]}' }), 'pushpin publish endpoint', BENCH_START);
+  await waitUntil(async () => (await httpStatus(`http://127.0.0.1:${httpPort}/?host=probe`, { signal: AbortSignal.timeout(300) })) === 200, 'pushpin proxy', BENCH_START);
 
   /** Every process of the Pushpin family (the runner forks condure, proxy and handler). */
   const family = (): number[] => {

@@ -10,9 +10,11 @@ import { createLogger } from '../../services/core/logger.js';
 import { KeyStore } from '../../services/core/keys.js';
 import { openNatsContext } from '../../services/core/nats.js';
 import { ALL_SCOPES } from '../../services/core/scopes.js';
-import { freePort, startNatsNode, type NatsNode } from '../../services/dev/nats-process.js';
+import { startNatsNode, type NatsNode } from '../../tools/nats-launcher.js';
+import { httpOk, waitUntil } from '../../tools/poll.js';
+import { freePort } from '../../tools/ports.js';
 import { startBenchProfileApi } from '../peers/profile-api.js';
-import { httpOk, LOG_DIR, startProc, waitFor, type Proc } from '../lib/procs.js';
+import { BENCH_START, LOG_DIR, startProc, type Proc } from '../lib/procs.js';
 import { GC_ON_SIGNAL, memoryFileFor, NODE_ENV_FOR_SYSTEMS, PAYLOAD_BODY, type System } from './system.js';
 
 const RELAY_BIN = fileURLToPath(new URL('../../bin/relay.js', import.meta.url));
@@ -63,7 +65,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
   const ingressPort = await freePort();
   const ingress = startProc('relay-ingress', process.execPath, [...nodeArgs('ingress'), RELAY_BIN, 'serve', 'ingress'], { ...env, PORT: String(ingressPort), RELAY_NODE_ID: 'bench-in1' });
   procs.push(ingress);
-  for (const port of [...gatewayPorts, ingressPort]) await waitFor(() => httpOk(`http://127.0.0.1:${port}/readyz`), `relay on port ${port}`);
+  for (const port of [...gatewayPorts, ingressPort]) await waitUntil(() => httpOk(`http://127.0.0.1:${port}/readyz`), `relay on port ${port}`, BENCH_START);
 
   const auth = `client-id: ${key.clientId}\r\nclient-secret: ${key.clientSecret}\r\nuser-agent: bench/1.0+0000000000000000000000000000000000000000`;
   const specOn = (index: number, count: number, channels: string[], concurrency: number): ReturnType<System['streamSpec']> => ({

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { createInbox, headers } from '@nats-io/nats-core';
-import { startNatsNode } from '../../services/dev/nats-process.js';
+import { startNatsNode } from '../../tools/nats-launcher.js';
 import { Histogram } from '../lib/histogram.js';
 import { PAYLOAD_BODY } from '../systems/system.js';
 

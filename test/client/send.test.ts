@@ -2,7 +2,7 @@
 // that store nothing twice (a lost answer, a 503), and presence coalesced to presencePerSecond.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RelayClient, RelayError, type Payload, type PresencePayload, type RelayClientOptions, type SendOutcome } from '../../clients/typescript/src/index.js';
-import { freePort } from '../../services/dev/nats-process.js';
+import { freePort } from '../../tools/ports.js';
 import type { CreatedKey } from '../../services/core/keys.js';
 import { Scope } from '../../services/core/scopes.js';
 import { CLIENT_AGENT, Recorder, TestTransport } from '../helpers/relay-client.js';

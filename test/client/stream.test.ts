@@ -3,7 +3,7 @@
 // close advice, and the watchdog.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RelayClient, type RelayClientOptions } from '../../clients/typescript/src/index.js';
-import { freePort } from '../../services/dev/nats-process.js';
+import { freePort } from '../../tools/ports.js';
 import type { CreatedKey } from '../../services/core/keys.js';
 import { startTestNats, type TestNats } from '../helpers/nats.js';
 import { startProfileApi, type FakeProfileApi } from '../helpers/profile-api.js';

@@ -5,7 +5,7 @@ import { loadConfig } from '../../services/core/config.js';
 import { KeyStore, type CreatedKey } from '../../services/core/keys.js';
 import { createLogger } from '../../services/core/logger.js';
 import { openNatsContext, type NatsContext } from '../../services/core/nats.js';
-import { startRelayProcess, type RelayProcess } from '../../services/dev/relay-process.js';
+import { startRelayProcess, type RelayProcess } from '../../tools/relay-process.js';
 import { clientHeaders, newPlayer, postTo, type Player, type PostResult } from './clients.js';
 import { startTestCluster } from './nats.js';
 import { startProfileApi, type FakeProfileApi } from './profile-api.js';

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startNatsCluster, startNatsNode, type NatsCluster, type NatsNode } from '../../services/dev/nats-process.js';
+import { startNatsCluster, startNatsNode, type NatsCluster, type NatsNode } from '../../tools/nats-launcher.js';
 
 export interface TestNats {
   url: string;

@@ -1,9 +1,12 @@
 // Runs the committed proxy configurations (infra/proxy/) for real, pointed at loopback services.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../services/dev/nats-process.js';
+import { commandPath } from '../../tools/apt.js';
+import { endChild, exitOf, running } from '../../tools/child.js';
+import { httpStatus, waitUntil } from '../../tools/poll.js';
+import { freePort } from '../../tools/ports.js';
 
 export interface RunningProxy {
   url: string;
@@ -13,31 +16,16 @@ export interface RunningProxy {
 const INFRA = new URL('../../infra/proxy/', import.meta.url);
 
 export function proxyAvailable(kind: 'nginx' | 'haproxy'): boolean {
-  return spawnSync('sh', ['-c', `command -v ${kind} || test -x /usr/sbin/${kind}`]).status === 0;
+  return commandPath(kind, [`/usr/sbin/${kind}`]) !== null;
 }
 
 function binary(kind: 'nginx' | 'haproxy'): string {
-  const r = spawnSync('sh', ['-c', `command -v ${kind}`], { encoding: 'utf8' });
-  return r.stdout.trim() || `/usr/sbin/${kind}`;
+  return commandPath(kind, [`/usr/sbin/${kind}`]) ?? `/usr/sbin/${kind}`;
 }
 
-async function waitListening(port: number, child: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`proxy exited: ${log()}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/nothing-here`).then(
-      () => true,
-      () => false,
-    );
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`proxy did not listen on ${port}: ${log()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-function run(command: string, args: string[], dir: string, port: number, logFile: string): Promise<RunningProxy> {
+async function run(command: string, args: string[], dir: string, port: number, logFile: string): Promise<RunningProxy> {
   const child = spawn(command, args, { stdio: 'ignore' });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const exited = exitOf(child);
   const log = (): string => {
     try {
       return readFileSync(logFile, 'utf8');
@@ -45,14 +33,18 @@ function run(command: string, args: string[], dir: string, port: number, logFile
       return '';
     }
   };
-  return waitListening(port, child, log).then(() => ({
+  // Any answer, a 404 included, means it listens.
+  await waitUntil(async () => (await httpStatus(`http://127.0.0.1:${port}/nothing-here`)) !== 0, `the proxy to listen on ${port}`, {
+    giveUp: () => (running(child) ? undefined : `proxy exited: ${log()}`),
+    detail: log,
+  });
+  return {
     url: `http://127.0.0.1:${port}`,
     async stop() {
-      child.kill('SIGTERM');
-      await exited;
+      await endChild(child, exited);
       rmSync(dir, { recursive: true, force: true });
     },
-  }));
+  };
 }
 
 /** infra/proxy/nginx.conf with its upstream servers and listener replaced by loopback ports. */

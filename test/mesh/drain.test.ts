@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logEntry } from '../../services/core/log-entry.js';
 import { channelSubject } from '../../services/core/subjects.js';
 import { readLog } from '../../services/gateway/log-reader.js';
-import { eventually } from '../helpers/eventually.js';
+import { waitUntil as eventually } from '../../tools/poll.js';
 import { Mesh } from '../helpers/mesh.js';
 
 let mesh: Mesh;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamClaim } from '../../schemas/records.js';
 import { claimKey } from '../../services/gateway/ownership.js';
-import { eventually } from '../helpers/eventually.js';
+import { waitUntil as eventually } from '../../tools/poll.js';
 import { Mesh } from '../helpers/mesh.js';
 import type { SseStream } from '../helpers/sse-client.js';
 

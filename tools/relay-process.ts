@@ -5,9 +5,11 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './nats-process.js';
+import { endChild, exitOf, running } from './child.js';
+import { httpOk, waitUntil } from './poll.js';
+import { freePort } from './ports.js';
 
-const BIN = fileURLToPath(new URL('../../bin/relay.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/relay.js', import.meta.url));
 const DEFAULT_LOG_DIR = join(tmpdir(), 'relay-processes');
 
 export interface RelayProcess {
@@ -43,7 +45,7 @@ export async function startRelayProcess(
     detached: options.detached === true,
   });
   closeSync(fd);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = exitOf(child);
   const url = `http://127.0.0.1:${port}`;
   const proc: RelayProcess = {
     kind,
@@ -54,13 +56,9 @@ export async function startRelayProcess(
     logFile,
     exited,
     log: () => readFileSync(logFile, 'utf8'),
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
+    stop: () => endChild(child, exited),
     async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
+      await endChild(child, exited, { signal: 'SIGKILL' });
     },
   };
   if (options.waitReady !== false) await waitReady(proc);
@@ -68,15 +66,10 @@ export async function startRelayProcess(
 }
 
 export async function waitReady(proc: RelayProcess, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (proc.child.exitCode !== null) throw new Error(`${proc.nodeId} exited with ${proc.child.exitCode}:\n${proc.log()}`);
-    const ok = await fetch(`${proc.url}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${proc.nodeId} not ready after ${timeoutMs} ms:\n${proc.log()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntil(() => httpOk(`${proc.url}/readyz`), `${proc.nodeId} to be ready`, {
+    timeoutMs,
+    intervalMs: 50,
+    giveUp: () => (running(proc.child) ? undefined : `${proc.nodeId} exited with ${proc.child.exitCode}:\n${proc.log()}`),
+    detail: () => proc.log(),
+  });
 }

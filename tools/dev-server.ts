@@ -4,25 +4,17 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '../core/config.js';
-import { maskUrlCredentials } from '../core/display.js';
-import type { CreatedKey } from '../core/keys.js';
-import { ALL_SCOPES } from '../core/scopes.js';
-import { startRelayServer, type RelayServer } from '../server.js';
-import { runUntilSignalled } from '../cli/commands/serve.js';
-import { freePort, startNatsNode, type NatsNode } from './nats-process.js';
+import { loadConfig } from '../services/core/config.js';
+import { maskUrlCredentials } from '../services/core/display.js';
+import type { CreatedKey } from '../services/core/keys.js';
+import { ALL_SCOPES } from '../services/core/scopes.js';
+import { startRelayServer, type RelayServer } from '../services/server.js';
+import { runUntilSignalled } from '../services/signals.js';
+import { startNatsNode, type NatsNode } from './nats-launcher.js';
+import { freePort, portFree } from './ports.js';
 
 const DATA_DIR = resolve('.data');
 const KEY_FILE = join(DATA_DIR, 'dev-key.json');
-
-async function portFree(port: number): Promise<boolean> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolvePort) => {
-    const srv = createServer();
-    srv.once('error', () => resolvePort(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolvePort(true)));
-  });
-}
 
 export async function runDevServer(): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env };

@@ -1,53 +1,33 @@
-// Starting a real nats-server: for `npm start` (a local JetStream node under .data/) and for tests
-// and the mesh script (single nodes and three-node clusters on loopback ports). nats-server is a
-// real dependency; when it is missing we install Debian's package if we can, else say how.
+// Starting a real nats-server: for `npm start` (a local JetStream node under .data/) and for tests,
+// benchmarks and the mesh script (single nodes and three-node clusters on loopback ports).
+// nats-server is a real dependency; when it is missing we install Debian's package if we can, else
+// say how.
 
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { aptInstall, commandPath } from './apt.js';
+import { endChild, exitOf, running } from './child.js';
+import { httpOk, waitUntil } from './poll.js';
+import { freePort } from './ports.js';
 
+// Debian puts it in /usr/sbin, which is not on every user's PATH.
 const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
 
 export class NatsServerMissing extends Error {}
 
 /** Path of the nats-server binary, installing Debian's package when running as root with apt. */
 export function findNatsServer(options: { install?: boolean } = {}): string {
-  const found = lookup();
+  const found = commandPath('nats-server', CANDIDATES);
   if (found !== null) return found;
-  if (options.install !== false && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
-    process.stderr.write('nats-server is missing; installing the Debian package (apt-get install -y nats-server)...\n');
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    let r = spawnSync('apt-get', ['install', '-y', '-qq', 'nats-server'], { stdio: 'inherit', env });
-    if (r.status !== 0) {
-      spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-      r = spawnSync('apt-get', ['install', '-y', '-qq', 'nats-server'], { stdio: 'inherit', env });
-    }
-    const after = lookup();
+  if (options.install !== false && aptInstall('nats-server')) {
+    const after = commandPath('nats-server', CANDIDATES);
     if (after !== null) return after;
   }
   throw new NatsServerMissing(
     'nats-server (2.9 or newer) is not installed. Install it with "sudo apt-get install -y nats-server" on Debian/Ubuntu, ' +
       'or download it from https://github.com/nats-io/nats-server/releases, or point NATS_URL at a running server.',
   );
-}
-
-function lookup(): string | null {
-  const fromPath = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
-  if (fromPath.status === 0 && fromPath.stdout.trim() !== '') return fromPath.stdout.trim();
-  return CANDIDATES.find((p) => existsSync(p)) ?? null;
-}
-
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export interface NatsNodeOptions {
@@ -95,7 +75,7 @@ export async function startNatsNode(options: NatsNodeOptions): Promise<NatsNode>
   writeFileSync(configFile, lines.join('\n') + '\n');
   const logFile = options.logFile ?? join(options.storeDir, `${serverName}.log`);
   const child = spawn(binary, ['-c', configFile, '-l', logFile], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = exitOf(child);
   const node: NatsNode = {
     url: `nats://127.0.0.1:${port}`,
     port,
@@ -104,16 +84,10 @@ export async function startNatsNode(options: NatsNodeOptions): Promise<NatsNode>
     options: { ...options, port, monitorPort, serverName },
     process: child,
     async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
+      await endChild(child, exited, { killAfterMs: 5000 });
     },
     async kill() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGKILL');
-      await exited;
+      await endChild(child, exited, { signal: 'SIGKILL' });
     },
   };
   await waitHealthy(node, options.cluster === undefined ? 'js-enabled-only=true' : '', child);
@@ -122,20 +96,12 @@ export async function startNatsNode(options: NatsNodeOptions): Promise<NatsNode>
 
 /** Waits for /healthz; for a cluster node, only for the server itself (JetStream needs a quorum). */
 export async function waitHealthy(node: Pick<NatsNode, 'monitorPort'>, query: string, child?: ChildProcess, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child !== undefined && (child.exitCode !== null || child.signalCode !== null)) {
-      throw new Error(`nats-server exited during start-up (code ${String(child.exitCode)}); see its log file`);
-    }
-    try {
-      const r = await fetch(`http://127.0.0.1:${node.monitorPort}/healthz${query === '' ? '' : `?${query}`}`);
-      if (r.ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`nats-server on monitor port ${node.monitorPort} did not become healthy`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const url = `http://127.0.0.1:${node.monitorPort}/healthz${query === '' ? '' : `?${query}`}`;
+  await waitUntil(() => httpOk(url), `nats-server on monitor port ${node.monitorPort} to become healthy`, {
+    timeoutMs,
+    intervalMs: 20,
+    giveUp: () => (child !== undefined && !running(child) ? `nats-server exited during start-up (code ${String(child.exitCode)}); see its log file` : undefined),
+  });
 }
 
 export interface NatsCluster {
