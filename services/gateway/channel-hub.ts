@@ -44,6 +44,8 @@ export class ChannelHub implements FlushScheduler {
   private readonly groups = new Map<string, Group>();
   private dirty: ClientStream[] = [];
   private turnFrames: Frame[] = [];
+  /** Presence snapshots replaced in the streams' queues since the last flush. */
+  private coalesced = 0;
   private flushScheduled = false;
 
   constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics) {
@@ -225,6 +227,11 @@ export class ChannelHub implements FlushScheduler {
     this.scheduleFlush();
   }
 
+  countCoalesced(): void {
+    this.coalesced++;
+    this.scheduleFlush();
+  }
+
   private scheduleFlush(): void {
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -238,14 +245,10 @@ export class ChannelHub implements FlushScheduler {
     const dirty = this.dirty;
     this.dirty = [];
     let pairs = 0;
-    let dropped = 0;
-    for (const s of dirty) {
-      pairs += s.flush();
-      dropped += s.dropped;
-      s.dropped = 0;
-    }
+    for (const s of dirty) pairs += s.flush();
     if (pairs > 0) this.metrics.framesDelivered.inc(pairs);
-    if (dropped > 0) this.metrics.framesDropped.inc({ reason: 'coalesced' }, dropped);
+    if (this.coalesced > 0) this.metrics.framesDropped.inc({ reason: 'coalesced' }, this.coalesced);
+    this.coalesced = 0;
     const now = Date.now();
     for (const f of this.turnFrames) this.metrics.deliveryLag.observe((now - f.publishedAt) / 1000);
     this.turnFrames = [];

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import { closeEvent, type CloseReasonCode } from '../../schemas/close.js';
 import type { Frame } from './frame.js';
 import type { Listener } from './delivery-rules.js';
+import { CoalescingQueue } from './presence-coalescing.js';
 import { encodeComment, encodeEvent, encodeRetry } from './sse.js';
 
 export const CloseReason = {
@@ -48,9 +49,11 @@ export interface StreamIdentity {
   bridge: boolean;
 }
 
-/** Batches the writes of one event-loop turn. */
+/** Batches the writes of one event-loop turn, and the counting that goes with them. */
 export interface FlushScheduler {
   markDirty(stream: ClientStream): void;
+  /** A waiting presence snapshot was replaced by a newer one (counted once per turn, not per frame). */
+  countCoalesced(): void;
 }
 
 /** Told when a stream ends, whoever ended it. */
@@ -89,8 +92,6 @@ export class ClientStream implements Listener {
   closeReason: CloseReason | null = null;
   /** Highest sequence queued; live frames at or below it are duplicates of a replay. */
   lastSeq = 0;
-  /** Frames replaced by a newer presence snapshot since the last flush (read by the scheduler). */
-  dropped = 0;
 
   private readonly res: ServerResponse;
   /** Frames go straight to the socket (see flush). */
@@ -98,9 +99,7 @@ export class ClientStream implements Listener {
   private readonly scheduler: FlushScheduler;
   private readonly maxQueuedBytes: number;
   private readonly owner: StreamOwner;
-  private queue: Array<Frame | null> = [];
-  private queuedBytes = 0;
-  private presenceAt: Map<string, number> | null = null;
+  private readonly queue = new CoalescingQueue<Frame>();
   private blocked = false;
   private dirty = false;
   /** While a Last-Event-ID replay runs, live frames wait here. */
@@ -167,12 +166,10 @@ export class ClientStream implements Listener {
       if (frame.seq <= this.lastSeq) return;
       this.lastSeq = frame.seq;
     }
-    if (frame.isPresence) this.coalescePresence(frame.sender);
-    this.queue.push(frame);
-    this.queuedBytes += frame.bytes.length;
+    if (this.queue.push(frame)) this.scheduler.countCoalesced();
     // The bound is on what waits for a client that is not reading; a large burst in one turn to a
     // client that reads is written out at the next flush.
-    if (this.blocked && this.queuedBytes > this.maxQueuedBytes) {
+    if (this.blocked && this.queue.bytes > this.maxQueuedBytes) {
       this.close(CloseReason.SlowConsumer);
       return;
     }
@@ -180,21 +177,6 @@ export class ClientStream implements Listener {
       this.dirty = true;
       this.scheduler.markDirty(this);
     }
-  }
-
-  /** A newer snapshot replaces an older one still waiting (it moves to the end to keep ids rising). */
-  private coalescePresence(sender: string): void {
-    this.presenceAt ??= new Map();
-    const at = this.presenceAt.get(sender);
-    if (at !== undefined) {
-      const old = this.queue[at];
-      if (old?.sender === sender && old.isPresence) {
-        this.queue[at] = null;
-        this.queuedBytes -= old.bytes.length;
-        this.dropped++;
-      }
-    }
-    this.presenceAt.set(sender, this.queue.length);
   }
 
   /**
@@ -213,19 +195,9 @@ export class ClientStream implements Listener {
       this.clientGone();
       return 0;
     }
-    const queue = this.queue;
-    this.queue = [];
-    this.queuedBytes = 0;
-    this.presenceAt?.clear();
-    // One frame per turn is the usual case in the fan-out: write its bytes without gathering.
-    if (queue.length === 1) {
-      if (!socket.write(queue[0]!.bytes)) this.blocked = true;
-      return 1;
-    }
-    const buffers: Buffer[] = [];
-    for (const f of queue) if (f !== null) buffers.push(f.bytes);
-    if (!socket.write(Buffer.concat(buffers))) this.blocked = true;
-    return buffers.length;
+    const pairs = this.queue.length;
+    if (!socket.write(this.queue.take())) this.blocked = true;
+    return pairs;
   }
 
   /** Writes raw bytes (comments, retry) outside the frame queue. */
@@ -277,7 +249,7 @@ export class ClientStream implements Listener {
     if (this.closed) return;
     this.closed = true;
     this.closeReason = reason;
-    this.queue = [];
+    this.queue.clear();
     this.held = null;
     this.owner.streamClosed(this, reason);
   }

@@ -285,8 +285,6 @@ export class Gateway implements StreamOwner {
     metrics.streamsOpen.set(this.streams.size);
     metrics.streamsClosed.inc({ reason });
     if (reason === CloseReason.SlowConsumer) metrics.framesDropped.inc({ reason: 'slow_consumer' });
-    // Snapshots coalesced since the last flush are counted here when no flush will come.
-    if (stream.dropped > 0) metrics.framesDropped.inc({ reason: 'coalesced' }, stream.dropped);
   }
 
   /** Graceful drain: refuse new streams, tell each client to retry after a jittered delay, release claims. */
