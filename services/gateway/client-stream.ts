@@ -5,36 +5,11 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { closeEvent, type CloseReasonCode } from '../../schemas/close.js';
+import type { CloseReasonCode } from '../../schemas/close.js';
+import { CloseReason, closeFrames } from './close-reason.js';
 import type { Frame } from './frame.js';
 import type { Listener } from './delivery-rules.js';
 import { CoalescingQueue } from './presence-coalescing.js';
-import { encodeComment, encodeEvent, encodeRetry } from './sse.js';
-
-export const CloseReason = {
-  ClientClosed: 'client_closed',
-  Evicted: 'evicted',
-  Banned: 'banned',
-  KeyRevoked: 'key_revoked',
-  KeyExpired: 'key_expired',
-  SlowConsumer: 'slow_consumer',
-  Draining: 'draining',
-  Error: 'error',
-} as const satisfies Record<string, CloseReasonCode | 'client_closed'>;
-/** A code of the close catalogue (schemas/close.ts), or the client's own leaving (nothing to tell it). */
-export type CloseReason = (typeof CloseReason)[keyof typeof CloseReason];
-
-/**
- * What ends a stream, on the wire: the `close` event a program reads (code, sentence, reconnect
- * advice), the same sentence as a comment for people, and for a retry the SSE `retry:` field that
- * EventSource clients honour.
- */
-export function closeFrames(reason: CloseReasonCode, retryAfterMs?: number): Buffer {
-  const event = closeEvent(reason, retryAfterMs);
-  const parts = [encodeEvent('close', JSON.stringify(event)), encodeComment(event.message)];
-  if (event.retryAfterMs !== undefined) parts.unshift(encodeRetry(event.retryAfterMs));
-  return Buffer.concat(parts);
-}
 
 /** How long a slow consumer's socket may take to drain what was already queued, after its close. */
 const SLOW_CLOSE_GRACE_MS = 5000;
