@@ -4,8 +4,7 @@
 // every node agrees on the survivor, even for opens a millisecond apart on two nodes.
 //
 // Stale claims never block anyone (a new open simply overwrites). They are removed when their stream
-// closes (only if still ours), by the bucket's max age, and by a sweep that drops claims of nodes
-// whose heartbeat stopped (a crashed gateway).
+// closes (only if still ours), by the bucket's max age, and by a sweep (stale-claims.ts).
 //
 // Every other stream (a bridge's, or one opened without a channel) has a claim of its own too, under
 // a key no other stream shares: the bucket is then the mesh-wide list of open streams, which is what
@@ -22,6 +21,7 @@ import { BUCKET_STREAMS } from '../core/subjects.js';
 import type { NodeLiveness } from './node-liveness.js';
 import type { ClientStream } from './client-stream.js';
 import { IndexMap } from './index-map.js';
+import { StaleClaims } from './stale-claims.js';
 
 export function claimKey(account: string, channel: string): string {
   return `${account}.${channelToken(channel)}`;
@@ -50,8 +50,7 @@ export class Ownership {
   readonly mirror: KvMirror<Holder>;
   private readonly kv: KV;
   private readonly nodeId: string;
-  private readonly logger: Logger;
-  private readonly liveness: NodeLiveness;
+  private readonly stale: StaleClaims<Holder>;
   private readonly onEvict: (stream: ClientStream) => void;
   private readonly local = new IndexMap<ClientStream>();
   /** Claims held by other nodes, per owner (this node's own streams are counted by the gateway). */
@@ -59,7 +58,6 @@ export class Ownership {
   /** Node ids repeat across every claim of a node: one string each. */
   private readonly nodeNames = new Map<string, string>();
   private refreshTimer: NodeJS.Timeout | undefined;
-  private claimTtlMs = Infinity;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(options: {
@@ -72,10 +70,9 @@ export class Ownership {
   }) {
     this.kv = options.kv;
     this.nodeId = options.nodeId;
-    this.logger = options.logger;
-    this.liveness = options.liveness;
     this.onEvict = options.onEvict;
     this.mirror = new KvMirror(options.js, BUCKET_STREAMS, (v) => this.holder(v), options.logger);
+    this.stale = new StaleClaims({ kv: this.kv, mirror: this.mirror, nodeId: this.nodeId, liveness: options.liveness, logger: options.logger });
     this.mirror.on('put', (key, claim, revision, previous) => {
       this.count(previous, -1);
       this.count(claim, 1);
@@ -104,11 +101,10 @@ export class Ownership {
 
   /** Sweeps for claims of dead nodes every `sweepEveryMs` (the node timeout). */
   async start(claimTtlMs: number, sweepEveryMs: number): Promise<void> {
-    this.claimTtlMs = claimTtlMs;
     await this.mirror.start();
-    await this.dropOwnStaleClaims();
+    await this.stale.dropOwn();
     this.refreshTimer = setInterval(() => void this.refresh(), claimTtlMs / 2).unref();
-    this.sweepTimer = setInterval(() => void this.sweep(), sweepEveryMs).unref();
+    this.sweepTimer = setInterval(() => void this.stale.sweep(claimTtlMs), sweepEveryMs).unref();
   }
 
   private holder(value: unknown): Holder | null {
@@ -175,43 +171,6 @@ export class Ownership {
       } catch {
         // Someone claimed the key meanwhile; the mirror delivers that claim and evicts us.
       }
-    }
-  }
-
-  /** A restarted node with the same id cleans up what its previous life left behind. */
-  private async dropOwnStaleClaims(): Promise<void> {
-    for (const [key, claim, revision] of [...this.mirror.items()]) {
-      if (claim.node === this.nodeId) await this.deleteIfUnchanged(key, revision);
-    }
-  }
-
-  /** Claims of nodes whose heartbeat stopped are removed by whichever gateway notices first. */
-  async sweep(): Promise<number> {
-    let removed = 0;
-    const now = Date.now();
-    for (const [key, claim, revision] of [...this.mirror.items()]) {
-      if (claim.node === this.nodeId) continue;
-      // Not rewritten for a whole CLAIM_TTL: the bucket has aged it out (no marker tells us), or its
-      // holder failed to delete it. Either way it must not count against its owner any longer.
-      if (now - claim.seenAt > this.claimTtlMs) {
-        await this.deleteIfUnchanged(key, revision);
-        this.mirror.forget(key);
-        removed++;
-        continue;
-      }
-      if (this.liveness.isAlive(claim.node)) continue;
-      if (await this.deleteIfUnchanged(key, revision)) removed++;
-    }
-    if (removed > 0) this.logger.info({ removed }, 'removed stream claims of gateways that stopped');
-    return removed;
-  }
-
-  private async deleteIfUnchanged(key: string, revision: number): Promise<boolean> {
-    try {
-      await this.kv.delete(key, { previousSeq: revision });
-      return true;
-    } catch {
-      return false;
     }
   }
 
