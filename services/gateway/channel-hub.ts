@@ -205,12 +205,6 @@ export class ChannelHub implements FlushScheduler {
     for (const m of backlog) this.onLive(group, m);
   }
 
-  /** Delivers log messages read for one stream's replay (not to the rest of the group). */
-  replayTo(stream: ClientStream, m: { headers: Msg['headers']; data: Uint8Array; seq: number }): void {
-    const frame = frameFromMessage(m.headers, m.data, m.seq);
-    if (frame !== null && hears(stream, frame)) stream.deliverReplayed(frame);
-  }
-
   /** Sends a frame to every stream of one group (server keepalives). */
   broadcast(key: string, frame: Frame): void {
     const group = this.groups.get(key);

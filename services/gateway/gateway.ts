@@ -5,23 +5,20 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CloseReasonCode } from '../../schemas/close.js';
 import { NIL_UUID } from '../../schemas/uuid.js';
-import { missingScope } from '../core/auth.js';
-import { requestChannel } from '../core/channel.js';
 import { ErrorCode, isRelayError, RelayError } from '../core/errors.js';
 import { atDeadline, type DeadlineTimer } from '../core/deadline-timer.js';
 import { writeError } from '../core/http.js';
 import type { RelayCore } from '../core/runtime.js';
-import { Scope } from '../core/scopes.js';
-import { channelSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import { RELAY_AGENT } from '../core/version.js';
+import { Admission } from './admission.js';
 import { ALL_CHANNELS, ChannelHub } from './channel-hub.js';
 import { ClientStream, type StreamOwner } from './client-stream.js';
 import { closeFrames, CloseReason } from './close-reason.js';
 import { keepaliveFrame } from './frame.js';
 import { IndexMap } from './index-map.js';
-import { logBounds, readLog } from './log-reader.js';
 import { NodeLiveness } from './node-liveness.js';
 import { Ownership, streamClaimKey, streamOwner } from './ownership.js';
+import { replay } from './replay.js';
 import { encodeComment, encodeRetry, SSE_HEADERS } from './sse.js';
 
 const CLIENT_RETRY_MS = 2000;
@@ -34,6 +31,7 @@ export class Gateway implements StreamOwner {
   readonly ownership: Ownership;
   readonly liveness: NodeLiveness;
   private readonly core: RelayCore;
+  private readonly admission: Admission;
   private readonly streams = new Set<ClientStream>();
   private readonly byAccount = new IndexMap<ClientStream>();
   private readonly byKey = new IndexMap<ClientStream>();
@@ -49,6 +47,7 @@ export class Gateway implements StreamOwner {
     const { nats, logger, metrics, config } = core;
     this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics);
     this.liveness = new NodeLiveness(nats.js, nats.buckets.nodes, config.nodeId, 'gateway', config.gateway.nodeTimeoutMs, logger);
+    this.admission = new Admission({ auth: core.auth, logger, draining: () => this.draining });
     this.ownership = new Ownership({
       js: nats.js,
       kv: nats.buckets.streams,
@@ -137,38 +136,10 @@ export class Gateway implements StreamOwner {
   }
 
   private async open(req: IncomingMessage, res: ServerResponse, reqId: string, left: AbortSignal): Promise<void> {
-    const { auth, config, metrics, logger } = this.core;
-    if (this.draining) {
-      throw new RelayError(503, ErrorCode.Draining, 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
-    }
-    const headers = req.headers;
-    const accept = headers.accept;
-    if (accept !== undefined && !/text\/event-stream|\*\/\*|text\/\*/i.test(accept)) {
-      throw new RelayError(406, ErrorCode.NotAcceptable, 'GET opens a Server-Sent Events stream: send Accept: text/event-stream.');
-    }
-    const principal = await auth.authenticate(headers, { warn: (fields, message) => logger.warn({ reqId, ...fields }, message) }, left);
-    if (left.aborted) return;
-    // A drain that began during the session check has already closed every stream it knew of.
-    if (this.draining) throw new RelayError(503, ErrorCode.Draining, 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
-    if (!principal.scopes.establish) throw missingScope(Scope.Establish, 'open a stream');
-    const channel = requestChannel(req.url, headers['x-irc-multiplayer-server']);
-    if (channel === null && !principal.scopes.unauthenticated) {
-      throw new RelayError(400, ErrorCode.MissingChannel, 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
-    }
-    const lastEventId = parseLastEventId(headers['last-event-id']);
-    // Everything needed from the request is read: its headers (session token and client secret
-    // among them) need not stay in memory for the hours the stream lives.
-    req.headers = {};
-    req.rawHeaders = [];
-
-    const identity = {
-      id: reqId,
-      account: principal.uuid,
-      clientId: principal.clientId,
-      channel,
-      receiveMask: principal.scopes.receiveMask,
-      bridge: principal.scopes.unauthenticated,
-    };
+    const { config, metrics, logger, nats } = this.core;
+    const request = await this.admission.admit(req, reqId, left);
+    if (request === null) return;
+    const { identity, lastEventId } = request;
     this.checkStreamCaps(identity);
     // From here the stream owns the connection: its end, whenever it comes, undoes all of this.
     const stream = new ClientStream(identity, res, this.hub, config.gateway.queueMaxBytes, this);
@@ -179,7 +150,7 @@ export class Gateway implements StreamOwner {
     this.byOwner.add(streamOwner(stream), stream);
     metrics.streamsOpen.set(this.streams.size);
     metrics.streamsOpened.inc();
-    this.armKeyExpiry(stream, principal.key.expiresAt);
+    this.armKeyExpiry(stream, request.keyExpiresAt);
 
     try {
       await this.ownership.claim(stream);
@@ -214,8 +185,8 @@ export class Gateway implements StreamOwner {
     }
     if (stream.closed) return;
     // Sent once the node is subscribed: from here on nothing published to the channel is missed.
-    stream.writeRaw(encodeComment(`connected to ${channel ?? 'every channel'}`));
-    if (lastEventId !== null) await this.replay(stream, lastEventId);
+    stream.writeRaw(encodeComment(`connected to ${stream.channel ?? 'every channel'}`));
+    if (lastEventId !== null) await replay(nats.js, logger, stream, lastEventId);
   }
 
   /**
@@ -239,29 +210,6 @@ export class Gateway implements StreamOwner {
       retryAfter: TOO_MANY_RETRY_SECONDS,
       extra: { limit },
     });
-  }
-
-  /** Sends what the client missed since `lastId` (same filters), then releases the held live frames. */
-  private async replay(stream: ClientStream, lastId: number): Promise<void> {
-    const { nats, logger } = this.core;
-    try {
-      const bounds = await logBounds(nats.js);
-      if (lastId + 1 < bounds.first) {
-        stream.writeRaw(encodeComment(`frames after ${lastId} up to ${bounds.first - 1} are no longer kept; resuming from ${bounds.first}`));
-      }
-      const filter = stream.channel === null ? STREAM_SUBJECTS : channelSubject(stream.channel);
-      // A client that leaves mid-replay stops the read: nothing more is read for it.
-      await readLog(nats.js, { filter, fromSeq: lastId + 1, untilSeq: null }, (m) => {
-        if (stream.closed) return false;
-        this.hub.replayTo(stream, m);
-        return true;
-      });
-    } catch (err) {
-      logger.warn({ err }, 'replay from Last-Event-ID failed');
-      stream.close(CloseReason.Error);
-      return;
-    }
-    if (!stream.closed) stream.releaseHeld();
   }
 
   /** Closes the stream when its key expires, however far away that is. */
@@ -304,14 +252,4 @@ export class Gateway implements StreamOwner {
     await this.ownership.stop();
     await this.liveness.stop();
   }
-}
-
-function parseLastEventId(value: string | string[] | undefined): number | null {
-  // Node joins a repeated header with ", ", which the pattern below refuses.
-  const raw = Array.isArray(value) ? value.join(', ') : value;
-  if (raw === undefined || raw.trim() === '') return null;
-  if (!/^\d{1,15}$/.test(raw.trim())) {
-    throw new RelayError(400, ErrorCode.InvalidLastEventId, 'Last-Event-ID must be the id of a frame this relay sent (a whole number).');
-  }
-  return Number(raw.trim());
 }
