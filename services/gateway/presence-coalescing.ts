@@ -14,7 +14,7 @@ export interface QueuedFrame {
 
 export class CoalescingQueue<F extends QueuedFrame> {
   /** Waiting frames in arrival order; null where a newer snapshot replaced one. */
-  private readonly frames: Array<F | null> = [];
+  private frames: Array<F | null> = [];
   private holes = 0;
   private waitingBytes = 0;
   /** Per sender, where its newest waiting snapshot is (made on the first snapshot: most streams never coalesce). */
@@ -72,10 +72,10 @@ export class CoalescingQueue<F extends QueuedFrame> {
     return out;
   }
 
-  /** Forgets everything waiting (the stream ended). */
+  /** Forgets everything waiting (after a take, or when the stream ends). */
   clear(): void {
-    // Emptied in place: the array is reused by the next turn rather than allocated again.
-    this.frames.length = 0;
+    // A fresh array, not `length = 0`: measured cheaper for the usual one-frame turn.
+    this.frames = [];
     this.holes = 0;
     this.waitingBytes = 0;
     this.newestPresence?.clear();
