@@ -160,17 +160,16 @@ export class ClientStream implements Listener {
       if (frame.seq <= this.lastSeq) return;
       this.lastSeq = frame.seq;
     }
-    const { scheduler, maxQueuedBytes } = this.context;
-    if (this.queue.push(frame)) scheduler.countCoalesced();
+    if (this.queue.push(frame)) this.context.scheduler.countCoalesced();
     // The bound is on what waits for a client that is not reading; a large burst in one turn to a
     // client that reads is written out at the next flush.
-    if (this.blocked && this.queue.bytes > maxQueuedBytes) {
-      this.close(CloseReason.SlowConsumer);
+    if (this.blocked) {
+      if (this.queue.bytes > this.context.maxQueuedBytes) this.close(CloseReason.SlowConsumer);
       return;
     }
-    if (!this.blocked && !this.dirty) {
+    if (!this.dirty) {
       this.dirty = true;
-      scheduler.markDirty(this);
+      this.context.scheduler.markDirty(this);
     }
   }
 
