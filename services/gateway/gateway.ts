@@ -28,9 +28,9 @@ const CLIENT_RETRY_MS = 2000;
 const CATCH_UP_AGAIN_MS = 2000;
 
 export class Gateway {
-  readonly hub: ChannelHub;
-  readonly ownership: Ownership;
-  readonly liveness: NodeLiveness;
+  private readonly hub: ChannelHub;
+  private readonly ownership: Ownership;
+  private readonly liveness: NodeLiveness;
   private readonly core: RelayCore;
   private readonly admission: Admission;
   private readonly registry = new StreamRegistry();
