@@ -44,6 +44,8 @@ export class ChannelHub implements FlushScheduler {
   private readonly groups = new Map<string, Group>();
   private dirty: ClientStream[] = [];
   private turnFrames: Frame[] = [];
+  /** Presence snapshots replaced in the streams' queues since the last flush. */
+  private coalesced = 0;
   private flushScheduled = false;
 
   constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics) {
@@ -203,12 +205,6 @@ export class ChannelHub implements FlushScheduler {
     for (const m of backlog) this.onLive(group, m);
   }
 
-  /** Delivers log messages read for one stream's replay (not to the rest of the group). */
-  replayTo(stream: ClientStream, m: { headers: Msg['headers']; data: Uint8Array; seq: number }): void {
-    const frame = frameFromMessage(m.headers, m.data, m.seq);
-    if (frame !== null && hears(stream, frame)) stream.deliverReplayed(frame);
-  }
-
   /** Sends a frame to every stream of one group (server keepalives). */
   broadcast(key: string, frame: Frame): void {
     const group = this.groups.get(key);
@@ -225,6 +221,11 @@ export class ChannelHub implements FlushScheduler {
     this.scheduleFlush();
   }
 
+  countCoalesced(): void {
+    this.coalesced++;
+    this.scheduleFlush();
+  }
+
   private scheduleFlush(): void {
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -238,14 +239,10 @@ export class ChannelHub implements FlushScheduler {
     const dirty = this.dirty;
     this.dirty = [];
     let pairs = 0;
-    let dropped = 0;
-    for (const s of dirty) {
-      pairs += s.flush();
-      dropped += s.dropped;
-      s.dropped = 0;
-    }
+    for (const s of dirty) pairs += s.flush();
     if (pairs > 0) this.metrics.framesDelivered.inc(pairs);
-    if (dropped > 0) this.metrics.framesDropped.inc({ reason: 'coalesced' }, dropped);
+    if (this.coalesced > 0) this.metrics.framesDropped.inc({ reason: 'coalesced' }, this.coalesced);
+    this.coalesced = 0;
     const now = Date.now();
     for (const f of this.turnFrames) this.metrics.deliveryLag.observe((now - f.publishedAt) / 1000);
     this.turnFrames = [];

@@ -1,39 +1,18 @@
-// One open SSE stream. Frames are queued and written once per event-loop turn (write coalescing:
-// one syscall per stream per turn, however many frames arrived). While the client is not reading,
-// frames wait in a bounded queue where a newer presence snapshot of a sender replaces the older one;
-// past the bound the stream is closed with a reason.
+// One open SSE stream: it owns its connection, its queue and its coalescing state, and announces its
+// end exactly once, whoever ends it (the client leaving, a slow read, or the relay closing it with a
+// reason). Frames are queued and written once per event-loop turn (write coalescing: one syscall per
+// stream per turn, however many frames arrived). While the client is not reading, frames wait in a
+// bounded queue where a newer presence snapshot of a sender replaces the older one; past the bound
+// the stream is closed with a reason.
 
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { closeEvent, type CloseReasonCode } from '../../schemas/close.js';
-import type { Frame } from './frame.js';
+import type { CloseReasonCode } from '../../schemas/close.js';
+import { CloseReason, closeFrames } from './close-reason.js';
 import type { Listener } from './delivery-rules.js';
-import { encodeComment, encodeEvent, encodeRetry } from './sse.js';
-
-export const CloseReason = {
-  ClientClosed: 'client_closed',
-  Evicted: 'evicted',
-  Banned: 'banned',
-  KeyRevoked: 'key_revoked',
-  KeyExpired: 'key_expired',
-  SlowConsumer: 'slow_consumer',
-  Draining: 'draining',
-  Error: 'error',
-} as const satisfies Record<string, CloseReasonCode | 'client_closed'>;
-/** A code of the close catalogue (schemas/close.ts), or the client's own leaving (nothing to tell it). */
-export type CloseReason = (typeof CloseReason)[keyof typeof CloseReason];
-
-/**
- * What ends a stream, on the wire: the `close` event a program reads (code, sentence, reconnect
- * advice), the same sentence as a comment for people, and for a retry the SSE `retry:` field that
- * EventSource clients honour.
- */
-export function closeFrames(reason: CloseReasonCode, retryAfterMs?: number): Buffer {
-  const event = closeEvent(reason, retryAfterMs);
-  const parts = [encodeEvent('close', JSON.stringify(event)), encodeComment(event.message)];
-  if (event.retryAfterMs !== undefined) parts.unshift(encodeRetry(event.retryAfterMs));
-  return Buffer.concat(parts);
-}
+import type { Frame } from './frame.js';
+import { CoalescingQueue } from './presence-coalescing.js';
+import { encodeRetry, SSE_HEADERS } from './sse.js';
 
 /** How long a slow consumer's socket may take to drain what was already queued, after its close. */
 const SLOW_CLOSE_GRACE_MS = 5000;
@@ -48,14 +27,19 @@ export interface StreamIdentity {
   bridge: boolean;
 }
 
-/** Batches the writes of one event-loop turn. */
+/** Batches the writes of one event-loop turn, and the counting that goes with them. */
 export interface FlushScheduler {
   markDirty(stream: ClientStream): void;
+  /** A waiting presence snapshot was replaced by a newer one (counted once per turn, not per frame). */
+  countCoalesced(): void;
 }
 
-/** Told when a stream ends, whoever ended it. */
-export interface StreamOwner {
-  streamClosed(stream: ClientStream, reason: CloseReason): void;
+/** What every stream of a gateway shares: one object for all rather than fields on each. */
+export interface StreamContext {
+  readonly scheduler: FlushScheduler;
+  readonly maxQueuedBytes: number;
+  /** Told once when a stream ends, whoever ended it: the one path that undoes its open. */
+  readonly ended: (stream: ClientStream, reason: CloseReason) => void;
 }
 
 // Listeners shared by every stream (found through the response), rather than two closures each:
@@ -81,38 +65,29 @@ export class ClientStream implements Listener {
   readonly bridge: boolean;
   /** Epoch ms. */
   readonly openedAt = Date.now();
-  /** KV ownership: the revision our claim was written at, and the newest foreign one seen. */
-  claimKey: string | null = null;
-  claimRevision = 0;
-  foreignRevision = 0;
-  closed = false;
-  closeReason: CloseReason | null = null;
-  /** Highest sequence queued; live frames at or below it are duplicates of a replay. */
-  lastSeq = 0;
-  /** Frames replaced by a newer presence snapshot since the last flush (read by the scheduler). */
-  dropped = 0;
 
   private readonly res: ServerResponse;
   /** Frames go straight to the socket (see flush). */
-  private readonly socket: Socket | null;
-  private readonly scheduler: FlushScheduler;
-  private readonly maxQueuedBytes: number;
-  private readonly owner: StreamOwner;
-  private queue: Array<Frame | null> = [];
-  private queuedBytes = 0;
-  private presenceAt: Map<string, number> | null = null;
+  private readonly socket: Socket;
+  private readonly context: StreamContext;
+  private readonly queue = new CoalescingQueue<Frame>();
+  /** Why it ended; null while open. */
+  private endReason: CloseReason | null = null;
+  /** Highest sequence queued; live frames at or below it are duplicates of a replay. */
+  private lastSeq = 0;
   private blocked = false;
   private dirty = false;
   /** While a Last-Event-ID replay runs, live frames wait here. */
   private held: Frame[] | null = null;
 
-  constructor(
-    identity: StreamIdentity,
-    res: ServerResponse,
-    scheduler: FlushScheduler,
-    maxQueuedBytes: number,
-    owner: StreamOwner,
-  ) {
+  /** A stream on this connection; null when the client left already (there is nothing to undo). */
+  static attach(identity: StreamIdentity, res: ServerResponse, context: StreamContext): ClientStream | null {
+    const socket = res.socket;
+    if (res.destroyed || socket === null || socket.destroyed) return null;
+    return new ClientStream(identity, res, socket, context);
+  }
+
+  private constructor(identity: StreamIdentity, res: ServerResponse, socket: Socket, context: StreamContext) {
     this.id = identity.id;
     this.account = identity.account;
     this.clientId = identity.clientId;
@@ -120,25 +95,43 @@ export class ClientStream implements Listener {
     this.receiveMask = identity.receiveMask;
     this.bridge = identity.bridge;
     this.res = res;
-    this.scheduler = scheduler;
-    this.maxQueuedBytes = maxQueuedBytes;
-    this.owner = owner;
-    this.socket = res.socket;
-    // The client left before the stream existed: it is born closed and nothing is registered.
-    if (res.destroyed || this.socket === null || this.socket.destroyed) {
-      this.closed = true;
-      this.closeReason = CloseReason.ClientClosed;
-      return;
-    }
+    this.socket = socket;
+    this.context = context;
     (res as TaggedResponse)[STREAM] = this;
     res.on('close', onResponseClose);
-    (this.socket as TaggedSocket)[STREAM] = this;
-    this.socket.on('drain', onSocketDrain);
+    (socket as TaggedSocket)[STREAM] = this;
+    socket.on('drain', onSocketDrain);
+  }
+
+  get closed(): boolean {
+    return this.endReason !== null;
+  }
+
+  /**
+   * Sends the head and the client's retry delay. Returns false when the stream ended before (evicted,
+   * banned, revoked or drained while its claim was written): it then sends only its close frames.
+   */
+  open(retryMs: number): boolean {
+    // The body is delimited by the connection's end (Connection: close), not chunked: each write
+    // goes to the socket as it is, with no chunk framing around it.
+    this.res.useChunkedEncodingByDefault = false;
+    const reason = this.endReason;
+    if (reason !== null) {
+      if (!this.res.destroyed && reason !== CloseReason.ClientClosed) {
+        this.res.writeHead(200, SSE_HEADERS);
+        this.res.end(closeFrames(reason));
+      }
+      return false;
+    }
+    this.socket.setNoDelay(true);
+    this.res.writeHead(200, SSE_HEADERS);
+    this.res.write(encodeRetry(retryMs));
+    return true;
   }
 
   /** The connection closed under us (the client left, or the socket failed). */
   clientGone(): void {
-    this.finish(CloseReason.ClientClosed);
+    this.end(CloseReason.ClientClosed);
   }
 
   /** The socket took what was waiting: write what queued meanwhile. */
@@ -150,7 +143,7 @@ export class ClientStream implements Listener {
   /** Queues a live frame the delivery rules let through (held back while a replay runs). */
   deliver(frame: Frame): void {
     if (this.held !== null) {
-      if (!this.closed) this.held.push(frame);
+      if (this.endReason === null) this.held.push(frame);
       return;
     }
     this.enqueue(frame);
@@ -162,39 +155,22 @@ export class ClientStream implements Listener {
   }
 
   private enqueue(frame: Frame): void {
-    if (this.closed) return;
+    if (this.endReason !== null) return;
     if (frame.seq !== 0) {
       if (frame.seq <= this.lastSeq) return;
       this.lastSeq = frame.seq;
     }
-    if (frame.isPresence) this.coalescePresence(frame.sender);
-    this.queue.push(frame);
-    this.queuedBytes += frame.bytes.length;
+    if (this.queue.push(frame)) this.context.scheduler.countCoalesced();
     // The bound is on what waits for a client that is not reading; a large burst in one turn to a
     // client that reads is written out at the next flush.
-    if (this.blocked && this.queuedBytes > this.maxQueuedBytes) {
-      this.close(CloseReason.SlowConsumer);
+    if (this.blocked) {
+      if (this.queue.bytes > this.context.maxQueuedBytes) this.close(CloseReason.SlowConsumer);
       return;
     }
-    if (!this.blocked && !this.dirty) {
+    if (!this.dirty) {
       this.dirty = true;
-      this.scheduler.markDirty(this);
+      this.context.scheduler.markDirty(this);
     }
-  }
-
-  /** A newer snapshot replaces an older one still waiting (it moves to the end to keep ids rising). */
-  private coalescePresence(sender: string): void {
-    this.presenceAt ??= new Map();
-    const at = this.presenceAt.get(sender);
-    if (at !== undefined) {
-      const old = this.queue[at];
-      if (old?.sender === sender && old.isPresence) {
-        this.queue[at] = null;
-        this.queuedBytes -= old.bytes.length;
-        this.dropped++;
-      }
-    }
-    this.presenceAt.set(sender, this.queue.length);
   }
 
   /**
@@ -205,32 +181,21 @@ export class ClientStream implements Listener {
    */
   flush(): number {
     this.dirty = false;
-    if (this.closed || this.blocked || this.queue.length === 0) return 0;
-    const socket = this.socket;
+    if (this.endReason !== null || this.blocked || this.queue.length === 0) return 0;
     // A socket gone without its close reported yet: end the stream here, once per turn rather than
     // on every delivery, so nothing queues for it past this turn.
-    if (socket === null || socket.destroyed) {
+    if (this.socket.destroyed) {
       this.clientGone();
       return 0;
     }
-    const queue = this.queue;
-    this.queue = [];
-    this.queuedBytes = 0;
-    this.presenceAt?.clear();
-    // One frame per turn is the usual case in the fan-out: write its bytes without gathering.
-    if (queue.length === 1) {
-      if (!socket.write(queue[0]!.bytes)) this.blocked = true;
-      return 1;
-    }
-    const buffers: Buffer[] = [];
-    for (const f of queue) if (f !== null) buffers.push(f.bytes);
-    if (!socket.write(Buffer.concat(buffers))) this.blocked = true;
-    return buffers.length;
+    const pairs = this.queue.length;
+    if (!this.socket.write(this.queue.take())) this.blocked = true;
+    return pairs;
   }
 
-  /** Writes raw bytes (comments, retry) outside the frame queue. */
+  /** Writes raw bytes (comments) outside the frame queue. */
   writeRaw(bytes: Buffer): void {
-    if (!this.closed && !this.res.destroyed) this.res.write(bytes);
+    if (this.endReason === null && !this.res.destroyed) this.res.write(bytes);
   }
 
   startHolding(): void {
@@ -249,10 +214,10 @@ export class ClientStream implements Listener {
    * catalogue's wait (a draining gateway spreads its clients out).
    */
   close(reason: CloseReasonCode, retryMs?: number): void {
-    if (this.closed) return;
-    // Not yet answered (closed while its claim was being written): the open path answers.
+    if (this.endReason !== null) return;
+    // Not yet answered (closed while its claim was being written): `open` sends the close frames.
     if (!this.res.headersSent) {
-      this.finish(reason);
+      this.end(reason);
       return;
     }
     if (!this.res.destroyed) {
@@ -263,22 +228,22 @@ export class ClientStream implements Listener {
       }
       this.res.write(closeFrames(reason, retryMs));
     }
-    this.finish(reason);
+    this.end(reason);
     this.res.end();
     if (reason === CloseReason.SlowConsumer) {
       // A client that never reads again would hold its socket (and what waits in it) for ever.
       const socket = this.socket;
-      const timer = setTimeout(() => socket?.destroy(), SLOW_CLOSE_GRACE_MS).unref();
+      const timer = setTimeout(() => socket.destroy(), SLOW_CLOSE_GRACE_MS).unref();
       this.res.once('close', () => clearTimeout(timer));
     }
   }
 
-  private finish(reason: CloseReason): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.closeReason = reason;
-    this.queue = [];
+  /** The one place a stream ends: it happens once, and is announced once. */
+  private end(reason: CloseReason): void {
+    if (this.endReason !== null) return;
+    this.endReason = reason;
+    this.queue.clear();
     this.held = null;
-    this.owner.streamClosed(this, reason);
+    this.context.ended(this, reason);
   }
 }

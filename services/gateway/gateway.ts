@@ -1,51 +1,46 @@
-// The gateway service: GET / and /irc open an SSE stream. Authenticate, claim (account, channel),
-// join the channel's local fan-out group, replay from Last-Event-ID if asked, then deliver live.
+// The gateway service: GET / and /irc open an SSE stream. It wires the parts together and keeps
+// each flow one-way:
+//   open:  admit -> check caps -> attach the stream -> register -> claim -> head -> join -> replay
+//   evict: ownership names a stream -> the stream closes with a reason -> its end (below)
+//   close: the stream announces its end once -> registry, hub and ownership forget it
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CloseReasonCode } from '../../schemas/close.js';
 import { NIL_UUID } from '../../schemas/uuid.js';
-import { missingScope } from '../core/auth.js';
-import { requestChannel } from '../core/channel.js';
 import { isRelayError, RelayError } from '../core/errors.js';
-import { atDeadline, type DeadlineTimer } from '../core/deadline-timer.js';
 import { writeError } from '../core/http.js';
 import type { RelayCore } from '../core/runtime.js';
-import { Scope } from '../core/scopes.js';
-import { channelSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import { RELAY_AGENT } from '../core/version.js';
+import { Admission } from './admission.js';
 import { ALL_CHANNELS, ChannelHub } from './channel-hub.js';
-import { ClientStream, closeFrames, CloseReason, type StreamOwner } from './client-stream.js';
+import { ClientStream, type StreamContext } from './client-stream.js';
+import { CloseReason } from './close-reason.js';
 import { keepaliveFrame } from './frame.js';
-import { IndexMap } from './index-map.js';
-import { logBounds, readLog } from './log-reader.js';
 import { NodeLiveness } from './node-liveness.js';
-import { Ownership, streamClaimKey, streamOwner } from './ownership.js';
-import { encodeComment, encodeRetry, SSE_HEADERS } from './sse.js';
+import { Ownership } from './ownership.js';
+import { replay } from './replay.js';
+import { encodeComment } from './sse.js';
+import { checkStreamCaps } from './stream-caps.js';
+import { StreamRegistry } from './stream-registry.js';
 
 const CLIENT_RETRY_MS = 2000;
-/** Retry-After on too_many_streams: streams close and free a place at any time. */
-const TOO_MANY_RETRY_SECONDS = 10;
 const CATCH_UP_AGAIN_MS = 2000;
 
-export class Gateway implements StreamOwner {
-  readonly hub: ChannelHub;
-  readonly ownership: Ownership;
-  readonly liveness: NodeLiveness;
+export class Gateway {
+  private readonly hub: ChannelHub;
+  private readonly ownership: Ownership;
+  private readonly liveness: NodeLiveness;
   private readonly core: RelayCore;
-  private readonly streams = new Set<ClientStream>();
-  private readonly byAccount = new IndexMap<ClientStream>();
-  private readonly byKey = new IndexMap<ClientStream>();
-  /** By what each stream counts against for the stream caps (account, or key for sessionless streams). */
-  private readonly byOwner = new IndexMap<ClientStream>();
-  private readonly expiryTimers = new Map<ClientStream, DeadlineTimer>();
-  private readonly releases = new Set<Promise<void>>();
+  private readonly admission: Admission;
+  private readonly registry = new StreamRegistry();
+  private readonly streamContext: StreamContext;
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private draining = false;
 
   constructor(core: RelayCore) {
     this.core = core;
-    const { nats, logger, metrics, config } = core;
+    const { nats, logger, metrics, config, auth } = core;
     this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics);
     this.liveness = new NodeLiveness(nats.js, nats.buckets.nodes, config.nodeId, 'gateway', config.gateway.nodeTimeoutMs, logger);
     this.ownership = new Ownership({
@@ -54,19 +49,18 @@ export class Gateway implements StreamOwner {
       nodeId: config.nodeId,
       logger,
       liveness: this.liveness,
-      onEvict: (s) => {
-        metrics.evictions.inc();
-        s.close(CloseReason.Evicted);
-      },
+      onEvict: (id) => this.evict(id),
     });
+    this.admission = new Admission({ auth, logger, draining: () => this.draining });
+    this.streamContext = {
+      scheduler: this.hub,
+      maxQueuedBytes: config.gateway.queueMaxBytes,
+      ended: (stream, reason) => this.streamEnded(stream, reason),
+    };
   }
 
   get isDraining(): boolean {
     return this.draining;
-  }
-
-  get openStreams(): number {
-    return this.streams.size;
   }
 
   async start(): Promise<void> {
@@ -74,18 +68,18 @@ export class Gateway implements StreamOwner {
     await this.liveness.start();
     await this.ownership.start(config.claimTtlMs, config.gateway.nodeTimeoutMs);
     bans.mirror.on('put', (uuid) => {
-      if (bans.activeBan(uuid) !== undefined) this.closeAll(this.byAccount.get(uuid), CloseReason.Banned);
+      if (bans.activeBan(uuid) !== undefined) closeAll(this.registry.ofAccount(uuid), CloseReason.Banned);
     });
     keys.mirror.on('put', (clientId, key) => {
-      if (key.revokedAt !== undefined) this.closeAll(this.byKey.get(clientId), CloseReason.KeyRevoked);
+      if (key.revokedAt !== undefined) closeAll(this.registry.ofKey(clientId), CloseReason.KeyRevoked);
       else if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= Date.now()) {
-        this.closeAll(this.byKey.get(clientId), CloseReason.KeyExpired);
+        closeAll(this.registry.ofKey(clientId), CloseReason.KeyExpired);
       } else {
         // The expiry changed (set, moved or lifted): the open streams follow the key as it is now.
-        for (const s of this.byKey.get(clientId)) this.armKeyExpiry(s, key.expiresAt);
+        for (const s of this.registry.ofKey(clientId)) this.registry.followKeyExpiry(s, key.expiresAt);
       }
     });
-    keys.mirror.on('delete', (clientId) => this.closeAll(this.byKey.get(clientId), CloseReason.KeyRevoked));
+    keys.mirror.on('delete', (clientId) => closeAll(this.registry.ofKey(clientId), CloseReason.KeyRevoked));
     this.keepaliveTimer = setInterval(() => this.sendKeepalives(), config.gateway.keepaliveMs);
     void (async () => {
       for await (const s of nats.nc.status()) {
@@ -116,93 +110,26 @@ export class Gateway implements StreamOwner {
       .finally(() => res.off('close', onClose));
   }
 
-  private refuse(req: IncomingMessage, res: ServerResponse, reqId: string, err: unknown): void {
-    const { logger } = this.core;
-    const error = isRelayError(err) ? err : new RelayError('internal_error', 'The relay failed to open this stream.', { cause: err });
-    this.core.metrics.refusals.inc({ code: error.code });
-    if (error.code === 'internal_error') logger.error({ err, reqId, url: req.url, headers: req.headers }, 'stream request failed');
-    else logger.debug({ reqId, method: req.method, url: req.url, status: error.status, code: error.code, headers: req.headers }, 'refused');
-    writeError(res, error);
-  }
-
-  private closeAll(streams: ClientStream[], reason: CloseReasonCode): void {
-    for (const s of streams) s.close(reason);
-  }
-
-  private sendKeepalives(): void {
-    for (const key of this.hub.groupKeys()) {
-      this.hub.broadcast(key, keepaliveFrame(RELAY_AGENT, key === ALL_CHANNELS ? ALL_CHANNELS : key, NIL_UUID));
-    }
-  }
-
   private async open(req: IncomingMessage, res: ServerResponse, reqId: string, left: AbortSignal): Promise<void> {
-    const { auth, config, metrics, logger } = this.core;
-    if (this.draining) {
-      throw new RelayError('draining', 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
-    }
-    const headers = req.headers;
-    const accept = headers.accept;
-    if (accept !== undefined && !/text\/event-stream|\*\/\*|text\/\*/i.test(accept)) {
-      throw new RelayError('not_acceptable', 'GET opens a Server-Sent Events stream: send Accept: text/event-stream.');
-    }
-    const principal = await auth.authenticate(headers, { warn: (fields, message) => logger.warn({ reqId, ...fields }, message) }, left);
-    if (left.aborted) return;
-    // A drain that began during the session check has already closed every stream it knew of.
-    if (this.draining) throw new RelayError('draining', 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
-    if (!principal.scopes.establish) throw missingScope(Scope.Establish, 'open a stream');
-    const channel = requestChannel(req.url, headers['x-irc-multiplayer-server']);
-    if (channel === null && !principal.scopes.unauthenticated) {
-      throw new RelayError('missing_channel', 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
-    }
-    const lastEventId = parseLastEventId(headers['last-event-id']);
-    // Everything needed from the request is read: its headers (session token and client secret
-    // among them) need not stay in memory for the hours the stream lives.
-    req.headers = {};
-    req.rawHeaders = [];
-
-    const identity = {
-      id: reqId,
-      account: principal.uuid,
-      clientId: principal.clientId,
-      channel,
-      receiveMask: principal.scopes.receiveMask,
-      bridge: principal.scopes.unauthenticated,
-    };
-    this.checkStreamCaps(identity);
+    const { config, metrics, logger, nats } = this.core;
+    const request = await this.admission.admit(req, reqId, left);
+    if (request === null) return;
+    checkStreamCaps(request.identity, config.gateway, this.registry, this.ownership);
     // From here the stream owns the connection: its end, whenever it comes, undoes all of this.
-    const stream = new ClientStream(identity, res, this.hub, config.gateway.queueMaxBytes, this);
-    if (stream.closed) return;
-    this.streams.add(stream);
-    if (stream.account !== null) this.byAccount.add(stream.account, stream);
-    this.byKey.add(stream.clientId, stream);
-    this.byOwner.add(streamOwner(stream), stream);
-    metrics.streamsOpen.set(this.streams.size);
+    const stream = ClientStream.attach(request.identity, res, this.streamContext);
+    if (stream === null) return;
+    // Registered before the claim is written: the caps count it, and a ban or revocation meanwhile finds it.
+    this.registry.add(stream, request.keyExpiresAt);
+    metrics.streamsOpen.set(this.registry.size);
     metrics.streamsOpened.inc();
-    this.armKeyExpiry(stream, principal.key.expiresAt);
-
     try {
       await this.ownership.claim(stream);
     } catch (err) {
       stream.close(CloseReason.Error);
       throw new RelayError('unavailable', 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });
     }
-    // The body is delimited by the connection's end (Connection: close), not chunked: each write
-    // goes to the socket as it is, with no chunk framing around it.
-    res.useChunkedEncodingByDefault = false;
-    if (stream.closed) {
-      // Closed before it opened: evicted by a later claim, banned, revoked or drained meanwhile.
-      const reason = stream.closeReason ?? CloseReason.Error;
-      if (!res.destroyed && reason !== CloseReason.ClientClosed) {
-        res.writeHead(200, SSE_HEADERS);
-        res.end(closeFrames(reason));
-      }
-      return;
-    }
-    res.socket?.setNoDelay(true);
-    res.writeHead(200, SSE_HEADERS);
-    res.write(encodeRetry(CLIENT_RETRY_MS));
-
-    if (lastEventId !== null) stream.startHolding();
+    if (!stream.open(CLIENT_RETRY_MS)) return;
+    if (request.lastEventId !== null) stream.startHolding();
     try {
       await this.hub.join(stream);
     } catch (err) {
@@ -213,80 +140,42 @@ export class Gateway implements StreamOwner {
     }
     if (stream.closed) return;
     // Sent once the node is subscribed: from here on nothing published to the channel is missed.
-    stream.writeRaw(encodeComment(`connected to ${channel ?? 'every channel'}`));
-    if (lastEventId !== null) await this.replay(stream, lastEventId);
+    stream.writeRaw(encodeComment(`connected to ${stream.channel ?? 'every channel'}`));
+    if (request.lastEventId !== null) await replay(nats.js, logger, stream, request.lastEventId);
   }
 
-  /**
-   * MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY, counted across the mesh: the claims other nodes
-   * hold (from the ownership bucket) plus this node's own streams, opening ones included, so a burst
-   * of opens on one node cannot slip past while its claims are being written.
-   */
-  private checkStreamCaps(s: { id: string; account: string | null; clientId: string; channel: string | null }): void {
-    const { maxStreamsPerAccount, maxStreamsPerKey } = this.core.config.gateway;
-    const limit = s.account !== null ? maxStreamsPerAccount : maxStreamsPerKey;
-    if (limit === 0) return;
-    const owner = streamOwner(s);
-    const key = streamClaimKey(s);
-    const local = this.byOwner.get(owner);
-    // A stream on a channel the account already holds replaces that one (eviction): it adds nothing.
-    const replacing = s.account !== null && s.channel !== null && (this.ownership.heldElsewhere(key) || local.some((x) => x.channel === s.channel));
-    const held = this.ownership.remoteStreams(owner) + local.length - (replacing ? 1 : 0);
-    if (held < limit) return;
-    const whose = s.account !== null ? 'This account' : 'This API key (without a session)';
-    throw new RelayError('too_many_streams', `${whose} already holds ${held} streams across the mesh, the most allowed; close one first.`, {
-      retryAfter: TOO_MANY_RETRY_SECONDS,
-      extra: { limit },
-    });
+  private refuse(req: IncomingMessage, res: ServerResponse, reqId: string, err: unknown): void {
+    const { logger } = this.core;
+    const error = isRelayError(err) ? err : new RelayError('internal_error', 'The relay failed to open this stream.', { cause: err });
+    this.core.metrics.refusals.inc({ code: error.code });
+    if (error.code === 'internal_error') logger.error({ err, reqId, url: req.url, headers: req.headers }, 'stream request failed');
+    else logger.debug({ reqId, method: req.method, url: req.url, status: error.status, code: error.code, headers: req.headers }, 'refused');
+    writeError(res, error);
   }
 
-  /** Sends what the client missed since `lastId` (same filters), then releases the held live frames. */
-  private async replay(stream: ClientStream, lastId: number): Promise<void> {
-    const { nats, logger } = this.core;
-    try {
-      const bounds = await logBounds(nats.js);
-      if (lastId + 1 < bounds.first) {
-        stream.writeRaw(encodeComment(`frames after ${lastId} up to ${bounds.first - 1} are no longer kept; resuming from ${bounds.first}`));
-      }
-      const filter = stream.channel === null ? STREAM_SUBJECTS : channelSubject(stream.channel);
-      // A client that leaves mid-replay stops the read: nothing more is read for it.
-      await readLog(nats.js, { filter, fromSeq: lastId + 1, untilSeq: null }, (m) => {
-        if (stream.closed) return false;
-        this.hub.replayTo(stream, m);
-        return true;
-      });
-    } catch (err) {
-      logger.warn({ err }, 'replay from Last-Event-ID failed');
-      stream.close(CloseReason.Error);
-      return;
-    }
-    if (!stream.closed) stream.releaseHeld();
+  /** Another connection won this stream's claim: the stream closes, and its end does the rest. */
+  private evict(streamId: string): void {
+    const stream = this.registry.get(streamId);
+    if (stream === undefined) return;
+    this.core.metrics.evictions.inc();
+    stream.close(CloseReason.Evicted);
   }
 
-  /** Closes the stream when its key expires, however far away that is. */
-  private armKeyExpiry(stream: ClientStream, expiresAt: string | undefined): void {
-    this.expiryTimers.get(stream)?.cancel();
-    this.expiryTimers.delete(stream);
-    if (expiresAt === undefined) return;
-    this.expiryTimers.set(stream, atDeadline(Date.parse(expiresAt), () => stream.close(CloseReason.KeyExpired)));
-  }
-
-  streamClosed(stream: ClientStream, reason: CloseReason): void {
+  /** The single end path of every stream, whoever ended it. */
+  private streamEnded(stream: ClientStream, reason: CloseReason): void {
     const { metrics } = this.core;
-    this.streams.delete(stream);
-    if (stream.account !== null) this.byAccount.delete(stream.account, stream);
-    this.byKey.delete(stream.clientId, stream);
-    this.byOwner.delete(streamOwner(stream), stream);
-    this.expiryTimers.get(stream)?.cancel();
-    this.expiryTimers.delete(stream);
+    this.registry.remove(stream);
     this.hub.leave(stream);
-    const release = this.ownership.release(stream).finally(() => this.releases.delete(release));
-    this.releases.add(release);
-    metrics.streamsOpen.set(this.streams.size);
+    this.ownership.release(stream.id);
+    metrics.streamsOpen.set(this.registry.size);
     metrics.streamsClosed.inc({ reason });
     if (reason === CloseReason.SlowConsumer) metrics.framesDropped.inc({ reason: 'slow_consumer' });
-    // Snapshots coalesced since the last flush are counted here when no flush will come.
-    if (stream.dropped > 0) metrics.framesDropped.inc({ reason: 'coalesced' }, stream.dropped);
+  }
+
+  private sendKeepalives(): void {
+    for (const key of this.hub.groupKeys()) {
+      this.hub.broadcast(key, keepaliveFrame(RELAY_AGENT, key === ALL_CHANNELS ? ALL_CHANNELS : key, NIL_UUID));
+    }
   }
 
   /** Graceful drain: refuse new streams, tell each client to retry after a jittered delay, release claims. */
@@ -294,8 +183,8 @@ export class Gateway implements StreamOwner {
     if (this.draining) return;
     this.draining = true;
     const { retryMinMs, retryMaxMs } = this.core.config.gateway;
-    for (const s of [...this.streams]) s.close(CloseReason.Draining, retryMinMs + Math.random() * (retryMaxMs - retryMinMs));
-    await Promise.all([...this.releases]);
+    for (const s of this.registry.all()) s.close(CloseReason.Draining, retryMinMs + Math.random() * (retryMaxMs - retryMinMs));
+    await this.ownership.settled();
   }
 
   async stop(): Promise<void> {
@@ -307,12 +196,6 @@ export class Gateway implements StreamOwner {
   }
 }
 
-function parseLastEventId(value: string | string[] | undefined): number | null {
-  // Node joins a repeated header with ", ", which the pattern below refuses.
-  const raw = Array.isArray(value) ? value.join(', ') : value;
-  if (raw === undefined || raw.trim() === '') return null;
-  if (!/^\d{1,15}$/.test(raw.trim())) {
-    throw new RelayError('invalid_last_event_id', 'Last-Event-ID must be the id of a frame this relay sent (a whole number).');
-  }
-  return Number(raw.trim());
+function closeAll(streams: ClientStream[], reason: CloseReasonCode): void {
+  for (const s of streams) s.close(reason);
 }

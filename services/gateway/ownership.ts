@@ -4,12 +4,15 @@
 // every node agrees on the survivor, even for opens a millisecond apart on two nodes.
 //
 // Stale claims never block anyone (a new open simply overwrites). They are removed when their stream
-// closes (only if still ours), by the bucket's max age, and by a sweep that drops claims of nodes
-// whose heartbeat stopped (a crashed gateway).
+// closes (only if still ours), by the bucket's max age, and by a sweep (stale-claims.ts).
 //
 // Every other stream (a bridge's, or one opened without a channel) has a claim of its own too, under
 // a key no other stream shares: the bucket is then the mesh-wide list of open streams, which is what
 // the per-account and per-key stream caps count.
+//
+// The claims of this node's streams are kept here, by stream id, and nowhere else. When another
+// connection wins a key, the stream's id is handed to `onEvict`; the stream's end comes back as
+// `release`, whoever ended it.
 
 import type { KV } from '@nats-io/kv';
 import type { JetStreamClient } from '@nats-io/jetstream';
@@ -19,22 +22,42 @@ import { encodeRecord, KvMirror } from '../core/kv-mirror.js';
 import type { Logger } from '../core/logger.js';
 import { parseStreamClaim } from '../core/records.js';
 import { BUCKET_STREAMS } from '../core/subjects.js';
-import type { NodeLiveness } from './node-liveness.js';
-import type { ClientStream } from './client-stream.js';
 import { IndexMap } from './index-map.js';
+import type { NodeLiveness } from './node-liveness.js';
+import { StaleClaims } from './stale-claims.js';
 
 export function claimKey(account: string, channel: string): string {
   return `${account}.${channelToken(channel)}`;
 }
 
+/** What a claim says of the stream behind it. */
+export interface ClaimedStream {
+  readonly id: string;
+  readonly account: string | null;
+  readonly clientId: string;
+  readonly channel: string | null;
+  /** Epoch ms. */
+  readonly openedAt: number;
+}
+
 /** The claim key of a stream: shared by every stream of one (account, channel), else its own. */
-export function streamClaimKey(s: Pick<ClientStream, 'account' | 'channel' | 'id'>): string {
+export function streamClaimKey(s: Pick<ClaimedStream, 'account' | 'channel' | 'id'>): string {
   return s.account !== null && s.channel !== null ? claimKey(s.account, s.channel) : `solo.${s.id}`;
 }
 
 /** Whom a stream counts against: its account, or for a stream without a session its key. */
-export function streamOwner(s: Pick<ClientStream, 'account' | 'clientId'>): string {
+export function streamOwner(s: Pick<ClaimedStream, 'account' | 'clientId'>): string {
   return s.account ?? `key:${s.clientId}`;
+}
+
+/** The claim of one of this node's streams. */
+interface LocalClaim {
+  readonly stream: ClaimedStream;
+  readonly key: string;
+  /** The revision our claim was written at; 0 while the write is in flight. */
+  revision: number;
+  /** The newest revision another connection wrote while ours was in flight. */
+  foreignRevision: number;
 }
 
 /** What a gateway keeps of each claim in the mesh: who holds it, and whom it counts against. */
@@ -50,16 +73,18 @@ export class Ownership {
   readonly mirror: KvMirror<Holder>;
   private readonly kv: KV;
   private readonly nodeId: string;
-  private readonly logger: Logger;
-  private readonly liveness: NodeLiveness;
-  private readonly onEvict: (stream: ClientStream) => void;
-  private readonly local = new IndexMap<ClientStream>();
+  private readonly stale: StaleClaims<Holder>;
+  private readonly onEvict: (streamId: string) => void;
+  /** This node's claims, by stream id, and by claim key (which another node's claim names). */
+  private readonly claims = new Map<string, LocalClaim>();
+  private readonly byKey = new IndexMap<LocalClaim>();
+  /** Deletes of released claims still in flight (a drain waits for them). */
+  private readonly releases = new Set<Promise<void>>();
   /** Claims held by other nodes, per owner (this node's own streams are counted by the gateway). */
   private readonly remoteCounts = new Map<string, number>();
   /** Node ids repeat across every claim of a node: one string each. */
   private readonly nodeNames = new Map<string, string>();
   private refreshTimer: NodeJS.Timeout | undefined;
-  private claimTtlMs = Infinity;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(options: {
@@ -68,14 +93,14 @@ export class Ownership {
     nodeId: string;
     logger: Logger;
     liveness: NodeLiveness;
-    onEvict: (stream: ClientStream) => void;
+    /** Another connection won the key of this local stream: it is to close. */
+    onEvict: (streamId: string) => void;
   }) {
     this.kv = options.kv;
     this.nodeId = options.nodeId;
-    this.logger = options.logger;
-    this.liveness = options.liveness;
     this.onEvict = options.onEvict;
     this.mirror = new KvMirror(options.js, BUCKET_STREAMS, (v) => this.holder(v), options.logger);
+    this.stale = new StaleClaims({ kv: this.kv, mirror: this.mirror, nodeId: this.nodeId, liveness: options.liveness, logger: options.logger });
     this.mirror.on('put', (key, claim, revision, previous) => {
       this.count(previous, -1);
       this.count(claim, 1);
@@ -104,11 +129,10 @@ export class Ownership {
 
   /** Sweeps for claims of dead nodes every `sweepEveryMs` (the node timeout). */
   async start(claimTtlMs: number, sweepEveryMs: number): Promise<void> {
-    this.claimTtlMs = claimTtlMs;
     await this.mirror.start();
-    await this.dropOwnStaleClaims();
+    await this.stale.dropOwn();
     this.refreshTimer = setInterval(() => void this.refresh(), claimTtlMs / 2).unref();
-    this.sweepTimer = setInterval(() => void this.sweep(), sweepEveryMs).unref();
+    this.sweepTimer = setInterval(() => void this.stale.sweep(claimTtlMs), sweepEveryMs).unref();
   }
 
   private holder(value: unknown): Holder | null {
@@ -120,31 +144,32 @@ export class Ownership {
   }
 
   private onClaim(key: string, claim: Holder, revision: number): void {
-    for (const s of this.local.get(key)) {
-      if (s.id === claim.conn) continue;
-      if (s.claimRevision === 0) s.foreignRevision = Math.max(s.foreignRevision, revision);
-      else if (revision > s.claimRevision) this.onEvict(s);
+    for (const c of this.byKey.get(key)) {
+      if (c.stream.id === claim.conn) continue;
+      // Ours is still being written: whichever revision is later decides, once ours is known.
+      if (c.revision === 0) c.foreignRevision = Math.max(c.foreignRevision, revision);
+      else if (revision > c.revision) this.onEvict(c.stream.id);
     }
   }
 
   /**
-   * Writes the stream's claim. A stream that a later claim already beat is evicted; one that closed
-   * while its claim was being written (the client left) has the claim taken back at once.
+   * Writes the stream's claim; rejects when the write fails. A later claim already seen meanwhile
+   * evicts the stream through `onEvict`, like any other. A stream released while its claim was being
+   * written (the client left) has the claim taken back as soon as it lands.
    */
-  async claim(stream: ClientStream): Promise<void> {
-    const key = streamClaimKey(stream);
-    stream.claimKey = key;
-    this.local.add(key, stream);
-    const revision = await this.kv.put(key, encodeRecord(this.recordOf(stream)));
-    stream.claimRevision = revision;
-    if (stream.closed) {
-      await this.release(stream);
+  async claim(stream: ClaimedStream): Promise<void> {
+    const claim: LocalClaim = { stream, key: streamClaimKey(stream), revision: 0, foreignRevision: 0 };
+    this.claims.set(stream.id, claim);
+    this.byKey.add(claim.key, claim);
+    claim.revision = await this.kv.put(claim.key, encodeRecord(this.recordOf(stream)));
+    if (this.claims.get(stream.id) !== claim) {
+      await this.track(this.deleteIfStillOurs(claim));
       return;
     }
-    if (stream.foreignRevision > revision) this.onEvict(stream);
+    if (claim.foreignRevision > claim.revision) this.onEvict(stream.id);
   }
 
-  private recordOf(stream: ClientStream): StreamClaim {
+  private recordOf(stream: ClaimedStream): StreamClaim {
     return {
       node: this.nodeId,
       conn: stream.id,
@@ -155,63 +180,44 @@ export class Ownership {
     };
   }
 
-  /** Forgets a closed stream and deletes its claim if it is still the current one. */
-  async release(stream: ClientStream): Promise<void> {
-    const key = stream.claimKey;
-    if (key === null) return;
-    this.local.delete(key, stream);
-    if (stream.claimRevision === 0) return;
+  /** Forgets an ended stream's claim and deletes it from the bucket if it is still the current one. */
+  release(streamId: string): void {
+    const claim = this.claims.get(streamId);
+    if (claim === undefined) return;
+    this.claims.delete(streamId);
+    this.byKey.delete(claim.key, claim);
+    // Still being written: `claim` takes it back when the write lands.
+    if (claim.revision === 0) return;
+    this.track(this.deleteIfStillOurs(claim));
+  }
+
+  private async deleteIfStillOurs(claim: LocalClaim): Promise<void> {
     // Refused by the server when a later claim replaced ours, which is what we want.
-    await this.kv.delete(key, { previousSeq: stream.claimRevision }).catch(() => undefined);
+    await this.kv.delete(claim.key, { previousSeq: claim.revision }).catch(() => undefined);
+  }
+
+  private track(deletion: Promise<void>): Promise<void> {
+    const tracked = deletion.finally(() => this.releases.delete(tracked));
+    this.releases.add(tracked);
+    return tracked;
+  }
+
+  /** Resolves once the claims released so far are deleted (or found replaced). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.releases]);
   }
 
   /** Live claims are rewritten before the bucket's max age would drop them. */
   private async refresh(): Promise<void> {
-    for (const s of [...this.local.values()]) {
-      if (s.closed || s.claimKey === null || s.claimRevision === 0) continue;
-      if (this.mirror.get(s.claimKey)?.conn !== s.id) continue;
+    for (const c of [...this.claims.values()]) {
+      // Released since the loop began, or still being written: nothing to rewrite.
+      if (c.revision === 0 || this.claims.get(c.stream.id) !== c) continue;
+      if (this.mirror.get(c.key)?.conn !== c.stream.id) continue;
       try {
-        s.claimRevision = await this.kv.update(s.claimKey, encodeRecord(this.recordOf(s)), s.claimRevision);
+        c.revision = await this.kv.update(c.key, encodeRecord(this.recordOf(c.stream)), c.revision);
       } catch {
         // Someone claimed the key meanwhile; the mirror delivers that claim and evicts us.
       }
-    }
-  }
-
-  /** A restarted node with the same id cleans up what its previous life left behind. */
-  private async dropOwnStaleClaims(): Promise<void> {
-    for (const [key, claim, revision] of [...this.mirror.items()]) {
-      if (claim.node === this.nodeId) await this.deleteIfUnchanged(key, revision);
-    }
-  }
-
-  /** Claims of nodes whose heartbeat stopped are removed by whichever gateway notices first. */
-  async sweep(): Promise<number> {
-    let removed = 0;
-    const now = Date.now();
-    for (const [key, claim, revision] of [...this.mirror.items()]) {
-      if (claim.node === this.nodeId) continue;
-      // Not rewritten for a whole CLAIM_TTL: the bucket has aged it out (no marker tells us), or its
-      // holder failed to delete it. Either way it must not count against its owner any longer.
-      if (now - claim.seenAt > this.claimTtlMs) {
-        await this.deleteIfUnchanged(key, revision);
-        this.mirror.forget(key);
-        removed++;
-        continue;
-      }
-      if (this.liveness.isAlive(claim.node)) continue;
-      if (await this.deleteIfUnchanged(key, revision)) removed++;
-    }
-    if (removed > 0) this.logger.info({ removed }, 'removed stream claims of gateways that stopped');
-    return removed;
-  }
-
-  private async deleteIfUnchanged(key: string, revision: number): Promise<boolean> {
-    try {
-      await this.kv.delete(key, { previousSeq: revision });
-      return true;
-    } catch {
-      return false;
     }
   }
 

@@ -1,0 +1,84 @@
+// Admission: a GET becomes the request for a stream, or a refusal (a RelayError the gateway answers).
+// The checks in the order the client hears them: draining, Accept, credentials and session (auth.ts
+// holds their own order), draining again, the establish scope, the channel, Last-Event-ID. Once
+// admitted, the request's headers are dropped: a stream lives for hours and needs none of them.
+
+import type { IncomingMessage } from 'node:http';
+import { missingScope, type Authenticator } from '../core/auth.js';
+import { requestChannel } from '../core/channel.js';
+import { RelayError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { Scope } from '../core/scopes.js';
+import type { StreamIdentity } from './client-stream.js';
+
+/** What an admitted request asks for. */
+export interface StreamRequest {
+  identity: StreamIdentity;
+  /** Resume after this sequence (Last-Event-ID); null for live only. */
+  lastEventId: number | null;
+  /** When the key expires (ISO time), closing the stream then; undefined: never. */
+  keyExpiresAt: string | undefined;
+}
+
+export class Admission {
+  private readonly auth: Authenticator;
+  private readonly logger: Logger;
+  private readonly draining: () => boolean;
+
+  constructor(options: { auth: Authenticator; logger: Logger; draining: () => boolean }) {
+    this.auth = options.auth;
+    this.logger = options.logger;
+    this.draining = options.draining;
+  }
+
+  /** Admits the request, or throws the refusal. Null when the client left during the session check. */
+  async admit(req: IncomingMessage, reqId: string, left: AbortSignal): Promise<StreamRequest | null> {
+    this.refuseWhileDraining();
+    const headers = req.headers;
+    const accept = headers.accept;
+    if (accept !== undefined && !/text\/event-stream|\*\/\*|text\/\*/i.test(accept)) {
+      throw new RelayError('not_acceptable', 'GET opens a Server-Sent Events stream: send Accept: text/event-stream.');
+    }
+    const warn = { warn: (fields: Record<string, unknown>, message: string) => this.logger.warn({ reqId, ...fields }, message) };
+    const principal = await this.auth.authenticate(headers, warn, left);
+    if (left.aborted) return null;
+    // A drain that began during the session check has already closed every stream it knew of.
+    this.refuseWhileDraining();
+    if (!principal.scopes.establish) throw missingScope(Scope.Establish, 'open a stream');
+    const channel = requestChannel(req.url, headers['x-irc-multiplayer-server']);
+    if (channel === null && !principal.scopes.unauthenticated) {
+      throw new RelayError('missing_channel', 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
+    }
+    const lastEventId = parseLastEventId(headers['last-event-id']);
+    // Everything needed from the request is read: its headers (session token and client secret
+    // among them) need not stay in memory for the hours the stream lives.
+    req.headers = {};
+    req.rawHeaders = [];
+    return {
+      identity: {
+        id: reqId,
+        account: principal.uuid,
+        clientId: principal.clientId,
+        channel,
+        receiveMask: principal.scopes.receiveMask,
+        bridge: principal.scopes.unauthenticated,
+      },
+      lastEventId,
+      keyExpiresAt: principal.key.expiresAt,
+    };
+  }
+
+  private refuseWhileDraining(): void {
+    if (this.draining()) throw new RelayError('draining', 'This gateway is shutting down; reconnect.', { retryAfter: 1 });
+  }
+}
+
+function parseLastEventId(value: string | string[] | undefined): number | null {
+  // Node joins a repeated header with ", ", which the pattern below refuses.
+  const raw = Array.isArray(value) ? value.join(', ') : value;
+  if (raw === undefined || raw.trim() === '') return null;
+  if (!/^\d{1,15}$/.test(raw.trim())) {
+    throw new RelayError('invalid_last_event_id', 'Last-Event-ID must be the id of a frame this relay sent (a whole number).');
+  }
+  return Number(raw.trim());
+}
