@@ -59,7 +59,7 @@ function consumer(kind: Kind, url: string, key: CreatedKey, player: Player, serv
   const c = new RelayClient({ url, server, clientId: key.clientId, clientSecret: key.clientSecret, userAgent: AGENT, token: () => player.token });
   let opens = 0;
   c.on('state', (s) => void (s.state === 'open' && opens++));
-  c.on('payload', ({ payload }) => void (payload.type === 'chat' && chats.push(String(payload.message))));
+  c.on('payload', ({ payload }) => void (payload.type === 'chat' && chats.push(typeof payload.message === 'string' ? payload.message : JSON.stringify(payload.message))));
   const connected = c.connect();
   return { ready: () => connected, chats, opens: () => opens, stop: () => c.close() };
 }

@@ -45,7 +45,7 @@ function describe(e: ErrorObject): string {
   if (e.keyword === 'additionalProperties') return `unexpected property "${String(e.params['additionalProperty'])}"`;
   if (e.keyword === 'required') return `missing required property "${String(e.params['missingProperty'])}"`;
   if (e.keyword === 'const') return `must be ${JSON.stringify(e.params['allowedValue'])}`;
-  const expected: unknown = (e.parentSchema as Record<string, unknown> | undefined)?.['x-expected'];
+  const expected: unknown = e.parentSchema?.['x-expected'];
   if (e.keyword === 'pattern' && typeof expected === 'string') return `must be ${expected}`;
   return e.message ?? 'is invalid';
 }

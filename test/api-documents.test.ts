@@ -67,6 +67,9 @@ function throwSites(): ThrowSite[] {
   return sites;
 }
 
+/** Diagnostics that fail the document (the parser's own enum; the linter's is another type). */
+const SERIOUS = new Set<number>([DiagnosticSeverity.Error, DiagnosticSeverity.Warning]);
+
 describe('API documents', () => {
   it('are committed as generated (run npm run schemas when this fails)', () => {
     for (const [name, text] of Object.entries(apiDocumentFiles())) {
@@ -173,7 +176,7 @@ describe('API documents', () => {
 
   it('the AsyncAPI document parses with @asyncapi/parser with no error or warning', async () => {
     const { document, diagnostics } = await new Parser().parse(read('asyncapi.json'));
-    const serious = diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error || d.severity === DiagnosticSeverity.Warning);
+    const serious = diagnostics.filter((d) => SERIOUS.has(d.severity));
     expect(serious.map((d) => `${d.code}: ${d.message} at ${d.path.join('.')}`)).toEqual([]);
     expect(document).toBeDefined();
     expect(document!.version()).toBe('3.0.0');

@@ -65,9 +65,9 @@ describe('an EventSource client (the eventsource package, as real clients use)',
     const metas: string[] = [];
     const messages: string[] = [];
     const closes: string[] = [];
-    es.addEventListener('meta', (e) => metas.push(e.data));
-    es.addEventListener('message', (e) => messages.push(e.data));
-    es.addEventListener('close', (e) => closes.push(e.data));
+    es.addEventListener('meta', (e) => metas.push(String(e.data)));
+    es.addEventListener('message', (e) => messages.push(String(e.data)));
+    es.addEventListener('close', (e) => closes.push(String(e.data)));
     try {
       await new Promise<void>((resolve, reject) => {
         es.onopen = () => resolve();

@@ -42,7 +42,7 @@ async function sentinel(streams: SseStream[], ch: string, from: Player, expected
   await post({ type: 'chat', message: tag }, from, ch);
   for (const s of streams) {
     const seen = await s.pairsUntil((p) => p.data['message'] === tag);
-    expect(seen.map((p) => String(p.data['message'] ?? p.data.type))).toEqual([...expectedBefore, tag]);
+    expect(seen.map((p) => (typeof p.data['message'] === 'string' ? p.data['message'] : p.data.type))).toEqual([...expectedBefore, tag]);
   }
 }
 

@@ -90,7 +90,7 @@ export async function ingressScenario(opts: ScenarioOptions): Promise<ScenarioRe
     rows.push([name, m.perSecond, m.perSecond * entries, m.p50, m.p99, `${fmt(m.ok * 100)}%`, m.cpu, m.loadgenCpu]);
   }
   const targets: Target[] = [
-    { name: 'ingress: relay single POST/s / bare fastify', value: out['relay single']!.perSecond / out['bare single']!.perSecond, bound: 0.5, kind: 'min', unit: 'x' },
+    { name: 'ingress: relay single POST/s / bare fastify', value: out['relay single'].perSecond / out['bare single'].perSecond, bound: 0.5, kind: 'min', unit: 'x' },
   ];
   const text =
     `${CONNECTIONS} keep-alive connections, closed loop; relay answers after JetStream acknowledged every entry.\n\n` +

@@ -40,7 +40,7 @@ export function summarise(data: LogEntry['data']): string {
   const d = data as Record<string, unknown>;
   const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
   const player = (v: unknown): string =>
-    typeof v === 'object' && v !== null ? String((v as { name?: unknown }).name ?? '') : typeof v === 'string' ? v : '';
+    typeof v === 'string' ? v : typeof v === 'object' && v !== null ? text((v as { name?: unknown }).name ?? '') : '';
   let s: string;
   switch (data.type) {
     case 'chat':
@@ -68,7 +68,7 @@ export function summarise(data: LogEntry['data']): string {
       break;
     }
     case 'minigame':
-      s = String(d['game'] ?? '');
+      s = text(d['game'] ?? '');
       break;
     default:
       s = '';

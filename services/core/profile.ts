@@ -107,7 +107,7 @@ export class HttpProfileClient implements ProfileResolver {
     );
     // A look-up that has its place runs to its end (its place is given back when it does): the
     // place counts what the profile API is really asked, whoever still waits.
-    const lookup: Lookup = { promise, waiters: 0, leave: ticket.cancel };
+    const lookup: Lookup = { promise, waiters: 0, leave: () => ticket.cancel() };
     this.inflight.set(id, lookup);
     return lookup;
   }

@@ -5,8 +5,8 @@ import { ajv } from '../../schemas/ajv.js';
 import { BanRecord, KeyRecord, NodeRecord, StreamClaim } from '../../schemas/records.js';
 
 function parser<S extends TSchema>(schema: S): (value: unknown) => Static<S> | null {
-  const check = ajv.compile(schema);
-  return (value) => (check(value) ? (value as Static<S>) : null);
+  const check = ajv.compile<Static<S>>(schema);
+  return (value) => (check(value) ? value : null);
 }
 
 export const parseKeyRecord = parser(KeyRecord);

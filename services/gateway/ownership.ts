@@ -188,7 +188,8 @@ export class Ownership {
     this.byKey.delete(claim.key, claim);
     // Still being written: `claim` takes it back when the write lands.
     if (claim.revision === 0) return;
-    this.track(this.deleteIfStillOurs(claim));
+    // Awaited by settled() (the drain), never failing: deleteIfStillOurs swallows a refused delete.
+    void this.track(this.deleteIfStillOurs(claim));
   }
 
   private async deleteIfStillOurs(claim: LocalClaim): Promise<void> {

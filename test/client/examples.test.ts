@@ -59,11 +59,11 @@ function run(example: string, env: Record<string, string>, cwd: string): Running
     waiters = waiters.filter((w) => !ready.includes(w));
     for (const w of ready) w.resolve();
   };
-  child.stdout!.on('data', (b: Buffer) => {
+  child.stdout.on('data', (b: Buffer) => {
     out += b.toString();
     poke();
   });
-  child.stderr!.on('data', (b: Buffer) => {
+  child.stderr.on('data', (b: Buffer) => {
     err += b.toString();
     poke();
   });

@@ -74,7 +74,7 @@ describe('generated wire types', () => {
       if (payload.type === 'chat') {
         expectTypeOf(payload).toEqualTypeOf<ChatPayload>();
         expectTypeOf(payload.message).toEqualTypeOf<ChatComponent>();
-        seen.push(`${meta.uuid}: ${String(payload.message)}`);
+        seen.push(`${meta.uuid}: ${typeof payload.message === 'string' ? payload.message : JSON.stringify(payload.message)}`);
       } else if (payload.type === 'presence') {
         expectTypeOf(payload).toEqualTypeOf<PresencePayload>();
         seen.push(`health ${payload.attributes.health}`);

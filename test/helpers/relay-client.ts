@@ -67,7 +67,7 @@ export class TestTransport {
       throw new TypeError('fetch failed: socket hang up (test: the answer was lost)');
     }
     if (init.method !== 'GET' || res.body === null || res.status !== 200) return res;
-    const reader = res.body.getReader();
+    const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
     let entry: LiveStream | null = null;
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
@@ -135,7 +135,7 @@ export class Recorder {
 
   /** Chat lines delivered, in order. */
   chats(): string[] {
-    return this.frames.flatMap((f) => (f.payload.type === 'chat' ? [String(f.payload.message)] : []));
+    return this.frames.flatMap((f) => (f.payload.type === 'chat' ? [typeof f.payload.message === 'string' ? f.payload.message : JSON.stringify(f.payload.message)] : []));
   }
 
   /** States by name, in order (e.g. ['connecting', 'open', 'reconnecting', 'open']). */

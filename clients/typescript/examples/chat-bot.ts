@@ -8,8 +8,8 @@
 // (play.example.net), BOT_NAME (PingBot), RELAY_TOKEN (the game session token; offline:<BOT_NAME>
 // for the development relay), RELAY_CLIENT_ID and RELAY_CLIENT_SECRET (from .data/dev-key.json).
 
-// In your project: import { RelayClient, type ChatComponent } from '@channel-relay/client';
-import { RelayClient, type ChatComponent } from '../src/index.js';
+// In your project: import { RelayClient } from '@channel-relay/client';
+import { RelayClient } from '../src/index.js';
 import { relaySettings } from './dev.js';
 
 const name = process.env['BOT_NAME'] ?? 'PingBot';
@@ -17,7 +17,7 @@ const server = process.env['RELAY_SERVER'] ?? 'play.example.net';
 const token = process.env['RELAY_TOKEN'] ?? `offline:${name}`;
 
 /** A chat component as plain text: a string, or the text of a JSON text component and its extras. */
-function plain(c: ChatComponent | unknown): string {
+function plain(c: unknown): string {
   if (typeof c === 'string') return c;
   if (Array.isArray(c)) return c.map(plain).join('');
   if (typeof c === 'object' && c !== null) {

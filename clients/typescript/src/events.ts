@@ -9,12 +9,12 @@ export class Emitter<Events extends object> {
   on<K extends keyof Events>(event: K, listener: (value: Events[K]) => void): () => void {
     let set = this.listeners.get(event);
     if (set === undefined) this.listeners.set(event, (set = new Set()));
-    set.add(listener as (value: never) => void);
+    set.add(listener);
     return () => this.off(event, listener);
   }
 
   off<K extends keyof Events>(event: K, listener: (value: Events[K]) => void): void {
-    this.listeners.get(event)?.delete(listener as (value: never) => void);
+    this.listeners.get(event)?.delete(listener);
   }
 
   protected emit<K extends keyof Events>(event: K, value: Events[K]): void {

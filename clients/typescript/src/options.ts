@@ -106,7 +106,8 @@ export function resolveOptions(o: RelayClientOptions): ClientConfig {
   const baseMs = positive('backoff.baseMs', o.backoff?.baseMs, DEFAULT_BACKOFF.baseMs);
   const capMs = positive('backoff.capMs', o.backoff?.capMs, Math.max(DEFAULT_BACKOFF.capMs, baseMs));
   if (capMs < baseMs) throw misconfigured(`backoff.capMs (${capMs}) must not be below backoff.baseMs (${baseMs})`);
-  const fetchImpl = o.fetch ?? (globalThis.fetch as FetchLike | undefined);
+  // Typed as possibly absent: the library runs where fetch may not exist.
+  const fetchImpl: FetchLike | undefined = o.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') throw misconfigured('no fetch in this runtime: pass options.fetch');
   if (o.lastEventId !== undefined && !/^\d+$/.test(o.lastEventId)) throw misconfigured(`lastEventId must be an id the relay sent (a whole number): ${JSON.stringify(o.lastEventId)}`);
   return {
