@@ -14,6 +14,7 @@ export class RelayMetrics {
   readonly evictions: Counter;
   readonly gapsFilled: Counter;
   readonly posts: Counter<'outcome'>;
+  readonly postsInFlight: Gauge;
   readonly refusals: Counter<'code'>;
   readonly entriesPublished: Counter<'type'>;
   readonly publishDuration: Histogram;
@@ -51,6 +52,11 @@ export class RelayMetrics {
     this.evictions = new Counter({ name: 'relay_evictions_total', help: 'Streams closed because the account opened another on the same channel', registers });
     this.gapsFilled = new Counter({ name: 'relay_live_gaps_filled_total', help: 'Frames missing from the live feed, fetched from the stream', registers });
     this.posts = new Counter({ name: 'relay_posts_total', help: 'POST requests by outcome (status code)', labelNames: ['outcome'], registers });
+    this.postsInFlight = new Gauge({
+      name: 'relay_posts_in_flight',
+      help: 'POSTs begun and not yet answered (a drain waits for these before the process exits)',
+      registers,
+    });
     this.refusals = new Counter({
       name: 'relay_refusals_total',
       help: 'Requests refused (GET and POST), by error code: every limit counts its refusals here',

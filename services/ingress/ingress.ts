@@ -61,6 +61,7 @@ export class Ingress {
         onRequest: async (request) => {
           if (this.draining) throw new RelayError('draining', 'This ingress is shutting down; retry.', { retryAfter: 1 });
           this.inflight.add(request);
+          metrics.postsInFlight.set(this.inflight.size);
         },
         onResponse: async (request, reply) => {
           metrics.posts.inc({ outcome: String(reply.statusCode) });
@@ -73,7 +74,9 @@ export class Ingress {
   }
 
   private settled(request: FastifyRequest): void {
-    if (this.inflight.delete(request) && this.inflight.size === 0) this.idle?.();
+    if (!this.inflight.delete(request)) return;
+    this.core.metrics.postsInFlight.set(this.inflight.size);
+    if (this.inflight.size === 0) this.idle?.();
   }
 
   private async handle(request: FastifyRequest, reply: FastifyReply): Promise<Accepted> {
