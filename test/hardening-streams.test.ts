@@ -52,8 +52,10 @@ describe('a client that gives up while its stream is being opened', () => {
       const dropped = 20;
       await Promise.all(
         Array.from({ length: dropped }, async (_, i) => {
-          const r = await rawRequest(own.url, getHead(own.url, own.headers(own.player(), key, `abandoned-${i}.example.net`)));
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          const player = own.player();
+          const r = await rawRequest(own.url, getHead(own.url, own.headers(player, key, `abandoned-${i}.example.net`)));
+          // Gone while its session is being checked (each answer is held back 300 ms).
+          await eventually(() => own.profile.calls.includes(player.token), 'the relay to ask about the session');
           r.socket.destroy();
         }),
       );

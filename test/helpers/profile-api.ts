@@ -41,13 +41,13 @@ export async function startProfileApi(): Promise<FakeProfileApi> {
       answerWaiters = answerWaiters.filter((w) => answers < w.count);
       for (const w of ready) w.resolve();
     });
-    if (delayMs > 0) setTimeout(() => answer(req, res), delayMs);
-    else answer(req, res);
-  });
-  const answer = (req: IncomingMessage, res: ServerResponse): void => {
-    const auth = req.headers.authorization ?? '';
-    const token = auth.replace(/^Bearer\s+/i, '');
+    // Counted when received, not when answered: a test can act while an answer is held back.
+    const token = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
     calls.push(token);
+    if (delayMs > 0) setTimeout(() => answer(token, res), delayMs);
+    else answer(token, res);
+  });
+  const answer = (token: string, res: ServerResponse): void => {
     if (mode === 'down') return void res.writeHead(503).end('unavailable');
     if (mode === 'rate-limited') return void res.writeHead(429, { 'retry-after': '10' }).end('slow down');
     if (mode === 'hang') return void hanging.add(res);
