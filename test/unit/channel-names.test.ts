@@ -1,0 +1,91 @@
+// Channel names: from what a client sends (a multiplayer server host) to the readable name in the
+// meta frame, to the NATS subject token and back. Every accepted name must come back unchanged from
+// its token, or two servers would share a channel (or one would lose its history).
+
+import { describe, expect, it } from 'vitest';
+import { channelFromToken, channelProblem, channelToken, normaliseChannel, requestChannel } from '../../services/core/channel.js';
+import { isRelayError } from '../../services/core/errors.js';
+
+/** The error code a call throws, or 'none'. */
+function refusal(fn: () => unknown): string {
+  try {
+    fn();
+    return 'none';
+  } catch (e) {
+    return isRelayError(e) ? `${e.status} ${e.code}` : 'not a RelayError';
+  }
+}
+
+describe('channel names', () => {
+  it.each([
+    ['play.example.net', 'play.example.net'],
+    ['Play.Example.NET', 'play.example.net'],
+    ['  play.example.net  ', 'play.example.net'],
+    ['play.example.net:25565', 'play.example.net'],
+    ['play.example.net.', 'play.example.net'],
+    ['play.example.net:25566', 'play.example.net:25566'],
+    ['mc_server-1.example.net', 'mc_server-1.example.net'],
+    ['192.168.0.10', '192.168.0.10'],
+    ['[2001:DB8::1]', '[2001:db8::1]'],
+    ['[2001:db8::1]:25566', '[2001:db8::1]:25566'],
+    ['[::ffff:192.0.2.1]', '[::ffff:192.0.2.1]'],
+    ['localhost', 'localhost'],
+  ])('%j is the channel %j', (raw, name) => expect(normaliseChannel(raw)).toBe(name));
+
+  it.each([
+    ['', 'is empty'],
+    ['   ', 'is empty'],
+    [':25565', 'is empty'],
+    ['a'.repeat(254), 'longer than 253'],
+    ['play example.net', 'may contain only'],
+    ['play.example.net/path', 'may contain only'],
+    ['play.*.net', 'may contain only'],
+    ['play.>', 'may contain only'],
+    ['plày.example.net', 'may contain only'],
+    ['[not-ipv6]', 'bracketed literal'],
+    ['[2001:db8::1]:port', 'bracketed literal'],
+  ])('%j is refused (%s) with 400 invalid_channel', (raw, problem) => {
+    expect(channelProblem(raw)).toContain(problem);
+    expect(refusal(() => normaliseChannel(raw))).toBe('400 invalid_channel');
+  });
+
+  it('accepts the longest name allowed, 253 characters', () => {
+    const longest = `${'a'.repeat(61)}.`.repeat(4) + 'b'.repeat(5);
+    expect(longest).toHaveLength(253);
+    expect(normaliseChannel(longest)).toBe(longest);
+  });
+});
+
+describe('subject tokens', () => {
+  const names = ['play.example.net', 'play.example.net:25566', '[2001:db8::1]:25566', 'mc_server-1.example.net', 'localhost', `${'a'.repeat(61)}.`.repeat(4) + 'b'.repeat(5)];
+
+  it.each(names)('%s survives the round trip through its token', (name) => {
+    expect(channelFromToken(channelToken(name))).toBe(name);
+  });
+
+  it.each(names)('the token of %s is one NATS subject token and a valid KV key part', (name) => {
+    const token = channelToken(name);
+    expect(token).toMatch(/^[a-z0-9_=-]+$/);
+    expect(token).not.toMatch(/[.*> ]/);
+  });
+
+  it('gives distinct channels distinct tokens, even where an escape could collide', () => {
+    const tricky = ['a.b', 'a=2eb', 'a-b', 'a_b', 'a:b', 'a.b.', 'ab'].filter((n) => channelProblem(n) === null).map((n) => normaliseChannel(n));
+    const tokens = new Set(tricky.map(channelToken));
+    expect(tokens.size).toBe(new Set(tricky).size);
+  });
+});
+
+describe('the channel a request names', () => {
+  it('takes the query host over the header (spec 4.2 rule 5)', () => {
+    expect(requestChannel('/?host=a.example.net', 'b.example.net')).toBe('a.example.net');
+    expect(requestChannel('/', 'b.example.net')).toBe('b.example.net');
+    expect(requestChannel('/?host=', 'b.example.net')).toBe('b.example.net');
+    expect(requestChannel('/', undefined)).toBeNull();
+  });
+
+  it('refuses a host named twice rather than picking one', () => {
+    expect(refusal(() => requestChannel('/?host=a.example.net&host=b.example.net', undefined))).toBe('400 invalid_channel');
+    expect(refusal(() => requestChannel('/', ['a.example.net', 'b.example.net']))).toBe('400 invalid_channel');
+  });
+});
