@@ -1,7 +1,8 @@
 // npm run env-examples: writes infra/env/<service>.env.example from the configuration schema.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ENV_SCHEMAS, envExample, type ServiceKind } from '../services/core/config.js';
+import { ENV_SCHEMAS, type ServiceKind } from '../services/core/config.js';
+import { envExample } from './env-examples.js';
 
 const dir = fileURLToPath(new URL('../infra/env/', import.meta.url));
 mkdirSync(dir, { recursive: true });

@@ -2,7 +2,8 @@
 // sentence naming it for a bad one; every problem listed at once; the env examples in step.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ENV_SCHEMAS, envExample, loadConfig, type ServiceKind } from '../services/core/config.js';
+import { envExample } from '../scripts/env-examples.js';
+import { ConfigError, ENV_SCHEMAS, loadConfig, type ServiceKind } from '../services/core/config.js';
 import { runCli } from './helpers/cli.js';
 
 // [variable, good value, bad value or null when every string is acceptable, what the sentence says]

@@ -58,7 +58,15 @@ export interface ConnectOptions {
    * running mesh's retention or replicas.
    */
   applyLimits?: boolean;
+  /**
+   * How long a JetStream request (an API call, a KV operation, a publish through the client) may
+   * take; the ingress passes its PUBLISH_TIMEOUT. The client's own default otherwise.
+   */
+  requestTimeoutMs?: number;
 }
+
+/** What reaching NATS and shaping its stream and buckets needs from the configuration. */
+export type NatsConfig = Pick<RelayConfig, 'nats' | 'nodeId' | 'stream' | 'kvReplicas' | 'claimTtlMs'>;
 
 export async function connectNats(
   config: Pick<RelayConfig, 'nats' | 'nodeId'>,
@@ -205,14 +213,14 @@ export async function openBuckets(
 
 /** Connect, then make sure the stream and buckets exist, retrying while JetStream settles. */
 export async function openNatsContext(
-  config: RelayConfig,
+  config: NatsConfig,
   name: string,
   logger: Logger,
   options: ConnectOptions = {},
 ): Promise<NatsContext> {
   const nc = await connectNats(config, name, logger, options);
   const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc, { timeout: config.ingress.publishTimeoutMs });
+  const js = jetstream(nc, options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs });
   const applyLimits = options.applyLimits ?? true;
   const buckets = await retry(async () => {
     await ensureStream(jsm, config, logger, applyLimits);

@@ -41,7 +41,9 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
       ...(options.logDestination !== undefined ? { destination: options.logDestination } : {}),
     });
   const metrics = new RelayMetrics(config.nodeId);
-  const nats = await openNatsContext(config, config.service, logger);
+  // The ingress's publish timeout bounds its JetStream requests; a gateway keeps the client's default.
+  const requestTimeoutMs = config.service === 'gateway' ? undefined : config.ingress.publishTimeoutMs;
+  const nats = await openNatsContext(config, config.service, logger, requestTimeoutMs === undefined ? {} : { requestTimeoutMs });
   let connected = true;
   metrics.natsConnected.set(1);
   void (async () => {

@@ -1,0 +1,90 @@
+// From the checked environment to the configuration the services read: units converted, names a
+// program would use. Every default is the schema's (applied before this runs), so nothing here
+// repeats one; the RelayConfig type is what this returns.
+
+import { hostname } from 'node:os';
+import { parseDuration, parseSize } from '../units.js';
+import type { Env, ServiceKind } from './schema.js';
+
+// Checked already: every duration and size here matched its pattern and range.
+const ms = (v: string): number => parseDuration(v) ?? 0;
+const bytes = (v: string): number => parseSize(v) ?? 0;
+const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+/** How to reach NATS: only what was given (an empty variable is no credential). */
+export interface NatsSettings {
+  servers: string[];
+  user?: string;
+  pass?: string;
+  token?: string;
+  credsFile?: string;
+}
+
+function natsSettings(env: Env): NatsSettings {
+  const nats: NatsSettings = { servers: list(env.NATS_URL) };
+  if (env.NATS_USER !== '') nats.user = env.NATS_USER;
+  if (env.NATS_PASSWORD !== '') nats.pass = env.NATS_PASSWORD;
+  if (env.NATS_TOKEN !== '') nats.token = env.NATS_TOKEN;
+  if (env.NATS_CREDS_FILE !== '') nats.credsFile = env.NATS_CREDS_FILE;
+  return nats;
+}
+
+// The return type is RelayConfig: derived from this mapping, which is typed by the schema.
+export function buildConfig(service: ServiceKind, env: Env) {
+  return {
+    service,
+    /** The variables as read (defaults applied), for `relay config`. */
+    env,
+    nodeEnv: env.NODE_ENV,
+    host: env.HOST,
+    port: env.PORT,
+    nodeId: env.RELAY_NODE_ID !== '' ? env.RELAY_NODE_ID : `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}`,
+    logLevel: env.LOG_LEVEL,
+    logPretty: env.LOG_PRETTY === 'true' || (env.LOG_PRETTY === 'auto' && process.stdout.isTTY === true),
+    nats: natsSettings(env),
+    profile: {
+      /** An http(s) URL, or "offline" (development only). */
+      url: env.PROFILE_API_URL,
+      timeoutMs: ms(env.PROFILE_API_TIMEOUT),
+      cacheTtlMs: ms(env.PROFILE_CACHE_TTL),
+      negativeCacheTtlMs: ms(env.PROFILE_NEGATIVE_CACHE_TTL),
+      concurrency: env.PROFILE_API_CONCURRENCY,
+      maxQueue: env.PROFILE_API_MAX_QUEUE,
+    },
+    clientHeaderPrefixes: list(env.CLIENT_HEADER_PREFIXES),
+    stream: {
+      maxAgeMs: ms(env.STREAM_MAX_AGE),
+      maxBytes: bytes(env.STREAM_MAX_BYTES),
+      replicas: env.STREAM_REPLICAS,
+      storage: env.STREAM_STORAGE,
+      duplicateWindowMs: ms(env.STREAM_DUPLICATE_WINDOW),
+      maxMsgsPerChannel: env.STREAM_MAX_MSGS_PER_CHANNEL,
+    },
+    kvReplicas: env.KV_REPLICAS,
+    claimTtlMs: ms(env.CLAIM_TTL),
+    shutdownTimeoutMs: ms(env.SHUTDOWN_TIMEOUT),
+    bodyTimeoutMs: ms(env.BODY_TIMEOUT),
+    ingress: {
+      bodyLimit: bytes(env.BODY_LIMIT),
+      batchMax: env.BATCH_MAX_ENTRIES,
+      ratePerSecond: env.RATE_LIMIT_PER_SECOND,
+      rateBurst: env.RATE_LIMIT_BURST,
+      bytesPerSecond: bytes(env.RATE_LIMIT_BYTES_PER_SECOND),
+      bytesBurst: bytes(env.RATE_LIMIT_BYTES_BURST),
+      entryMaxBytes: bytes(env.ENTRY_MAX_BYTES),
+      publishTimeoutMs: ms(env.PUBLISH_TIMEOUT),
+    },
+    gateway: {
+      keepaliveMs: ms(env.KEEPALIVE_INTERVAL),
+      queueMaxBytes: bytes(env.STREAM_QUEUE_MAX_BYTES),
+      nodeTimeoutMs: ms(env.NODE_TIMEOUT),
+      retryMinMs: ms(env.RETRY_MIN),
+      retryMaxMs: ms(env.RETRY_MAX),
+      maxStreamsPerAccount: env.MAX_STREAMS_PER_ACCOUNT,
+      maxStreamsPerKey: env.MAX_STREAMS_PER_KEY,
+    },
+    devNats: env.DEV_NATS,
+  };
+}
+
+export type RelayConfig = ReturnType<typeof buildConfig>;

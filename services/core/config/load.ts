@@ -1,0 +1,50 @@
+// Loading: the environment of one service, checked against its schema with the defaults applied
+// (ajv's useDefaults and coerceTypes, the same engine fastify's env-schema wraps, used directly so
+// each problem keeps its own sentence), then the checks the schema cannot express. Every problem is
+// reported at once; a service starts only on a configuration with none.
+
+import { Ajv } from 'ajv';
+import { buildConfig, type RelayConfig } from './build.js';
+import { crossChecks } from './checks.js';
+import { ENV_SCHEMAS, envVariables, type Env, type ServiceKind } from './schema.js';
+import { envProblem } from './wording.js';
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+const envAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, verbose: true });
+const validators = {
+  ingress: envAjv.compile(ENV_SCHEMAS.ingress),
+  gateway: envAjv.compile(ENV_SCHEMAS.gateway),
+  all: envAjv.compile<Env>(ENV_SCHEMAS.all),
+};
+
+/** Reads and checks the environment for one service; throws ConfigError listing every problem. */
+export function loadConfig(service: ServiceKind, source: NodeJS.ProcessEnv = process.env): RelayConfig {
+  // Only the service's own variables are read; an empty one counts as unset (its default applies).
+  const values: Record<string, unknown> = {};
+  for (const name of Object.keys(envVariables(service))) {
+    const value = source[name];
+    if (value !== undefined && value !== '') values[name] = value;
+  }
+  const validate = validators[service];
+  // One line per variable: several keywords (anyOf and each branch) may fail for one value.
+  const failed = new Map<string, string>();
+  for (const e of validate(values) ? [] : (validate.errors ?? [])) {
+    const name = e.instancePath.replace(/^\//, '');
+    if (!failed.has(name) || e.keyword === 'anyOf') failed.set(name, envProblem(e, source));
+  }
+  const problems = [...failed.values(), ...crossChecks(service, values, new Set(failed.keys()))];
+  if (problems.length > 0) throw new ConfigError(problems);
+  // The other services' variables take their defaults: a gateway's config still has an ingress
+  // section, the schema's, so code shared by both never meets a missing value.
+  const env: unknown = values;
+  if (!validators.all(env)) throw new ConfigError((validators.all.errors ?? []).map((e) => envProblem(e, source)));
+  return buildConfig(service, env);
+}

@@ -1,0 +1,198 @@
+// The configuration schema: every environment variable of every service, its default (written here
+// once), its meaning and its unit. The loader validates and converts from it, `relay config` describes
+// it, and scripts/generate-env-examples.ts writes infra/env/*.env.example from it.
+
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { DURATION_PATTERN, SIZE_PATTERN } from '../units.js';
+
+/** Never echoed: not in error messages, `relay config` or the env examples. */
+const secret = { 'x-secret': true } as const;
+/** A duration that becomes a timer, so at most 24 days (Node's timers hold 2^31-1 ms). */
+const duration = { pattern: DURATION_PATTERN, 'x-unit': 'duration' } as const;
+/** A duration only compared or handed to NATS (retention, cache lifetimes): no timer bound. */
+const lifetime = { pattern: DURATION_PATTERN, 'x-unit': 'duration', 'x-timer': false } as const;
+/** Bytes, written like 512KiB or 1GiB. */
+const size = { pattern: SIZE_PATTERN, 'x-unit': 'size' } as const;
+
+
+const CommonEnv = {
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+    default: 'development',
+    description: 'development, production or test; production refuses development-only settings such as PROFILE_API_URL=offline.',
+  }),
+  HOST: Type.String({ default: '0.0.0.0', pattern: '^\\S+$', description: 'Address the HTTP server listens on.' }),
+  PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535, description: 'HTTP port (0 picks a free one).' }),
+  RELAY_NODE_ID: Type.String({
+    default: '',
+    pattern: '^[A-Za-z0-9_-]*$',
+    'x-expected': 'letters, digits, "-" and "_" only',
+    maxLength: 64,
+    description: 'Name of this process in the mesh (stream ownership, metrics). Empty: <hostname>-<pid>.',
+  }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info', description: 'pino log level.' },
+  ),
+  LOG_PRETTY: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], {
+    default: 'auto',
+    description: 'Human-readable logs; auto means only when stdout is a terminal.',
+  }),
+  NATS_URL: Type.String({
+    default: 'nats://127.0.0.1:4222',
+    minLength: 1,
+    description: 'Comma-separated NATS server URLs.',
+  }),
+  NATS_USER: Type.String({ default: '', description: 'NATS user name, if the servers require one.' }),
+  NATS_PASSWORD: Type.String({ default: '', description: 'NATS password.', ...secret }),
+  NATS_TOKEN: Type.String({ default: '', description: 'NATS authentication token.', ...secret }),
+  NATS_CREDS_FILE: Type.String({ default: '', description: 'Path to a NATS .creds file (JWT + nkey).' }),
+  PROFILE_API_URL: Type.String({
+    default: 'https://api.minecraftservices.com/minecraft/profile',
+    minLength: 1,
+    description: 'Game profile API checked with each session token; "offline" accepts Bearer offline:<name> (development only).',
+  }),
+  PROFILE_API_TIMEOUT: Type.String({ default: '5s', ...duration, description: 'Timeout of one profile API call.' }),
+  PROFILE_CACHE_TTL: Type.String({ default: '10m', ...lifetime, description: 'How long a valid session is cached.' }),
+  PROFILE_NEGATIVE_CACHE_TTL: Type.String({
+    default: '30s',
+    ...lifetime,
+    description: 'How long an invalid session is cached.',
+  }),
+  CLIENT_HEADER_PREFIXES: Type.String({
+    default: '',
+    pattern: '^[A-Za-z0-9-]*(,[A-Za-z0-9-]+)*$',
+    'x-expected': 'comma-separated header prefixes made of letters, digits and "-"',
+    description: 'Extra client-credential header prefixes, comma-separated: X-Hackware accepts X-Hackware-Client-ID / -Secret.',
+  }),
+  STREAM_MAX_AGE: Type.String({ default: '24h', ...lifetime, description: 'How long the event log keeps a payload.' }),
+  STREAM_MAX_BYTES: Type.String({ default: '1GiB', ...size, description: 'Size bound of the event log; oldest go first.' }),
+  STREAM_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the event log (3 on a cluster).' }),
+  STREAM_STORAGE: Type.Union([Type.Literal('file'), Type.Literal('memory')], { default: 'file', description: 'Event log storage.' }),
+  STREAM_DUPLICATE_WINDOW: Type.String({
+    default: '2m',
+    ...lifetime,
+    description: 'Window in which a resent POST with the same Idempotency-Key is stored once.',
+  }),
+  STREAM_MAX_MSGS_PER_CHANNEL: Type.Integer({
+    default: 10_000,
+    minimum: 0,
+    description:
+      "Payloads the event log keeps per channel (JetStream's per-subject limit; oldest go first); a flood in one channel then ages out only that channel's history. 0: no per-channel limit.",
+  }),
+  KV_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the keys, bans and streams buckets.' }),
+  // Read by every service: whichever process creates or updates the bucket applies the same value.
+  CLAIM_TTL: Type.String({
+    default: '1h',
+    ...duration,
+    description: 'Stream ownership records expire after this unless refreshed (live streams refresh at half of it).',
+  }),
+  SHUTDOWN_TIMEOUT: Type.String({
+    default: '10s',
+    ...duration,
+    description: 'Longest a graceful shutdown waits; then every remaining connection is closed.',
+  }),
+  BODY_TIMEOUT: Type.String({
+    default: '10s',
+    ...duration,
+    description: 'Time a client has to send its request headers and body (408 request_timeout beyond); streams are not affected once open.',
+  }),
+  PROFILE_API_CONCURRENCY: Type.Integer({
+    default: 64,
+    minimum: 1,
+    maximum: 4096,
+    description: 'Profile API look-ups in flight at once; a quarter is kept for requests with valid client credentials.',
+  }),
+  PROFILE_API_MAX_QUEUE: Type.Integer({
+    default: 1000,
+    minimum: 0,
+    description: 'Look-ups that may wait for a free slot, in each of the two queues (valid credentials, the rest); beyond it, 503 profile_api_busy with Retry-After (never a ban).',
+  }),
+};
+
+const IngressEnv = {
+  BODY_LIMIT: Type.String({ default: '1MiB', ...size, description: 'Largest POST body (413 beyond).' }),
+  BATCH_MAX_ENTRIES: Type.Integer({ default: 256, minimum: 1, maximum: 100_000, description: 'Most entries in one POST (413 beyond).' }),
+  RATE_LIMIT_PER_SECOND: Type.Number({
+    default: 200,
+    minimum: 0,
+    description: 'Entries per second one account (or bridge key) may post; 0 turns the limit off.',
+  }),
+  RATE_LIMIT_BURST: Type.Integer({ default: 1000, minimum: 1, description: 'Entries one account may post at once before the rate applies.' }),
+  RATE_LIMIT_BYTES_PER_SECOND: Type.String({
+    default: '256KiB',
+    ...size,
+    description: 'Payload bytes per second one account (or bridge key) may post; 0 turns the byte limit off.',
+  }),
+  RATE_LIMIT_BYTES_BURST: Type.String({
+    default: '4MiB',
+    ...size,
+    description: 'Payload bytes one account may post at once before the byte rate applies.',
+  }),
+  ENTRY_MAX_BYTES: Type.String({
+    default: '64KiB',
+    ...size,
+    description: "Largest single entry as stored (payload JSON); 413 entry_too_large beyond, or beyond NATS's max_payload if that is smaller.",
+  }),
+  PUBLISH_TIMEOUT: Type.String({ default: '5s', ...duration, description: 'How long a JetStream acknowledgement may take.' }),
+};
+
+const GatewayEnv = {
+  KEEPALIVE_INTERVAL: Type.String({
+    default: '10s',
+    ...duration,
+    description: 'Server keepalive pair interval; must stay below the 15 s clients wait.',
+  }),
+  STREAM_QUEUE_MAX_BYTES: Type.String({
+    default: '4MiB',
+    ...size,
+    description: 'Bytes a stream may have waiting for a slow client before it is closed.',
+  }),
+  NODE_TIMEOUT: Type.String({
+    default: '15s',
+    ...duration,
+    description: 'A gateway whose heartbeat is not seen for this long is taken for dead and its stream claims are removed.',
+  }),
+  MAX_STREAMS_PER_ACCOUNT: Type.Integer({
+    default: 8,
+    minimum: 0,
+    description: 'Streams one account may hold across the mesh (on different channels); 429 too_many_streams beyond. 0: no limit.',
+  }),
+  MAX_STREAMS_PER_KEY: Type.Integer({
+    default: 64,
+    minimum: 0,
+    description: 'Streams opened without a session (bridge streams) one API key may hold across the mesh; 429 too_many_streams beyond. 0: no limit.',
+  }),
+  RETRY_MIN: Type.String({ default: '1s', ...duration, description: 'Shortest retry: a draining gateway tells clients.' }),
+  RETRY_MAX: Type.String({ default: '5s', ...duration, description: 'Longest retry: a draining gateway tells clients.' }),
+};
+
+const DevEnv = {
+  DEV_NATS: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], {
+    default: 'auto',
+    description: 'npm start only: start a local nats-server under .data/ (auto: when NATS_URL is not set).',
+  }),
+};
+
+export const ENV_SCHEMAS = {
+  ingress: Type.Object({ ...CommonEnv, ...IngressEnv }),
+  gateway: Type.Object({ ...CommonEnv, ...GatewayEnv }),
+  all: Type.Object({ ...CommonEnv, ...IngressEnv, ...GatewayEnv, ...DevEnv }),
+} as const;
+
+export type ServiceKind = keyof typeof ENV_SCHEMAS;
+/** Every variable, typed: what the loader hands the mapping once defaults are applied. */
+export type Env = Static<(typeof ENV_SCHEMAS)['all']>;
+
+export function envVariables(service: ServiceKind): TProperties {
+  return (ENV_SCHEMAS[service] as TObject).properties;
+}
+
+/** A variable's schema keywords, annotations included (undefined for a name that is no variable). */
+function variableSchema(name: string): Readonly<Record<string, unknown>> | undefined {
+  const props: Readonly<Record<string, Readonly<Record<string, unknown>>>> = ENV_SCHEMAS.all.properties;
+  return props[name];
+}
+
+export function isSecretVariable(name: string): boolean {
+  return variableSchema(name)?.['x-secret'] === true;
+}
