@@ -46,3 +46,19 @@ export const NodeRecord = Type.Object({
   heartbeatAt: Type.String({ format: 'date-time' }),
 });
 export type NodeRecord = Static<typeof NodeRecord>;
+
+/** What an operator did, kept in the RELAY_AUDIT stream: never a secret, only what was changed. */
+export const AUDIT_ACTIONS = ['key.create', 'key.revoke', 'ban.add', 'ban.remove'] as const;
+export const AuditRecord = Type.Object({
+  at: Type.String({ format: 'date-time' }),
+  /** Who did it: RELAY_ACTOR, else the operating-system user and host the CLI ran as. */
+  actor: Type.String(),
+  action: Type.Union(AUDIT_ACTIONS.map((a) => Type.Literal(a))),
+  /** The key's client id or the account's uuid. */
+  target: Type.String(),
+  label: Type.Optional(Type.String()),
+  scopes: Type.Optional(Type.Array(Type.String())),
+  reason: Type.Optional(Type.String()),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export type AuditRecord = Static<typeof AuditRecord>;

@@ -31,6 +31,7 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['STREAM_DUPLICATE_WINDOW', '1m', 'two minutes', /duration like/],
   ['STREAM_MAX_MSGS_PER_CHANNEL', '50000', '-1', /whole number of at least 0/],
   ['KV_REPLICAS', '3', '6', /whole number from 1 to 5/],
+  ['AUDIT_MAX_AGE', '90d', 'a year', /duration like/],
   ['SHUTDOWN_TIMEOUT', '30s', '30', /duration like/],
   ['BODY_TIMEOUT', '30s', '50ms', /at least 100ms/],
   ['PROFILE_API_CONCURRENCY', '16', '0', /whole number from 1 to 4096/],

@@ -1,6 +1,8 @@
 // The CLI's connection to the mesh: the same NATS configuration as the services (from the
 // environment), the same stores, and a clear sentence when NATS cannot be reached.
 
+import { AuditLog, currentActor } from '../core/audit.js';
+import type { AuditRecord } from '../../schemas/records.js';
 import { BanStore } from '../core/bans.js';
 import { loadConfig, type RelayConfig } from '../core/config.js';
 import { KeyStore } from '../core/keys.js';
@@ -14,6 +16,12 @@ export interface Admin {
   nats: NatsContext;
   keys: KeyStore;
   bans: BanStore;
+  audit: AuditLog;
+  /**
+   * Records what the operator just did. The action has happened either way: when the record cannot
+   * be written the command says so and exits 1, so the gap in the trail is never silent.
+   */
+  audited(entry: Omit<AuditRecord, 'at' | 'actor'>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,12 +49,21 @@ export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
   const bans = new BanStore(nats.js, nats.buckets.bans, logger);
   await Promise.all([options.keys ? keys.start() : undefined, options.bans ? bans.start() : undefined]);
+  const audit = new AuditLog(nats.js);
   return {
     config,
     logger,
     nats,
     keys,
     bans,
+    audit,
+    async audited(entry) {
+      try {
+        await audit.record({ actor: currentActor(), ...entry });
+      } catch (e) {
+        throw new CliError(`${entry.action} ${entry.target} was done, but its audit record could not be written: ${e instanceof Error ? e.message : String(e)}.`);
+      }
+    },
     async close() {
       await Promise.all([keys.stop(), bans.stop()]);
       await nats.nc.drain().catch(() => undefined);

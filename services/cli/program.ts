@@ -6,6 +6,7 @@ import { ConfigError } from '../core/config.js';
 import { escapeControlChars } from '../core/display.js';
 import { RELAY_VERSION } from '../core/version.js';
 import { CliError } from './admin.js';
+import { registerAudit } from './commands/audit.js';
 import { registerBans } from './commands/bans.js';
 import { registerConfig } from './commands/config.js';
 import { registerDev } from './commands/dev.js';
@@ -53,6 +54,7 @@ export async function runRelayCli(extensions: CliExtensions = {}): Promise<void>
 
   registerKeys(program);
   registerBans(program);
+  registerAudit(program);
   registerStreams(program);
   registerStats(program);
   registerReplay(program);

@@ -17,6 +17,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { ensureAuditStream } from './audit.js';
 import { maskUrlCredentials } from './display.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
@@ -66,7 +67,7 @@ export interface ConnectOptions {
 }
 
 /** What reaching NATS and shaping its stream and buckets needs from the configuration. */
-export type NatsConfig = Pick<RelayConfig, 'nats' | 'nodeId' | 'stream' | 'kvReplicas' | 'claimTtlMs'>;
+export type NatsConfig = Pick<RelayConfig, 'nats' | 'nodeId' | 'stream' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs'>;
 
 export async function connectNats(
   config: Pick<RelayConfig, 'nats' | 'nodeId'>,
@@ -224,6 +225,7 @@ export async function openNatsContext(
   const applyLimits = options.applyLimits ?? true;
   const buckets = await retry(async () => {
     await ensureStream(jsm, config, logger, applyLimits);
+    await ensureAuditStream(jsm, { maxAgeMs: config.auditMaxAgeMs, replicas: config.stream.replicas }, logger, applyLimits);
     return openBuckets(nc, jsm, config, logger, applyLimits);
   }, logger);
   return { nc, js, jsm, buckets };

@@ -2,7 +2,7 @@
 
 import type { Static, TSchema } from '@sinclair/typebox';
 import { ajv } from '../../schemas/ajv.js';
-import { BanRecord, KeyRecord, NodeRecord, StreamClaim } from '../../schemas/records.js';
+import { AuditRecord, BanRecord, KeyRecord, NodeRecord, StreamClaim } from '../../schemas/records.js';
 
 function parser<S extends TSchema>(schema: S): (value: unknown) => Static<S> | null {
   const check = ajv.compile<Static<S>>(schema);
@@ -13,3 +13,4 @@ export const parseKeyRecord = parser(KeyRecord);
 export const parseBanRecord = parser(BanRecord);
 export const parseStreamClaim = parser(StreamClaim);
 export const parseNodeRecord = parser(NodeRecord);
+export const parseAuditRecord = parser(AuditRecord);

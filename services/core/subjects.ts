@@ -10,6 +10,10 @@ export const STREAM_SUBJECTS = 'channel.>';
 export const LIVE_PREFIX = 'live.';
 export const LIVE_ALL_CHANNELS = 'live.channel.>';
 
+/** Operators' actions (keys created or revoked, bans added or lifted), one subject per action. */
+export const AUDIT_STREAM_NAME = 'RELAY_AUDIT';
+export const AUDIT_SUBJECTS = 'audit.>';
+
 export const BUCKET_KEYS = 'relay-keys';
 export const BUCKET_BANS = 'relay-bans';
 export const BUCKET_STREAMS = 'relay-streams';

@@ -39,9 +39,11 @@ export function registerBans(program: Command): void {
     .action(async (value: string, opts: { reason: string; expires?: string; json?: boolean }) => {
       const uuid = uuidArg(value);
       const expiresAt = opts.expires === undefined ? undefined : expiryArg(opts.expires);
-      const ban = await withAdmin({}, (admin) =>
-        admin.bans.ban(uuid, { reason: opts.reason, by: 'cli', ...(expiresAt !== undefined ? { expiresAt } : {}) }),
-      );
+      const ban = await withAdmin({}, async (admin) => {
+        const made = await admin.bans.ban(uuid, { reason: opts.reason, by: 'cli', ...(expiresAt !== undefined ? { expiresAt } : {}) });
+        await admin.audited({ action: 'ban.add', target: made.uuid, reason: made.reason, ...(made.expiresAt !== undefined ? { expiresAt: made.expiresAt } : {}) });
+        return made;
+      });
       if (opts.json) return printJson(ban);
       process.stdout.write(`banned ${ban.uuid}${expiresAt !== undefined ? ` until ${expiresAt}` : ''}\n`);
     });
@@ -52,7 +54,11 @@ export function registerBans(program: Command): void {
     .argument('<uuid>')
     .action(async (value: string) => {
       const uuid = uuidArg(value);
-      const lifted = await withAdmin({}, (admin) => admin.bans.unban(uuid));
+      const lifted = await withAdmin({}, async (admin) => {
+        const was = await admin.bans.unban(uuid);
+        if (was) await admin.audited({ action: 'ban.remove', target: uuid });
+        return was;
+      });
       if (!lifted) throw new CliError(`${uuid} is not banned.`, 3);
       process.stdout.write(`lifted the ban on ${uuid}\n`);
     });

@@ -32,14 +32,23 @@ export function registerKeys(program: Command): void {
     .action(async (opts: { scopes: string; label?: string; expires?: string; json?: boolean }) => {
       const scopes = opts.scopes.split(',').map((s) => s.trim()).filter((s) => s !== '');
       const expiresAt = opts.expires === undefined ? undefined : expiryArg(opts.expires);
-      const created = await withAdmin({}, (admin) =>
-        admin.keys
+      const created = await withAdmin({}, async (admin) => {
+        const made = await admin.keys
           .create({ scopes, ...(opts.label !== undefined ? { label: opts.label } : {}), ...(expiresAt !== undefined ? { expiresAt } : {}) })
           .catch((e: unknown) => {
             if (isRelayError(e)) throw new CliError(`${e.message} Known scopes: ${ALL_SCOPES.join(', ')}.`, 2);
             throw e;
-          }),
-      );
+          });
+        // The trail names the key, its scopes and label; never its secret.
+        await admin.audited({
+          action: 'key.create',
+          target: made.clientId,
+          scopes: made.scopes,
+          ...(opts.label !== undefined ? { label: opts.label } : {}),
+          ...(made.expiresAt !== undefined ? { expiresAt: made.expiresAt } : {}),
+        });
+        return made;
+      });
       if (opts.json) return printJson(created);
       process.stdout.write(
         [
@@ -82,12 +91,14 @@ export function registerKeys(program: Command): void {
     .option('--json', 'print the revoked key as JSON')
     .action(async (value: string, opts: { json?: boolean }) => {
       const clientId = clientIdArg(value);
-      const revoked = await withAdmin({}, (admin) =>
-        admin.keys.revoke(clientId).catch((e: unknown) => {
+      const revoked = await withAdmin({}, async (admin) => {
+        const key = await admin.keys.revoke(clientId).catch((e: unknown) => {
           if (isRelayError(e)) throw new CliError(e.message, e.status === 404 ? 3 : 1);
           throw e;
-        }),
-      );
+        });
+        await admin.audited({ action: 'key.revoke', target: key.clientId });
+        return key;
+      });
       if (opts.json) return printJson(publicView(revoked));
       process.stdout.write(`revoked ${revoked.clientId} at ${revoked.revokedAt ?? ''}\n`);
     });

@@ -60,6 +60,7 @@ export function buildConfig(service: ServiceKind, env: Env) {
       duplicateWindowMs: ms(env.STREAM_DUPLICATE_WINDOW),
       maxMsgsPerChannel: env.STREAM_MAX_MSGS_PER_CHANNEL,
     },
+    auditMaxAgeMs: ms(env.AUDIT_MAX_AGE),
     kvReplicas: env.KV_REPLICAS,
     claimTtlMs: ms(env.CLAIM_TTL),
     shutdownTimeoutMs: ms(env.SHUTDOWN_TIMEOUT),

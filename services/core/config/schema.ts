@@ -79,6 +79,11 @@ const CommonEnv = {
     description:
       "Payloads the event log keeps per channel (JetStream's per-subject limit; oldest go first); a flood in one channel then ages out only that channel's history. 0: no per-channel limit.",
   }),
+  AUDIT_MAX_AGE: Type.String({
+    default: '365d',
+    ...lifetime,
+    description: 'How long the audit trail (keys created or revoked, bans added or lifted, and by whom) is kept.',
+  }),
   KV_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the keys, bans and streams buckets.' }),
   // Read by every service: whichever process creates or updates the bucket applies the same value.
   CLAIM_TTL: Type.String({

@@ -1,0 +1,38 @@
+// relay audit: the operators' actions (keys created or revoked, bans added or lifted), who did each
+// and when, oldest first.
+import type { Command } from 'commander';
+import { parseSince, parseWholeNumber } from '../../core/units.js';
+import { CliError, withAdmin } from '../admin.js';
+import { printJson, printTable } from '../output.js';
+
+export function registerAudit(program: Command): void {
+  program
+    .command('audit')
+    .description('who created or revoked which key and added or lifted which ban, and when (RELAY_ACTOR names you)')
+    .option('--since <when>', 'from a duration back (10m, 2h, 7d) or an ISO 8601 date or time; default: everything kept')
+    .option('--limit <n>', 'at most this many records', '1000')
+    .option('--json', 'print a JSON array')
+    .action(async (opts: { since?: string; limit: string; json?: boolean }) => {
+      const limit = parseWholeNumber(opts.limit);
+      if (limit === null || limit < 1) throw new CliError(`--limit must be a whole number of at least 1 (got "${opts.limit}").`, 2);
+      let since: string | null = null;
+      if (opts.since !== undefined) {
+        const parsed = parseSince(opts.since);
+        if (!parsed.ok) throw new CliError(`--since ${parsed.problem} (got "${opts.since}").`, 2);
+        since = parsed.iso;
+      }
+      const records = await withAdmin({}, (admin) => admin.audit.list(since, limit));
+      if (opts.json) return printJson(records);
+      printTable(
+        records.map((r) => ({
+          at: r.at,
+          actor: r.actor,
+          action: r.action,
+          target: r.target,
+          details: [r.label, r.scopes?.join(','), r.reason, r.expiresAt === undefined ? undefined : `until ${r.expiresAt}`].filter((d) => d !== undefined).join('; '),
+        })),
+        ['at', 'actor', 'action', 'target', 'details'],
+        'No operator actions recorded yet.',
+      );
+    });
+}

@@ -1,0 +1,100 @@
+// The audit trail: every operator action (a key created or revoked, a ban added or lifted) is an
+// event in its own JetStream stream, RELAY_AUDIT, with who did it and when. Kept apart from the
+// event log so the log's per-channel limits and retention never touch it. `relay audit` reads it.
+
+import { userInfo, hostname } from 'node:os';
+import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import type { AuditRecord } from '../../schemas/records.js';
+import { parseAuditRecord } from './records.js';
+import type { Logger } from './logger.js';
+import { AUDIT_STREAM_NAME, AUDIT_SUBJECTS } from './subjects.js';
+
+/** Who is acting: RELAY_ACTOR when set, else the operating-system user and host. */
+export function currentActor(env: NodeJS.ProcessEnv = process.env): string {
+  const named = env['RELAY_ACTOR']?.trim();
+  if (named !== undefined && named !== '') return named;
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry (some containers): the host still says where it came from.
+  }
+  return `${user}@${hostname()}`;
+}
+
+/**
+ * Creates the audit stream when missing, and (with `applyLimits`, as the services do) keeps its
+ * retention and replicas at the configured values. File storage whatever the event log uses: an
+ * audit trail that a restart loses is no audit trail.
+ */
+export async function ensureAuditStream(jsm: JetStreamManager, settings: { maxAgeMs: number; replicas: number }, logger: Logger, applyLimits: boolean): Promise<void> {
+  const maxAge = nanos(settings.maxAgeMs);
+  const existing = await jsm.streams.info(AUDIT_STREAM_NAME).catch((e: unknown) => {
+    if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return null;
+    throw e;
+  });
+  if (existing === null) {
+    await jsm.streams.add({
+      name: AUDIT_STREAM_NAME,
+      description: 'Channel relay audit trail: operators\' actions, who and when.',
+      subjects: [AUDIT_SUBJECTS],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      num_replicas: settings.replicas,
+      max_age: maxAge,
+      discard: DiscardPolicy.Old,
+    });
+    logger.info({ stream: AUDIT_STREAM_NAME }, 'created the audit stream');
+    return;
+  }
+  const c = existing.config;
+  if (applyLimits && (c.max_age !== maxAge || c.num_replicas !== settings.replicas)) {
+    await jsm.streams.update(AUDIT_STREAM_NAME, { ...c, max_age: maxAge, num_replicas: settings.replicas });
+  }
+}
+
+export class AuditLog {
+  private readonly js: JetStreamClient;
+
+  constructor(js: JetStreamClient) {
+    this.js = js;
+  }
+
+  /** Stores one record and waits for the stream's acknowledgement. */
+  async record(entry: Omit<AuditRecord, 'at'>, at = new Date()): Promise<AuditRecord> {
+    const record: AuditRecord = { at: at.toISOString(), ...entry };
+    await this.js.publish(`audit.${entry.action}`, JSON.stringify(record));
+    return record;
+  }
+
+  /** Records from `since` (ISO time; all kept when null), oldest first, at most `limit`. */
+  async list(since: string | null, limit: number): Promise<AuditRecord[]> {
+    const consumer = await this.js.consumers.get(
+      AUDIT_STREAM_NAME,
+      since === null ? { deliver_policy: DeliverPolicy.All } : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since },
+    );
+    const out: AuditRecord[] = [];
+    if ((await consumer.info(true)).num_pending === 0) return out;
+    const messages = await consumer.consume({ max_messages: 256 });
+    try {
+      for await (const m of messages) {
+        const record = parseJson(m.string());
+        if (record !== null) out.push(record);
+        if (out.length >= limit || m.info.pending === 0) break;
+      }
+    } finally {
+      await messages.close();
+    }
+    return out;
+  }
+}
+
+/** A stored record, or null for anything else on an audit subject (never a crash). */
+function parseJson(text: string): AuditRecord | null {
+  try {
+    return parseAuditRecord(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}

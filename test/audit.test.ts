@@ -1,0 +1,67 @@
+// The audit trail: every operator action through the CLI (key created or revoked, ban added or
+// lifted) is kept in JetStream with who did it and when, and `relay audit` shows it. A secret never
+// enters the trail.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditRecord } from '../schemas/records.js';
+import { runCli, runCliJson } from './helpers/cli.js';
+import { RelayFixture } from './helpers/relay.js';
+
+let relay: RelayFixture;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  relay = await RelayFixture.start();
+  env = { NATS_URL: relay.nats.url, RELAY_ACTOR: 'alice (on call)' };
+});
+afterAll(async () => {
+  await relay?.close();
+});
+
+describe('relay audit', () => {
+  it('records each key and ban action with its actor and time, oldest first, and never the secret', async () => {
+    const before = Date.now();
+    const key = await runCliJson<{ clientId: string; clientSecret: string }>(
+      ['keys', 'create', '--scopes', 'irc.connection.establish,irc.messages.send', '--label', 'audit mod', '--json'],
+      env,
+    );
+    await runCliJson(['keys', 'revoke', key.clientId, '--json'], env);
+    const player = relay.player();
+    await runCliJson(['bans', 'add', player.uuid, '--reason', 'griefing', '--expires', '7d', '--json'], { ...env, RELAY_ACTOR: 'bob' });
+    expect((await runCli(['bans', 'remove', player.uuid], { ...env, RELAY_ACTOR: 'bob' })).code).toBe(0);
+
+    const trail = await runCliJson<AuditRecord[]>(['audit', '--json'], env);
+    const mine = trail.filter((r) => r.target === key.clientId || r.target === player.uuid);
+    expect(mine.map((r) => [r.action, r.actor])).toEqual([
+      ['key.create', 'alice (on call)'],
+      ['key.revoke', 'alice (on call)'],
+      ['ban.add', 'bob'],
+      ['ban.remove', 'bob'],
+    ]);
+    expect(mine[0]).toMatchObject({ target: key.clientId, label: 'audit mod', scopes: ['irc.connection.establish', 'irc.messages.send'] });
+    expect(mine[2]).toMatchObject({ target: player.uuid, reason: 'griefing', expiresAt: expect.stringMatching(/^\d{4}-/) });
+    for (const r of mine) expect(Date.parse(r.at)).toBeGreaterThanOrEqual(before - 1000);
+    expect(JSON.stringify(trail)).not.toContain(key.clientSecret);
+
+    const table = await runCli(['audit', '--since', '1h'], env);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+DETAILS/);
+    expect(table.stdout).toContain('ban.add');
+    expect(table.stdout).not.toContain(key.clientSecret);
+  });
+
+  it('a failed action leaves no record: lifting a ban that does not exist', async () => {
+    const nobody = relay.player();
+    const r = await runCli(['bans', 'remove', nobody.uuid], env);
+    expect(r.code).toBe(3);
+    const trail = await runCliJson<AuditRecord[]>(['audit', '--json'], env);
+    expect(trail.some((rec) => rec.target === nobody.uuid)).toBe(false);
+  });
+
+  it('refuses a bad --since or --limit with a sentence and exit code 2', async () => {
+    for (const args of [['audit', '--since', 'yesterday'], ['audit', '--limit', '0']]) {
+      const r = await runCli(args, env);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--(since|limit) must/);
+    }
+  });
+});
