@@ -4,7 +4,7 @@
 // read), describe.ts (`relay config`), wording.ts (the sentences). The .env examples are written from
 // the schema by scripts/generate-env-examples.ts.
 
-export type { NatsSettings, RelayConfig } from './config/build.js';
+export type { RelayConfig } from './config/build.js';
 export { describeConfig } from './config/describe.js';
 export { ConfigError, loadConfig } from './config/load.js';
 export { ENV_SCHEMAS, envVariables, isSecretVariable, type Env, type ServiceKind } from './config/schema.js';

@@ -12,7 +12,7 @@ const bytes = (v: string): number => parseSize(v) ?? 0;
 const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter((s) => s !== '');
 
 /** How to reach NATS: only what was given (an empty variable is no credential). */
-export interface NatsSettings {
+interface NatsSettings {
   servers: string[];
   user?: string;
   pass?: string;
