@@ -7,6 +7,7 @@ import { Scope } from '../services/core/scopes.js';
 import { channelSubject, STREAM_NAME } from '../services/core/subjects.js';
 import { waitUntil as eventually } from '../tools/poll.js';
 import { RelayFixture } from './helpers/relay.js';
+import { freeze } from './helpers/nats.js';
 
 let relay: RelayFixture;
 let key: CreatedKey;
@@ -99,13 +100,12 @@ describe('a publish that fails part-way', () => {
       const p = own.player();
       expect((await own.post(chat('warm-up'), own.headers(p, k, ch))).status).toBe(200);
       // A frozen server: it takes the bytes but answers nothing until it runs again.
-      const server = own.nats.node!.process;
-      server.kill('SIGSTOP');
+      const thaw = await freeze(own.nats.node!);
       let res;
       try {
         res = await own.post([chat('a'), chat('b'), chat('c')], own.headers(p, k, ch));
       } finally {
-        server.kill('SIGCONT');
+        thaw();
       }
       expect(res.status).toBe(503);
       expect(res.body).toMatchObject({ error: 'publish_failed', accepted: 0, unknown: 1 });

@@ -2,10 +2,11 @@
 // testcontainers' NATS module; without one (CI here) the local binary on a free port with a
 // temporary store. Detection fails within milliseconds when no engine answers.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNatsCluster, startNatsNode, type NatsCluster, type NatsNode } from '../../tools/nats-launcher.js';
+import { waitUntil } from '../../tools/poll.js';
 
 export interface TestNats {
   url: string;
@@ -58,4 +59,29 @@ export async function startTestCluster(): Promise<NatsCluster & { dir: string; r
       rmSync(dir, { recursive: true, force: true });
     },
   });
+}
+
+/**
+ * Freezes a nats-server (SIGSTOP) and returns once the kernel reports every one of its threads
+ * stopped: a signal is delivered asynchronously, and on a loaded or sandboxed machine the server
+ * could still answer a message sent just after kill() returned. Returns the thaw.
+ */
+export async function freeze(node: NatsNode): Promise<() => void> {
+  const pid = node.process.pid;
+  if (pid === undefined) throw new Error('the nats-server has no process id');
+  node.process.kill('SIGSTOP');
+  const thaw = (): void => void node.process.kill('SIGCONT');
+  try {
+    await waitUntil(() => everyThreadStopped(pid), `nats-server ${pid} to stop`, 5000);
+  } catch (e) {
+    thaw();
+    throw e;
+  }
+  return thaw;
+}
+
+function everyThreadStopped(pid: number): boolean {
+  const tasks = readdirSync(`/proc/${pid}/task`);
+  // The state is the field after the parenthesised command name: T (stopped) or t (traced).
+  return tasks.length > 0 && tasks.every((t) => /\)\s+[Tt]\s/.test(readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8')));
 }
