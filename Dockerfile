@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# One image for every role: `docker run <image> serve gateway`, `serve ingress`, `serve all`, or any
+# One image for every role: `docker run <image> serve gateway`, `serve ingress`, `serve admin`, `serve all`, or any
 # other relay command (`keys create ...`). Configuration comes from the environment only.
 
 ARG NODE_VERSION=22
@@ -11,7 +11,10 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY schemas ./schemas
 COPY services ./services
-RUN npm run build:relay && npm prune --omit=dev --no-audit --no-fund
+# The operator's console, bundled at build time (no network at run time).
+COPY console ./console
+COPY tools/console-build.ts ./tools/
+RUN npm run build:relay && npm run build:console && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:${NODE_VERSION}-bookworm-slim
 # One malloc arena per V8 helper thread fragments a long-running server's memory; two keep the

@@ -3,6 +3,7 @@
 // a plain object from the TypeBox schemas and the error catalogue, so there is one source of truth;
 // `npm run schemas` writes it to schemas/openapi.json.
 
+import { ADMIN_SECURITY_SCHEME, adminComponents, adminPaths } from './admin-openapi.js';
 import { ALL_COMPONENTS, componentSchemas, payloadComponentName, type JsonObject, type JsonValue } from './api-components.js';
 import { BATCH_MAX_DEFAULT } from './envelope.js';
 import { HTTP_ERROR_CODES, HTTP_ERRORS, type HttpErrorCode, type HttpErrorEntry, type StreamOrPost } from './http-errors.js';
@@ -275,9 +276,16 @@ export function openApiDocument(version: string): JsonObject {
     tags: [
       { name: 'send', description: 'POST: payloads onto the channel.' },
       { name: 'stream', description: 'GET: the SSE stream (its events: schemas/asyncapi.json).' },
+      { name: 'admin', description: "The operator's admin API (`relay serve admin`), on the admin service's own port and never the client address: nodes, channels, streams, keys, bans, replay, live tail, audit. Bearer admin token." },
     ],
     security: SECURITY,
-    paths: Object.fromEntries(['/', '/irc'].map((p) => [p, { post: postOperation(p), get: getOperation(p) }])),
-    components: { schemas, responses: errorResponses(), parameters: PARAMETERS, headers: HEADERS, securitySchemes: SECURITY_SCHEMES },
+    paths: { ...Object.fromEntries(['/', '/irc'].map((p) => [p, { post: postOperation(p), get: getOperation(p) }])), ...adminPaths() },
+    components: {
+      schemas: { ...schemas, ...adminComponents() },
+      responses: errorResponses(),
+      parameters: PARAMETERS,
+      headers: HEADERS,
+      securitySchemes: { ...SECURITY_SCHEMES, adminToken: ADMIN_SECURITY_SCHEME },
+    },
   };
 }

@@ -36,14 +36,27 @@ export const StreamClaim = Type.Object({
   channel: Type.Union([Type.String(), Type.Null()]),
   clientId: Type.String(),
   openedAt: Type.String({ format: 'date-time' }),
+  /** The client's user agent (X-Minecraft-Mod or User-Agent), as the console shows it. */
+  agent: Type.Optional(Type.String()),
 });
 export type StreamClaim = Static<typeof StreamClaim>;
 
 export const NodeRecord = Type.Object({
   node: Type.String(),
+  /** The service: ingress, gateway, all or admin. */
   role: Type.String(),
   startedAt: Type.String({ format: 'date-time' }),
   heartbeatAt: Type.String({ format: 'date-time' }),
+  // What the console shows of a node; optional, so nodes of an older release still count as alive.
+  /** How often the node beats, in ms: three missed beats and the console calls it silent. */
+  beatMs: Type.Optional(Type.Integer({ minimum: 1 })),
+  version: Type.Optional(Type.String()),
+  /** Connected to NATS and not draining. */
+  ready: Type.Optional(Type.Boolean()),
+  streams: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** Counters since the node started: frames written to streams, entries stored by POSTs. */
+  framesDelivered: Type.Optional(Type.Integer({ minimum: 0 })),
+  entriesPublished: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type NodeRecord = Static<typeof NodeRecord>;
 

@@ -7,6 +7,7 @@ import { envVariables, isSecretVariable, type ServiceKind } from '../services/co
 const TITLES: Record<ServiceKind, string> = {
   ingress: 'the ingress (relay serve ingress)',
   gateway: 'the gateway (relay serve gateway)',
+  admin: 'the admin service: console and admin API (relay serve admin)',
   all: 'both services in one process (relay serve all / npm start)',
 };
 

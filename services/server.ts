@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type RelayConfig, type ServiceKind } from './core/config.js';
 import { RelayError } from './core/errors.js';
 import { createHttpApp, sendError } from './core/http.js';
+import type { Logger } from './core/logger.js';
+import { NodeHeartbeat } from './core/node-heartbeat.js';
 import { startCore, stopCore, type CoreOptions, type RelayCore } from './core/runtime.js';
 import { STREAM_NAME } from './core/subjects.js';
 import { Gateway } from './gateway/gateway.js';
@@ -14,6 +16,7 @@ import { Ingress } from './ingress/ingress.js';
 export interface RelayServer {
   config: RelayConfig;
   core: RelayCore;
+  logger: Logger;
   app: FastifyInstance;
   ingress: Ingress | null;
   gateway: Gateway | null;
@@ -25,7 +28,8 @@ export interface RelayServer {
 }
 
 export interface StartOptions extends CoreOptions {
-  service: ServiceKind;
+  /** The admin service has its own composition (services/admin/admin-server.ts). */
+  service: Exclude<ServiceKind, 'admin'>;
   env?: NodeJS.ProcessEnv;
   config?: RelayConfig;
 }
@@ -64,6 +68,20 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
       app.post(url, (_req, reply) => sendError(reply, misrouted('POST', 'ingress')));
     }
   }
+  const { metrics } = core;
+  const heartbeat = new NodeHeartbeat({
+    kv: core.nats.buckets.nodes,
+    nodeId: config.nodeId,
+    role: config.service,
+    beatMs: Math.round(config.gateway.nodeTimeoutMs / 3),
+    status: async () => ({
+      ready: core.natsConnected() && !(ingress?.isDraining ?? false) && !(gateway?.isDraining ?? false),
+      ...(gateway !== null ? { streams: gateway.streamCount, framesDelivered: total(await metrics.framesDelivered.get()) } : {}),
+      ...(ingress !== null ? { entriesPublished: total(await metrics.entriesPublished.get()) } : {}),
+    }),
+  });
+  // The first beat lands before the gateway starts judging liveness, so it sees itself alive.
+  await heartbeat.start();
   await gateway?.start();
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address() as AddressInfo;
@@ -86,15 +104,20 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
       app.server.closeAllConnections();
       await closed;
       await untilDeadline(Promise.resolve(gateway?.stop()));
+      await untilDeadline(heartbeat.stop());
       ingress?.stop();
       await untilDeadline(stopCore(core));
       if (!core.nats.nc.isClosed()) await core.nats.nc.close();
     })();
     return closing;
   };
-  return { config, core, app, ingress, gateway, url, port: address.port, close };
+  return { config, core, logger: core.logger, app, ingress, gateway, url, port: address.port, close };
 }
 
 function misrouted(verb: string, service: string): RelayError {
   return new RelayError('method_not_allowed', `This process serves only the other verb; ${verb} / belongs to the ${service}.`);
+}
+
+function total(metric: { values: { value: number }[] }): number {
+  return metric.values.reduce((sum, v) => sum + v.value, 0);
 }

@@ -1,21 +1,27 @@
 // How a relay process ends: SIGTERM or SIGINT starts the graceful shutdown (drain, release, close),
 // a second signal exits at once. Every process that runs a RelayServer (`relay serve`, the
 // development relay of `npm start`) ends this way, so it lives with the services.
-import type { RelayServer } from './server.js';
+import type { Logger } from './core/logger.js';
+
+/** A running service: the relay (server.ts) or the admin service (admin/admin-server.ts). */
+export interface Service {
+  logger: Logger;
+  close(): Promise<void>;
+}
 
 const EXIT_GRACE_MS = 2000;
 
 /** Runs until SIGTERM/SIGINT, then shuts down gracefully; `onStopped` runs after the server has closed. */
-export async function runUntilSignalled(server: RelayServer, onStopped?: () => Promise<void>): Promise<void> {
+export async function runUntilSignalled(server: Service, onStopped?: () => Promise<void>): Promise<void> {
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
       if (stopping) {
-        server.core.logger.warn({ signal }, 'second signal: exiting now');
+        server.logger.warn({ signal }, 'second signal: exiting now');
         process.exit(1);
       }
       stopping = true;
-      server.core.logger.info({ signal }, 'shutting down gracefully');
+      server.logger.info({ signal }, 'shutting down gracefully');
       void server
         .close()
         .then(() => onStopped?.())

@@ -52,6 +52,10 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['MAX_STREAMS_PER_KEY', '1000', 'all', /whole number of at least 0/],
   ['RETRY_MIN', '500ms', 'x', /duration like/],
   ['RETRY_MAX', '10s', 'x', /duration like/],
+  ['ADMIN_HOST', '0.0.0.0', 'two words', /must not contain spaces/],
+  ['ADMIN_PORT', '8091', '-1', /whole number from 0 to 65535/],
+  ['ADMIN_TOKEN', 'c0193846a545894008456162d2493ded', 'short', /shorter than 24 characters/],
+  ['ADMIN_TOKENS', `alice=${'a'.repeat(24)},bob=${'b'.repeat(24)}`, 'alice', /ADMIN_TOKENS item 1 must be name=token/],
   ['DEV_NATS', 'true', 'yes', /one of auto, true, false/],
 ];
 

@@ -1,15 +1,19 @@
 // npm start: the all-in-one development relay. A local nats-server with JetStream under .data/
 // (unless NATS_URL is set), offline identities (unless PROFILE_API_URL is set), one port for both
-// verbs, and a development key with every scope, printed with curl commands that work as printed.
+// verbs, a development key with every scope, printed with curl commands that work as printed, and
+// the operator's console on 127.0.0.1 with a sign-in link.
 
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../services/core/config.js';
 import { maskUrlCredentials } from '../services/core/display.js';
 import type { CreatedKey } from '../services/core/keys.js';
 import { ALL_SCOPES } from '../services/core/scopes.js';
+import { startAdminServer, type AdminServer } from '../services/admin/admin-server.js';
 import { startRelayServer, type RelayServer } from '../services/server.js';
 import { runUntilSignalled } from '../services/signals.js';
+import { buildConsole } from './console-build.js';
 import { startNatsNode, type NatsNode } from './nats-launcher.js';
 import { freePort, portFree } from './ports.js';
 
@@ -33,20 +37,53 @@ export async function runDevServer(): Promise<void> {
     nats = await startNatsNode({ storeDir: join(DATA_DIR, 'nats'), port, serverName: 'relay-dev', logFile: join(DATA_DIR, 'nats.log') });
     env['NATS_URL'] = nats.url;
   }
+  // The console is this machine's only, whatever HOST says; its token is new at every start unless
+  // ADMIN_TOKEN names one (then the link carries no token: the operator has it).
+  const ownToken = (env['ADMIN_TOKEN'] ?? '') === '' && (env['ADMIN_TOKENS'] ?? '') === '';
+  if (ownToken) env['ADMIN_TOKEN'] = randomBytes(24).toString('hex');
+  if ((env['ADMIN_HOST'] ?? '') === '') env['ADMIN_HOST'] = '127.0.0.1';
+  if ((env['ADMIN_PORT'] ?? '') === '') env['ADMIN_PORT'] = String((await portFree(8090)) ? 8090 : await freePort());
+  await buildConsole();
   let server: RelayServer;
+  let admin: AdminServer;
   try {
     server = await startRelayServer({ service: 'all', config: loadConfig('all', env) });
   } catch (e) {
     await nats?.stop();
     throw e;
   }
+  try {
+    admin = await startAdminServer({ env });
+  } catch (e) {
+    await server.close();
+    await nats?.stop();
+    throw e;
+  }
   const key = await devKey(server);
-  const stopped = runUntilSignalled(server, async () => {
+  const both = {
+    logger: server.logger,
+    close: async () => {
+      await admin.close();
+      await server.close();
+    },
+  };
+  const stopped = runUntilSignalled(both, async () => {
     await nats?.stop();
   });
   // The banner says Ctrl-C stops the relay: the handler is in place before anyone can read that.
   process.stdout.write(banner(server, key, config.profile.url === 'offline'));
+  process.stdout.write(consoleBanner(admin, ownToken ? (env['ADMIN_TOKEN'] ?? null) : null));
   await stopped;
+}
+
+function consoleBanner(admin: AdminServer, token: string | null): string {
+  return [
+    token !== null
+      ? `Operator's console: ${admin.url}/#token=${token}`
+      : `Operator's console: ${admin.url}/  (sign in with your ADMIN_TOKEN)`,
+    `  (this machine only; the token is new at every start unless ADMIN_TOKEN is set)`,
+    '',
+  ].join('\n');
 }
 
 /** Reuses the key from .data/dev-key.json while it still works, so curl commands stay valid. */

@@ -3,7 +3,7 @@
 // event log so the log's per-channel limits and retention never touch it. `relay audit` reads it.
 
 import { userInfo, hostname } from 'node:os';
-import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamClient, type OrderedConsumerOptions, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import type { AuditRecord } from '../../schemas/records.js';
 import { parseAuditRecord } from './records.js';
@@ -69,24 +69,39 @@ export class AuditLog {
   }
 
   /** Records from `since` (ISO time; all kept when null), oldest first, at most `limit`. */
-  async list(since: string | null, limit: number): Promise<AuditRecord[]> {
-    const consumer = await this.js.consumers.get(
-      AUDIT_STREAM_NAME,
-      since === null ? { deliver_policy: DeliverPolicy.All } : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since },
-    );
+  list(since: string | null, limit: number): Promise<AuditRecord[]> {
+    return this.read(since === null ? { deliver_policy: DeliverPolicy.All } : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since }, limit);
+  }
+
+  /** The newest `limit` records, oldest first (the console's view: what was done lately). */
+  async latest(limit: number): Promise<AuditRecord[]> {
+    const { state } = await (await this.js.jetstreamManager()).streams.info(AUDIT_STREAM_NAME);
+    if (state.messages === 0) return [];
+    const from = Math.max(state.first_seq, state.last_seq - limit + 1);
+    return this.read({ deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from }, limit);
+  }
+
+  private async read(start: Partial<OrderedConsumerOptions>, limit: number): Promise<AuditRecord[]> {
+    const consumer = await this.js.consumers.get(AUDIT_STREAM_NAME, start);
     const out: AuditRecord[] = [];
-    if ((await consumer.info(true)).num_pending === 0) return out;
-    const messages = await consumer.consume({ max_messages: 256 });
     try {
-      for await (const m of messages) {
-        const record = parseJson(m.string());
-        if (record !== null) out.push(record);
-        if (out.length >= limit || m.info.pending === 0) break;
+      if ((await consumer.info(true)).num_pending === 0) return out;
+      const messages = await consumer.consume({ max_messages: 256 });
+      try {
+        for await (const m of messages) {
+          const record = parseJson(m.string());
+          if (record !== null) out.push(record);
+          if (out.length >= limit || m.info.pending === 0) break;
+        }
+      } finally {
+        await messages.close();
       }
+      return out;
     } finally {
-      await messages.close();
+      // An ordered consumer otherwise stays on the server five minutes after its reader (the
+      // console reads the trail every few seconds).
+      await consumer.delete().catch(() => undefined);
     }
-    return out;
   }
 }
 

@@ -62,6 +62,7 @@ export class Admission {
         channel,
         receiveMask: principal.scopes.receiveMask,
         bridge: principal.scopes.unauthenticated,
+        agent: principal.agent,
       },
       lastEventId,
       keyExpiresAt: principal.key.expiresAt,

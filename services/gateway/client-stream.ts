@@ -25,6 +25,8 @@ export interface StreamIdentity {
   channel: string | null;
   receiveMask: number;
   bridge: boolean;
+  /** The client's user agent as it named itself, for operators (the console's streams). */
+  agent: string | null;
 }
 
 /** Batches the writes of one event-loop turn, and the counting that goes with them. */
@@ -63,6 +65,7 @@ export class ClientStream implements Listener {
   readonly channel: string | null;
   readonly receiveMask: number;
   readonly bridge: boolean;
+  readonly agent: string | null;
   /** Epoch ms. */
   readonly openedAt = Date.now();
 
@@ -94,6 +97,7 @@ export class ClientStream implements Listener {
     this.channel = identity.channel;
     this.receiveMask = identity.receiveMask;
     this.bridge = identity.bridge;
+    this.agent = identity.agent;
     this.res = res;
     this.socket = socket;
     this.context = context;

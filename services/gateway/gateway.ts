@@ -17,7 +17,7 @@ import { ALL_CHANNELS, ChannelHub } from './channel-hub.js';
 import { ClientStream, type StreamContext } from './client-stream.js';
 import { CloseReason } from './close-reason.js';
 import { keepaliveFrame } from './frame.js';
-import { NodeLiveness } from './node-liveness.js';
+import { NodeLiveness } from '../core/node-liveness.js';
 import { Ownership } from './ownership.js';
 import { replay } from './replay.js';
 import { encodeComment } from './sse.js';
@@ -42,7 +42,7 @@ export class Gateway {
     this.core = core;
     const { nats, logger, metrics, config, auth } = core;
     this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics);
-    this.liveness = new NodeLiveness(nats.js, nats.buckets.nodes, config.nodeId, 'gateway', config.gateway.nodeTimeoutMs, logger);
+    this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
     this.ownership = new Ownership({
       js: nats.js,
       kv: nats.buckets.streams,
@@ -57,6 +57,11 @@ export class Gateway {
       maxQueuedBytes: config.gateway.queueMaxBytes,
       ended: (stream, reason) => this.streamEnded(stream, reason),
     };
+  }
+
+  /** Streams open on this node. */
+  get streamCount(): number {
+    return this.registry.size;
   }
 
   get isDraining(): boolean {

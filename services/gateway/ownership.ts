@@ -23,7 +23,7 @@ import type { Logger } from '../core/logger.js';
 import { parseStreamClaim } from '../core/records.js';
 import { BUCKET_STREAMS } from '../core/subjects.js';
 import { IndexMap } from './index-map.js';
-import type { NodeLiveness } from './node-liveness.js';
+import type { NodeLiveness } from '../core/node-liveness.js';
 import { StaleClaims } from './stale-claims.js';
 
 export function claimKey(account: string, channel: string): string {
@@ -36,6 +36,7 @@ export interface ClaimedStream {
   readonly account: string | null;
   readonly clientId: string;
   readonly channel: string | null;
+  readonly agent?: string | null;
   /** Epoch ms. */
   readonly openedAt: number;
 }
@@ -177,6 +178,7 @@ export class Ownership {
       channel: stream.channel,
       clientId: stream.clientId,
       openedAt: new Date(stream.openedAt).toISOString(),
+      ...(stream.agent != null ? { agent: stream.agent } : {}),
     };
   }
 

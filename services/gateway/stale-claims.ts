@@ -6,7 +6,7 @@
 import type { KV } from '@nats-io/kv';
 import type { KvMirror } from '../core/kv-mirror.js';
 import type { Logger } from '../core/logger.js';
-import type { NodeLiveness } from './node-liveness.js';
+import type { NodeLiveness } from '../core/node-liveness.js';
 
 /** What the sweep needs of a mirrored claim. */
 export interface SweptClaim {

@@ -26,7 +26,7 @@ export class LogCapture extends Writable {
 
 export interface RelayOptions {
   env?: Record<string, string>;
-  service?: ServiceKind;
+  service?: Exclude<ServiceKind, 'admin'>;
   /** Share a nats-server / profile API with another relay of the same test. */
   nats?: TestNats;
   profile?: FakeProfileApi;

@@ -2,22 +2,10 @@
 import type { Command } from 'commander';
 import { isRelayError } from '../../core/errors.js';
 import { ALL_SCOPES } from '../../core/scopes.js';
-import type { KeyRecord } from '../../../schemas/records.js';
+import { keyStatus, keyView } from '../../core/key-view.js';
 import { CliError, withAdmin } from '../admin.js';
 import { clientIdArg, expiryArg } from '../args.js';
 import { printJson, printTable } from '../output.js';
-
-function keyStatus(k: KeyRecord, now = Date.now()): string {
-  if (k.revokedAt !== undefined) return 'revoked';
-  if (k.expiresAt !== undefined && Date.parse(k.expiresAt) <= now) return 'expired';
-  return 'active';
-}
-
-/** What `keys list` shows of a key: everything but the secret's hash. */
-function publicView(k: KeyRecord): Record<string, unknown> {
-  const { secretSha256: _hidden, ...rest } = k;
-  return { ...rest, status: keyStatus(k) };
-}
 
 export function registerKeys(program: Command): void {
   const keys = program.command('keys').description('issue, list and revoke API keys (client credentials)');
@@ -69,7 +57,7 @@ export function registerKeys(program: Command): void {
     .option('--json', 'print a JSON array')
     .action(async (opts: { json?: boolean }) => {
       const list = await withAdmin({ keys: true }, async (admin) => admin.keys.list());
-      if (opts.json) return printJson(list.map(publicView));
+      if (opts.json) return printJson(list.map((k) => keyView(k)));
       printTable(
         list.map((k) => ({
           client_id: k.clientId,
@@ -99,7 +87,7 @@ export function registerKeys(program: Command): void {
         await admin.audited({ action: 'key.revoke', target: key.clientId });
         return key;
       });
-      if (opts.json) return printJson(publicView(revoked));
+      if (opts.json) return printJson(keyView(revoked));
       process.stdout.write(`revoked ${revoked.clientId} at ${revoked.revokedAt ?? ''}\n`);
     });
 }

@@ -1,12 +1,10 @@
 // relay replay <channel> and relay tail: read the event log, optionally following it live.
 import type { Command } from 'commander';
-import { DeliverPolicy, type OrderedConsumerOptions } from '@nats-io/jetstream';
-import { normaliseUuid } from '../../../schemas/uuid.js';
-import { isPayloadType } from '../../../schemas/payload-types.js';
 import { escapeControlChars, terminalSafeJson } from '../../core/display.js';
 import { logEntry, summarise, type LogEntry } from '../../core/log-entry.js';
 import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
-import { parseSince, parseWholeNumber } from '../../core/units.js';
+import { parseLogQuery, LogQueryError, type LogQuery, type LogQueryField } from '../../core/log-query.js';
+import { parseWholeNumber } from '../../core/units.js';
 import { CliError, withAdmin } from '../admin.js';
 import { channelArg } from '../args.js';
 
@@ -20,33 +18,15 @@ interface ReadOptions {
   limit?: string;
 }
 
-function startFrom(opts: ReadOptions, fromNow: boolean): Partial<OrderedConsumerOptions> {
-  if (opts.since !== undefined && opts.fromSeq !== undefined) throw new CliError('Use --since or --from-seq, not both.', 2);
-  if (opts.fromSeq !== undefined) {
-    // Beyond 2^53 a sequence is no longer exact in JavaScript, and NATS refuses it as "invalid JSON".
-    const seq = parseWholeNumber(opts.fromSeq);
-    if (seq === null) throw new CliError(`--from-seq must be a stream sequence number, digits only, at most ${Number.MAX_SAFE_INTEGER} (got "${opts.fromSeq}").`, 2);
-    return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, seq) };
-  }
-  if (opts.since !== undefined) {
-    const since = parseSince(opts.since);
-    if (!since.ok) throw new CliError(`--since ${since.problem} (got "${opts.since}").`, 2);
-    return { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since.iso };
-  }
-  return { deliver_policy: fromNow ? DeliverPolicy.New : DeliverPolicy.All };
-}
+const FLAGS: Record<LogQueryField, string> = { since: '--since', fromSeq: '--from-seq', type: '--type', sender: '--sender' };
 
-function filters(opts: ReadOptions): (e: LogEntry) => boolean {
-  const types = opts.type?.split(',').map((t) => t.trim()).filter((t) => t !== '');
-  // --type "" would match nothing and print nothing, which reads as "no such payloads".
-  if (types?.length === 0) throw new CliError('--type needs at least one payload type.', 2);
-  for (const t of types ?? []) if (!isPayloadType(t)) throw new CliError(`--type: "${t}" is not a payload type.`, 2);
-  let sender: string | null = null;
-  if (opts.sender !== undefined) {
-    sender = normaliseUuid(opts.sender);
-    if (sender === null) throw new CliError(`--sender must be a UUID (got "${opts.sender}").`, 2);
+function query(opts: ReadOptions, fromNow: boolean): LogQuery {
+  try {
+    return parseLogQuery(opts, fromNow, (f) => FLAGS[f]);
+  } catch (e) {
+    if (e instanceof LogQueryError) throw new CliError(e.message, 2);
+    throw e;
   }
-  return (e) => (types === undefined || types.includes(e.data.type)) && (sender === null || e.meta.uuid === sender);
 }
 
 function printEntry(e: LogEntry, json: boolean, showChannel: boolean): void {
@@ -62,8 +42,7 @@ function printEntry(e: LogEntry, json: boolean, showChannel: boolean): void {
 
 /** `fromNow`: with no --since/--from-seq, start at new payloads (tail) rather than the oldest kept (replay). */
 async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, fromNow: boolean): Promise<void> {
-  const keep = filters(opts);
-  const start = startFrom(opts, fromNow);
+  const { keep, start } = query(opts, fromNow);
   const limit = opts.limit === undefined ? Infinity : parseWholeNumber(opts.limit);
   if (limit === null || limit < 1) throw new CliError(`--limit must be a whole number of at least 1, digits only (got "${opts.limit}").`, 2);
   const progress = process.stderr.isTTY && !opts.follow;

@@ -4,6 +4,7 @@
 
 import { hostname } from 'node:os';
 import { parseDuration, parseSize } from '../units.js';
+import { parseAdminTokens } from './admin-tokens.js';
 import type { Env, ServiceKind } from './schema.js';
 
 // Checked already: every duration and size here matched its pattern and range.
@@ -83,6 +84,12 @@ export function buildConfig(service: ServiceKind, env: Env) {
       retryMaxMs: ms(env.RETRY_MAX),
       maxStreamsPerAccount: env.MAX_STREAMS_PER_ACCOUNT,
       maxStreamsPerKey: env.MAX_STREAMS_PER_KEY,
+    },
+    admin: {
+      host: env.ADMIN_HOST,
+      port: env.ADMIN_PORT,
+      /** Checked already (length, names); empty only where no admin service runs. */
+      tokens: parseAdminTokens(env.ADMIN_TOKEN, env.ADMIN_TOKENS).tokens,
     },
     devNats: env.DEV_NATS,
   };

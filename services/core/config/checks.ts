@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { maskUrlCredentials } from '../display.js';
 import { parseDuration, parseSize } from '../units.js';
+import { parseAdminTokens } from './admin-tokens.js';
 import { envVariables, type ServiceKind } from './schema.js';
 
 /** Node's timers hold at most 2^31-1 ms and fire at once beyond it. */
@@ -62,7 +63,7 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
       problems.push(`PROFILE_API_URL must be an http(s) URL or "offline" (got ${JSON.stringify(maskUrlCredentials(url))}).`);
     }
   }
-  if (service !== 'ingress') {
+  if (service === 'gateway' || service === 'all') {
     if (ok('KEEPALIVE_INTERVAL')) {
       const keepalive = ms('KEEPALIVE_INTERVAL');
       if (keepalive < 1000 || keepalive >= 15_000) {
@@ -72,7 +73,13 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
     if (ok('RETRY_MIN', 'RETRY_MAX') && ms('RETRY_MIN') > ms('RETRY_MAX')) {
       problems.push(`RETRY_MIN (${text('RETRY_MIN')}) must not exceed RETRY_MAX (${text('RETRY_MAX')}).`);
     }
-    if (ok('NODE_TIMEOUT') && ms('NODE_TIMEOUT') < 1000) problems.push(`NODE_TIMEOUT must be at least 1s (got ${text('NODE_TIMEOUT')}).`);
+  }
+  if (service !== 'ingress' && ok('NODE_TIMEOUT') && ms('NODE_TIMEOUT') < 1000) problems.push(`NODE_TIMEOUT must be at least 1s (got ${text('NODE_TIMEOUT')}).`);
+  if (ok('ADMIN_TOKEN', 'ADMIN_TOKENS') && (service === 'admin' || service === 'all')) {
+    const { tokens, problems: tokenProblems } = parseAdminTokens(text('ADMIN_TOKEN'), text('ADMIN_TOKENS'));
+    problems.push(...tokenProblems);
+    // npm start generates one; a deployed admin service without a token would answer nobody.
+    if (service === 'admin' && tokens.length === 0) problems.push('The admin service needs ADMIN_TOKEN (or named ADMIN_TOKENS); generate one with: openssl rand -hex 24');
   }
   if (ok('CLAIM_TTL') && ms('CLAIM_TTL') < 60_000) problems.push(`CLAIM_TTL must be at least 1m (got ${text('CLAIM_TTL')}).`);
   if (ok('BODY_TIMEOUT') && ms('BODY_TIMEOUT') < 100) problems.push(`BODY_TIMEOUT must be at least 100ms (got ${text('BODY_TIMEOUT')}).`);

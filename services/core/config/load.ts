@@ -22,6 +22,7 @@ const envAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, 
 const validators = {
   ingress: envAjv.compile(ENV_SCHEMAS.ingress),
   gateway: envAjv.compile(ENV_SCHEMAS.gateway),
+  admin: envAjv.compile(ENV_SCHEMAS.admin),
   all: envAjv.compile<Env>(ENV_SCHEMAS.all),
 };
 

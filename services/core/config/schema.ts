@@ -171,6 +171,25 @@ const GatewayEnv = {
   RETRY_MAX: Type.String({ default: '5s', ...duration, description: 'Longest retry: a draining gateway tells clients.' }),
 };
 
+const AdminEnv = {
+  ADMIN_HOST: Type.String({
+    default: '127.0.0.1',
+    pattern: '^\\S+$',
+    description: "Address the admin service (console and admin API) listens on; this machine only unless set (0.0.0.0 behind the operators' proxy).",
+  }),
+  ADMIN_PORT: Type.Integer({ default: 8090, minimum: 0, maximum: 65535, description: 'Port of the admin service, never the client port (0 picks a free one).' }),
+  ADMIN_TOKEN: Type.String({
+    default: '',
+    description: 'Bearer token of the console and admin API, named "admin" in the audit trail; at least 24 characters. npm start generates one.',
+    ...secret,
+  }),
+  ADMIN_TOKENS: Type.String({
+    default: '',
+    description: 'Several named tokens, name=token comma-separated (alice=...,bob=...), so the audit trail says who acted; with or instead of ADMIN_TOKEN.',
+    ...secret,
+  }),
+};
+
 const DevEnv = {
   DEV_NATS: Type.Union([Type.Literal('auto'), Type.Literal('true'), Type.Literal('false')], {
     default: 'auto',
@@ -181,7 +200,9 @@ const DevEnv = {
 export const ENV_SCHEMAS = {
   ingress: Type.Object({ ...CommonEnv, ...IngressEnv }),
   gateway: Type.Object({ ...CommonEnv, ...GatewayEnv }),
-  all: Type.Object({ ...CommonEnv, ...IngressEnv, ...GatewayEnv, ...DevEnv }),
+  // NODE_TIMEOUT: the console judges a node's heartbeat the way the gateways do.
+  admin: Type.Object({ ...CommonEnv, ...AdminEnv, NODE_TIMEOUT: GatewayEnv.NODE_TIMEOUT }),
+  all: Type.Object({ ...CommonEnv, ...IngressEnv, ...GatewayEnv, ...AdminEnv, ...DevEnv }),
 } as const;
 
 export type ServiceKind = keyof typeof ENV_SCHEMAS;

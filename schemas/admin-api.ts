@@ -1,0 +1,136 @@
+// The admin service's API (the operator's console talks to nothing else): every answer's shape and
+// every refusal's code. The OpenAPI document (schemas/openapi.ts) describes it from these.
+
+import { Type, type Static } from '@sinclair/typebox';
+import { AuditRecord, BanRecord, KeyRecord, StreamClaim } from './records.js';
+
+/** Every refusal of the admin API: the code carries its status. Bodies are {error, message}. */
+export const ADMIN_ERRORS = {
+  bad_request: { status: 400, when: 'A parameter or body member is missing or malformed; the message names it.' },
+  admin_token_required: { status: 401, when: 'No Authorization: Bearer <admin token> header.' },
+  admin_token_invalid: { status: 401, when: 'The bearer token is not one of the admin tokens.' },
+  not_found: { status: 404, when: 'No such route, key or ban.' },
+  too_many_tails: { status: 429, when: 'Every live-tail place of this admin service is taken; close a tail first.' },
+  unavailable: { status: 503, when: 'NATS cannot be reached right now.' },
+  audit_not_recorded: { status: 503, when: 'The action took effect but its audit record could not be written; do not repeat it.' },
+  internal_error: { status: 500, when: 'A fault inside the admin service (a bug).' },
+} as const;
+export type AdminErrorCode = keyof typeof ADMIN_ERRORS;
+
+export const AdminErrorBody = Type.Object(
+  {
+    error: Type.Union(Object.keys(ADMIN_ERRORS).map((c) => Type.Literal(c))),
+    message: Type.String(),
+  },
+  { description: 'The body of every admin refusal.' },
+);
+export type AdminErrorBody = Static<typeof AdminErrorBody>;
+
+export const Session = Type.Object({
+  /** The name of the token signed in with, as the audit trail records it. */
+  name: Type.String(),
+  version: Type.String(),
+  /** Every scope a key can have, for the console's key form. */
+  scopes: Type.Array(Type.String()),
+});
+export type Session = Static<typeof Session>;
+
+export const NodeView = Type.Object({
+  node: Type.String(),
+  role: Type.String(),
+  version: Type.Union([Type.String(), Type.Null()]),
+  alive: Type.Boolean({ description: 'Its heartbeat was seen within three beats.' }),
+  ready: Type.Union([Type.Boolean(), Type.Null()]),
+  streams: Type.Union([Type.Integer(), Type.Null()]),
+  framesOutPerSecond: Type.Union([Type.Number(), Type.Null()]),
+  entriesPerSecond: Type.Union([Type.Number(), Type.Null()]),
+  startedAt: Type.String({ format: 'date-time' }),
+  uptimeSeconds: Type.Integer(),
+  heartbeatAt: Type.String({ format: 'date-time' }),
+});
+export type NodeView = Static<typeof NodeView>;
+
+export const ChannelView = Type.Object({
+  channel: Type.String(),
+  streams: Type.Integer({ description: 'Streams open on this channel across the mesh.' }),
+  framesInPerSecond: Type.Number({ description: 'Payloads stored for this channel per second, over the last minute.' }),
+  framesInLastMinute: Type.Integer(),
+  lastActivity: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When its last payload was stored (since the admin service started).' }),
+});
+export type ChannelView = Static<typeof ChannelView>;
+
+/** One point of the overview's charts, every few seconds. */
+export const MeshSample = Type.Object({
+  at: Type.Integer({ description: 'Epoch seconds.' }),
+  streams: Type.Integer(),
+  framesInPerSecond: Type.Number(),
+  framesOutPerSecond: Type.Number(),
+});
+export type MeshSample = Static<typeof MeshSample>;
+
+export const Overview = Type.Object({
+  nodes: Type.Array(NodeView),
+  streams: Type.Integer(),
+  channels: Type.Integer(),
+  keys: Type.Integer({ description: 'Keys neither revoked nor expired.' }),
+  bans: Type.Integer({ description: 'Bans in force.' }),
+  history: Type.Array(MeshSample, { description: 'The last minutes, oldest first.' }),
+});
+export type Overview = Static<typeof Overview>;
+
+export const StreamView = Type.Composite([
+  StreamClaim,
+  Type.Object({ keyLabel: Type.Union([Type.String(), Type.Null()]) }),
+]);
+export type StreamView = Static<typeof StreamView>;
+
+export const KeyView = Type.Composite([
+  Type.Omit(KeyRecord, ['secretSha256']),
+  Type.Object({ status: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]) }),
+]);
+export type KeyView = Static<typeof KeyView>;
+
+export const KeyCreateBody = Type.Object(
+  {
+    scopes: Type.Array(Type.String(), { minItems: 1, maxItems: 32 }),
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+    /** A duration from now (30d) or an ISO 8601 date or time. */
+    expires: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export type KeyCreateBody = Static<typeof KeyCreateBody>;
+
+export const KeyCreated = Type.Object({
+  clientId: Type.String(),
+  clientSecret: Type.String({ description: 'Shown in this answer only; never stored.' }),
+  scopes: Type.Array(Type.String()),
+  label: Type.Optional(Type.String()),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
+export const BanAddBody = Type.Object(
+  {
+    uuid: Type.String({ maxLength: 64 }),
+    reason: Type.String({ minLength: 1, maxLength: 500 }),
+    expires: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export type BanAddBody = Static<typeof BanAddBody>;
+
+export const LogEntryView = Type.Object({
+  seq: Type.Integer(),
+  time: Type.String({ format: 'date-time' }),
+  meta: Type.Object({ uuid: Type.String(), agent: Type.Union([Type.String(), Type.Null()]), channel: Type.String() }),
+  data: Type.Object({ type: Type.String() }, { additionalProperties: true }),
+});
+
+export const Replay = Type.Object({
+  entries: Type.Array(LogEntryView),
+  /** More matched than `limit`; ask again with fromSeq = nextSeq. */
+  more: Type.Boolean(),
+  nextSeq: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+export { AuditRecord, BanRecord };

@@ -1,0 +1,155 @@
+// Composition of the admin service (`relay serve admin`): its own port, the console's files, and the
+// admin API under /api, all from what the mesh writes to NATS. It never serves clients and never
+// shares a port with the ingress or the gateway.
+
+import type { AddressInfo } from 'node:net';
+import helmet from '@fastify/helmet';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AdminErrorBody } from '../../schemas/admin-api.js';
+import { AuditLog } from '../core/audit.js';
+import { BanStore } from '../core/bans.js';
+import { loadConfig, type RelayConfig } from '../core/config.js';
+import { KeyStore } from '../core/keys.js';
+import { createLogger, type Logger } from '../core/logger.js';
+import { openNatsContext, type NatsContext } from '../core/nats.js';
+import { AdminError, asAdminError } from './admin-error.js';
+import { AdminTokens } from './admin-tokens.js';
+import { registerApiRoutes } from './api-routes.js';
+import { registerConsole } from './console-assets.js';
+import { MeshView } from './mesh-view.js';
+import { TailHub } from './tail-hub.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The name of the admin token this request carries (set for every /api route). */
+    operator: string;
+  }
+}
+
+export interface AdminServer {
+  config: RelayConfig;
+  logger: Logger;
+  nats: NatsContext;
+  app: FastifyInstance;
+  /** http://host:port of the console. */
+  url: string;
+  /** Every route of the admin API as METHOD /api/path/:param (the tests try each without a token). */
+  apiRoutes: string[];
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface AdminOptions {
+  env?: NodeJS.ProcessEnv;
+  config?: RelayConfig;
+  logger?: Logger;
+  logDestination?: NodeJS.WritableStream;
+}
+
+/** Bodies are a key's scopes or a ban's reason: small. */
+const BODY_LIMIT = 64 * 1024;
+
+export async function startAdminServer(options: AdminOptions = {}): Promise<AdminServer> {
+  const config = options.config ?? loadConfig('admin', options.env);
+  const logger =
+    options.logger ??
+    createLogger({
+      level: config.logLevel,
+      pretty: config.logPretty,
+      nodeId: config.nodeId,
+      service: 'admin',
+      ...(options.logDestination !== undefined ? { destination: options.logDestination } : {}),
+    });
+  const tokens = new AdminTokens(config.admin.tokens);
+  // Like the CLI: an operator's tool never rewrites the stream's limits the services apply.
+  const nats = await openNatsContext(config, 'relay-admin', logger, { applyLimits: false });
+  const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
+  const bans = new BanStore(nats.js, nats.buckets.bans, logger);
+  const mesh = new MeshView({ nc: nats.nc, js: nats.js, keys, bans, nodeTimeoutMs: config.gateway.nodeTimeoutMs, logger });
+  const tails = new TailHub(nats.js, logger);
+  try {
+    await Promise.all([keys.start(), bans.start(), mesh.start()]);
+  } catch (e) {
+    await nats.nc.close();
+    throw e;
+  }
+
+  const loggerInstance: FastifyBaseLogger = logger;
+  const app = Fastify({
+    loggerInstance,
+    bodyLimit: BODY_LIMIT,
+    logController: new LogController({ disableRequestLogging: true }),
+    // A member the schema does not name is refused, not silently dropped.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+  });
+  await app.register(helmet, {
+    // The console is one origin's own files: no inline script or style, no framing, no referrer.
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    referrerPolicy: { policy: 'no-referrer' },
+    frameguard: { action: 'deny' },
+    // Plain HTTP on 127.0.0.1 in development; a proxy in front adds HSTS where TLS ends.
+    strictTransportSecurity: false,
+  });
+  const apiRoutes: string[] = [];
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') || route.url === '/api/*') return;
+    for (const method of [route.method].flat()) if (method !== 'HEAD') apiRoutes.push(`${method} ${route.url}`);
+  });
+  app.decorateRequest('operator', '');
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith('/api/') && request.url !== '/api') return;
+    // Answers about keys, bans and players are nobody's to keep: no cache, no proxy copy.
+    void reply.header('cache-control', 'no-store');
+    // Authority travels only in the Authorization header, never in a cookie, so no other site can
+    // make a browser act with it (nothing to forge across sites).
+    request.operator = tokens.operator(request.headers.authorization);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const e = asAdminError(error);
+    if (e.code === 'internal_error') request.log.error({ err: error, method: request.method, url: request.url }, 'admin request failed');
+    else if (e.status >= 500) request.log.warn({ err: error, method: request.method, url: request.url, code: e.code }, 'admin request refused');
+    const body: AdminErrorBody = { error: e.code, message: e.message };
+    return reply.code(e.status).type('application/json; charset=utf-8').send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const e = new AdminError('not_found', `Nothing is served at ${request.method} ${request.url.split('?')[0]}.`);
+    return reply.code(e.status).send({ error: e.code, message: e.message });
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  registerApiRoutes(app, { js: nats.js, keys, bans, audit: new AuditLog(nats.js), mesh, tails, logger });
+  await registerConsole(app);
+
+  await app.listen({ host: config.admin.host, port: config.admin.port });
+  const address = app.server.address() as AddressInfo;
+  const host = config.admin.host === '0.0.0.0' || config.admin.host === '::' ? '127.0.0.1' : config.admin.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  logger.info({ url, node: config.nodeId, tokens: config.admin.tokens.map((t) => t.name) }, 'admin service listening');
+
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await tails.closeAll();
+      await app.close();
+      await mesh.stop();
+      await Promise.all([keys.stop(), bans.stop()]);
+      await nats.nc.drain().catch(() => undefined);
+    })();
+    return closing;
+  };
+  return { config, logger, nats, app, url, port: address.port, apiRoutes, close };
+}

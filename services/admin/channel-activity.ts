@@ -1,0 +1,76 @@
+// How busy each channel is: the admin service holds one core subscription on the live feed the
+// event log RePublishes (every stored payload, every channel) and counts payloads per channel per
+// second over the last minute. Counting only; nothing of a payload is kept.
+
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { channelFromToken } from '../core/channel.js';
+import { CHANNEL_SUBJECT_PREFIX, LIVE_ALL_CHANNELS, LIVE_PREFIX } from '../core/subjects.js';
+
+const WINDOW_S = 60;
+/** A channel with no payload for this long and no stream is forgotten. */
+const FORGET_AFTER_MS = 60 * 60_000;
+const TOKEN_START = LIVE_PREFIX.length + CHANNEL_SUBJECT_PREFIX.length;
+
+interface Counts {
+  /** Payloads per second, indexed by epoch second modulo the window. */
+  perSecond: Uint32Array;
+  /** The epoch second each slot was last written in (a slot from an older minute reads as 0). */
+  slotSecond: Float64Array;
+  lastAt: number;
+}
+
+export class ChannelActivity {
+  private readonly channels = new Map<string, Counts>();
+  private readonly sub: Subscription;
+  private total = 0;
+
+  constructor(nc: NatsConnection) {
+    this.sub = nc.subscribe(LIVE_ALL_CHANNELS, {
+      callback: (err, msg) => {
+        if (err === null) this.count(msg.subject.slice(TOKEN_START));
+      },
+    });
+  }
+
+  private count(token: string, now = Date.now()): void {
+    this.total++;
+    let c = this.channels.get(token);
+    if (c === undefined) {
+      c = { perSecond: new Uint32Array(WINDOW_S), slotSecond: new Float64Array(WINDOW_S), lastAt: now };
+      this.channels.set(token, c);
+    }
+    const second = Math.floor(now / 1000);
+    const slot = second % WINDOW_S;
+    if (c.slotSecond[slot] !== second) {
+      c.slotSecond[slot] = second;
+      c.perSecond[slot] = 0;
+    }
+    c.perSecond[slot] = (c.perSecond[slot] ?? 0) + 1;
+    c.lastAt = now;
+  }
+
+  /** Payloads stored since the service started, every channel (the overview's rate is its slope). */
+  get payloads(): number {
+    return this.total;
+  }
+
+  /** Every channel seen within the hour: readable name, payloads in the last minute, last payload. */
+  snapshot(now = Date.now()): { channel: string; lastMinute: number; lastAt: number }[] {
+    const second = Math.floor(now / 1000);
+    const out: { channel: string; lastMinute: number; lastAt: number }[] = [];
+    for (const [token, c] of this.channels) {
+      if (now - c.lastAt > FORGET_AFTER_MS) {
+        this.channels.delete(token);
+        continue;
+      }
+      let lastMinute = 0;
+      for (let i = 0; i < WINDOW_S; i++) if (second - (c.slotSecond[i] ?? 0) < WINDOW_S) lastMinute += c.perSecond[i] ?? 0;
+      out.push({ channel: channelFromToken(token), lastMinute, lastAt: c.lastAt });
+    }
+    return out;
+  }
+
+  stop(): void {
+    this.sub.unsubscribe();
+  }
+}

@@ -1,0 +1,40 @@
+// The console's files: the bundle `npm run build:console` writes to dist/console (index.html, and
+// scripts and styles named by their content hash). Hashed files are cached for a year, index.html
+// is revalidated, so a new release is picked up at once and a slow link fetches the bundle once.
+
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { AdminError } from './admin-error.js';
+
+/** In a checkout this file is services/admin/; compiled, dist/services/admin/. */
+const CANDIDATES = ['../../dist/console/', '../../console/'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+/** The built console, not the source folder console/ of a checkout. */
+const MARKER = 'index.html.gz';
+
+export function consoleDir(): string | null {
+  return CANDIDATES.find((dir) => existsSync(dir + MARKER)) ?? null;
+}
+
+export async function registerConsole(app: FastifyInstance): Promise<void> {
+  const root = consoleDir();
+  if (root === null) {
+    app.get('/', async () => {
+      throw new AdminError('not_found', 'The console is not built: run npm run build:console (the admin API under /api works without it).');
+    });
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root,
+    preCompressed: true,
+    // An array: given a string, @fastify/static looks for the compressed copies of each of its letters.
+    index: ['index.html'],
+    // Defaults of `send` would set max-age=0; ours says what may be kept, by file.
+    cacheControl: false,
+    setHeaders: (reply, path) => {
+      const hashed = /-[A-Z0-9]{8}\.(js|css)(\.br|\.gz)?$/.test(path);
+      void reply.header('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+}

@@ -1,0 +1,94 @@
+// Live tails of the admin API: one Server-Sent Events answer per tail, fed by its own ordered
+// consumer on the event log. A tail whose client leaves is closed at once (its consumer with it),
+// there are at most MAX_TAILS, and shutdown ends them all.
+
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { LogEntry } from '../core/log-entry.js';
+import type { LogQuery } from '../core/log-query.js';
+import type { Logger } from '../core/logger.js';
+import { AdminError } from './admin-error.js';
+import { tailChannel, type Tail } from './log-reader.js';
+
+/** A few operators with a few tabs each; every tail is a consumer on the NATS server. */
+const MAX_TAILS = 64;
+/** Proxies and browsers drop a silent connection; a comment line keeps it open. */
+const KEEPALIVE_MS = 15_000;
+const MAX_BUFFERED = 4 * 1024 * 1024;
+const KEEPALIVE = Buffer.from(': keepalive\n\n');
+
+export class TailHub {
+  private readonly js: JetStreamClient;
+  private readonly logger: Logger;
+  private readonly tails = new Set<() => Promise<void>>();
+
+  constructor(js: JetStreamClient, logger: Logger) {
+    this.js = js;
+    this.logger = logger;
+  }
+
+  get size(): number {
+    return this.tails.size;
+  }
+
+  async open(channel: string, query: LogQuery, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (this.tails.size >= MAX_TAILS) throw new AdminError('too_many_tails', `This admin service already follows ${MAX_TAILS} live tails; close one first.`);
+    const res = reply.raw;
+    let ended = false;
+    let tail: Tail | null = null;
+    let early: LogEntry[] | null = [];
+    const keepalive = setInterval(() => {
+      if (early === null) res.write(KEEPALIVE);
+    }, KEEPALIVE_MS).unref();
+    const end = async (): Promise<void> => {
+      if (ended) return;
+      ended = true;
+      this.tails.delete(end);
+      clearInterval(keepalive);
+      await tail?.close().catch(() => undefined);
+      if (!res.writableEnded) res.end();
+    };
+    this.tails.add(end);
+    // The response's close is the connection's: the request's own fires once its (empty) body is read.
+    res.once('close', () => void end());
+    try {
+      // Entries read before the answer's head is written wait their turn.
+      tail = await tailChannel(this.js, channel, query, (e) => {
+        if (early !== null) return void early.push(e);
+        write(res, e);
+        // A reader that cannot keep up is let go rather than buffered without bound.
+        if (res.writableLength > MAX_BUFFERED) void end();
+      });
+    } catch (e) {
+      await end();
+      throw e;
+    }
+    // The client left while the consumer was being made: nothing of it may stay.
+    if (ended) {
+      await tail.close().catch(() => undefined);
+      return;
+    }
+    reply.hijack();
+    res.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    res.write(`: tail of ${channel}\n\n`);
+    for (const e of early) write(res, e);
+    early = null;
+    this.logger.debug({ channel, operator: request.operator }, 'live tail opened');
+  }
+
+  /** Ends every tail (shutdown). */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.tails].map((end) => end()));
+  }
+}
+
+function write(res: NodeJS.WritableStream & { destroyed?: boolean }, e: LogEntry): void {
+  if (res.destroyed === true) return;
+  // JSON has no raw newline, so one data line per entry; the id lets a reader resume with fromSeq.
+  res.write(`id: ${e.seq}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`);
+}

@@ -1,0 +1,73 @@
+// Which part of the event log an operator asked for: where to start (a time, a sequence, the oldest
+// kept or new payloads only) and which entries to keep (payload types, a sender). One reading of
+// those options for `relay replay`/`relay tail` and the admin API's replay and live tail.
+
+import { DeliverPolicy, type OrderedConsumerOptions } from '@nats-io/jetstream';
+import { isPayloadType } from '../../schemas/payload-types.js';
+import { normaliseUuid } from '../../schemas/uuid.js';
+import type { LogEntry } from './log-entry.js';
+import { parseSince, parseWholeNumber } from './units.js';
+
+export interface LogQueryInput {
+  since?: string | undefined;
+  fromSeq?: string | undefined;
+  /** Comma-separated payload types. */
+  type?: string | undefined;
+  sender?: string | undefined;
+}
+
+export type LogQueryField = keyof LogQueryInput;
+
+/** A refused option; the message names it as the caller spells it (--from-seq, fromSeq). */
+export class LogQueryError extends Error {
+  readonly field: LogQueryField;
+  constructor(field: LogQueryField, message: string) {
+    super(message);
+    this.name = 'LogQueryError';
+    this.field = field;
+  }
+}
+
+export interface LogQuery {
+  start: Partial<OrderedConsumerOptions>;
+  keep: (e: LogEntry) => boolean;
+}
+
+/**
+ * `fromNow`: with neither since nor fromSeq, start at new payloads (a tail) rather than at the oldest
+ * kept (a replay). `spell` names an option in messages.
+ */
+export function parseLogQuery(input: LogQueryInput, fromNow: boolean, spell: (field: LogQueryField) => string): LogQuery {
+  return { start: startFrom(input, fromNow, spell), keep: filters(input, spell) };
+}
+
+function startFrom(q: LogQueryInput, fromNow: boolean, spell: (field: LogQueryField) => string): Partial<OrderedConsumerOptions> {
+  if (q.since !== undefined && q.fromSeq !== undefined) throw new LogQueryError('since', `Use ${spell('since')} or ${spell('fromSeq')}, not both.`);
+  if (q.fromSeq !== undefined) {
+    // Beyond 2^53 a sequence is no longer exact in JavaScript, and NATS refuses it as "invalid JSON".
+    const seq = parseWholeNumber(q.fromSeq);
+    if (seq === null) {
+      throw new LogQueryError('fromSeq', `${spell('fromSeq')} must be a stream sequence number, digits only, at most ${Number.MAX_SAFE_INTEGER} (got "${q.fromSeq}").`);
+    }
+    return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, seq) };
+  }
+  if (q.since !== undefined) {
+    const since = parseSince(q.since);
+    if (!since.ok) throw new LogQueryError('since', `${spell('since')} ${since.problem} (got "${q.since}").`);
+    return { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since.iso };
+  }
+  return { deliver_policy: fromNow ? DeliverPolicy.New : DeliverPolicy.All };
+}
+
+function filters(q: LogQueryInput, spell: (field: LogQueryField) => string): (e: LogEntry) => boolean {
+  const types = q.type?.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  // An empty type list would match nothing and show nothing, which reads as "no such payloads".
+  if (types?.length === 0) throw new LogQueryError('type', `${spell('type')} needs at least one payload type.`);
+  for (const t of types ?? []) if (!isPayloadType(t)) throw new LogQueryError('type', `${spell('type')}: "${t}" is not a payload type.`);
+  let sender: string | null = null;
+  if (q.sender !== undefined) {
+    sender = normaliseUuid(q.sender);
+    if (sender === null) throw new LogQueryError('sender', `${spell('sender')} must be a UUID (got "${q.sender}").`);
+  }
+  return (e) => (types === undefined || types.includes(e.data.type)) && (sender === null || e.meta.uuid === sender);
+}

@@ -1,0 +1,55 @@
+// Every service process says it is alive: a record in KV relay-nodes, rewritten every beat, with
+// what the console shows of it (role, version, readiness, streams held, counters). Gateways judge
+// each other's liveness from it (node-liveness.ts); the admin service lists the mesh from it.
+
+import type { KV } from '@nats-io/kv';
+import type { NodeRecord } from '../../schemas/records.js';
+import { encodeRecord } from './kv-mirror.js';
+import { RELAY_VERSION } from './version.js';
+
+/** What a node reports of itself at each beat. */
+export type NodeStatus = Pick<NodeRecord, 'ready' | 'streams' | 'framesDelivered' | 'entriesPublished'>;
+
+export class NodeHeartbeat {
+  private readonly kv: KV;
+  private readonly nodeId: string;
+  private readonly role: string;
+  private readonly beatMs: number;
+  private readonly status: () => Promise<NodeStatus>;
+  private readonly startedAt = new Date().toISOString();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(options: { kv: KV; nodeId: string; role: string; beatMs: number; status: () => Promise<NodeStatus> }) {
+    this.kv = options.kv;
+    this.nodeId = options.nodeId;
+    this.role = options.role;
+    this.beatMs = options.beatMs;
+    this.status = options.status;
+  }
+
+  /** Writes the first beat (so the node is seen before it serves), then one every beatMs. */
+  async start(): Promise<void> {
+    await this.beat();
+    this.timer = setInterval(() => void this.beat().catch(() => undefined), this.beatMs).unref();
+  }
+
+  private async beat(): Promise<void> {
+    const record: NodeRecord = {
+      node: this.nodeId,
+      role: this.role,
+      startedAt: this.startedAt,
+      heartbeatAt: new Date().toISOString(),
+      beatMs: this.beatMs,
+      version: RELAY_VERSION,
+      ...(await this.status()),
+    };
+    await this.kv.put(this.nodeId, encodeRecord(record));
+  }
+
+  /** Stops beating and removes the record: a node that leaves cleanly is gone at once. */
+  async stop(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.kv.delete(this.nodeId).catch(() => undefined);
+  }
+}

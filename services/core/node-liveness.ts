@@ -1,0 +1,43 @@
+// Which nodes are alive, judged from their heartbeats (node-heartbeat.ts) in KV relay-nodes: every
+// watcher notes when it last saw each node's record change, by its own clock, so clock skew between
+// hosts does not matter. A node unseen for the timeout is gone: gateways sweep its stream claims,
+// the console shows it silent.
+
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NodeRecord } from '../../schemas/records.js';
+import { KvMirror } from './kv-mirror.js';
+import type { Logger } from './logger.js';
+import { parseNodeRecord } from './records.js';
+import { BUCKET_NODES } from './subjects.js';
+
+export class NodeLiveness {
+  readonly mirror: KvMirror<NodeRecord>;
+  private readonly lastSeen = new Map<string, number>();
+  private readonly startedWatching = Date.now();
+  private readonly timeoutMs: number;
+
+  constructor(js: JetStreamClient, timeoutMs: number, logger: Logger) {
+    this.timeoutMs = timeoutMs;
+    this.mirror = new KvMirror(js, BUCKET_NODES, parseNodeRecord, logger);
+    this.mirror.on('put', (node) => this.lastSeen.set(node, Date.now()));
+  }
+
+  async start(): Promise<void> {
+    await this.mirror.start();
+  }
+
+  /** Unknown nodes count as alive until this watcher has watched for a full timeout. */
+  isAlive(node: string, now = Date.now()): boolean {
+    const seen = this.lastSeen.get(node) ?? this.startedWatching;
+    return now - seen < this.timeoutMs;
+  }
+
+  /** When this watcher last saw the node beat (epoch ms), if ever. */
+  lastBeat(node: string): number | undefined {
+    return this.lastSeen.get(node);
+  }
+
+  async stop(): Promise<void> {
+    await this.mirror.stop();
+  }
+}
