@@ -60,7 +60,7 @@ export function KeysPage({ scopes }: { scopes: string[] }) {
           <button type="button" onClick={() => setCreated(null)}>I have copied it</button>
         </div>
       )}
-      <details open={keys.data?.length === 0}>
+      <details open={keys.data?.length === 0} key={created?.clientId ?? 'form'}>
         <summary>Create a key</summary>
         <form aria-label="Create a key" onSubmit={(e) => { e.preventDefault(); void create(e.currentTarget); }}>
           <label>Label (which build or bridge uses it) <input name="label" maxLength={200} placeholder="examplemod 2.1 release" /></label>
@@ -91,7 +91,16 @@ export function KeysPage({ scopes }: { scopes: string[] }) {
                 <th scope="row" class="mono">{k.clientId}</th>
                 <td>{k.label ?? '–'}</td>
                 <td class={k.status === 'active' ? 'good' : 'bad'}>{k.status}</td>
-                <td class="scopes">{k.scopes.join(' ')}</td>
+                <td class="scopes">
+                  {k.scopes.length <= 3 ? (
+                    k.scopes.join(' ')
+                  ) : (
+                    <details>
+                      <summary>{k.scopes.length} scopes</summary>
+                      {k.scopes.join(' ')}
+                    </details>
+                  )}
+                </td>
                 <td>{time(k.createdAt)}</td>
                 <td>{k.expiresAt !== undefined ? time(k.expiresAt) : 'never'}</td>
                 <td>{k.status !== 'revoked' && <ConfirmButton label="Revoke" confirm={`Revoke ${k.label ?? k.clientId}`} onConfirm={() => revoke(k.clientId)} />}</td>

@@ -185,7 +185,7 @@ const AdminEnv = {
   }),
   ADMIN_TOKENS: Type.String({
     default: '',
-    description: 'Several named tokens, name=token comma-separated (alice=...,bob=...), so the audit trail says who acted; with or instead of ADMIN_TOKEN.',
+    description: 'Several named tokens, name=token comma-separated (ana=...,ben=...), so the audit trail says who acted; with or instead of ADMIN_TOKEN.',
     ...secret,
   }),
 };
