@@ -1,9 +1,11 @@
 // npm run mesh [-- start|stop|status]: a whole mesh on loopback for local experiments. A three-node
 // NATS JetStream cluster (infra/nats/n1..n3.conf), two gateways and two ingresses, each its own OS
-// process, with offline identities and a key printed with curl commands. Ctrl-C stops exactly what
+// process, with offline identities and a key printed with curl commands, and the admin service
+// (the operator's console) with a sign-in link. Ctrl-C stops exactly what
 // it started; `npm run mesh -- stop` does the same from another terminal, from .mesh/state.json.
 
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../services/core/config.js';
@@ -11,6 +13,7 @@ import { KeyStore } from '../services/core/keys.js';
 import { createLogger } from '../services/core/logger.js';
 import { openNatsContext } from '../services/core/nats.js';
 import { ALL_SCOPES } from '../services/core/scopes.js';
+import { buildConsole } from '../tools/console-build.js';
 import { findNatsServer, waitHealthy } from '../tools/nats-launcher.js';
 import { pollUntil } from '../tools/poll.js';
 import { portFree } from '../tools/ports.js';
@@ -23,12 +26,14 @@ const LOGS = join(DIR, 'logs');
 const NATS = [1, 2, 3].map((n) => ({ name: `n${n}`, conf: join(ROOT, 'infra', 'nats', `n${n}.conf`), client: 4221 + n, cluster: 6221 + n, monitor: 8221 + n }));
 const GATEWAYS = [8081, 8082];
 const INGRESSES = [8091, 8092];
+const ADMIN = 8090;
 const NATS_URL = NATS.map((n) => `nats://127.0.0.1:${n.client}`).join(',');
 
 interface State {
   startedAt: string;
   processes: Array<{ name: string; pid: number; match: string }>;
   key: { clientId: string; clientSecret: string };
+  adminToken: string;
 }
 
 function log(line: string): void {
@@ -62,14 +67,15 @@ async function start(): Promise<void> {
       throw new Error('a mesh is already running (see .mesh/state.json); stop it with: npm run mesh -- stop');
     }
   }
-  const ports = [...NATS.flatMap((n) => [n.client, n.cluster, n.monitor]), ...GATEWAYS, ...INGRESSES];
+  const ports = [...NATS.flatMap((n) => [n.client, n.cluster, n.monitor]), ...GATEWAYS, ...INGRESSES, ADMIN];
   const busy: number[] = [];
   for (const p of ports) if (!(await portFree(p))) busy.push(p);
   if (busy.length > 0) throw new Error(`ports in use: ${busy.join(', ')} (is npm start or another mesh running?)`);
 
   mkdirSync(LOGS, { recursive: true });
+  await buildConsole();
   const binary = findNatsServer();
-  const state: State = { startedAt: new Date().toISOString(), processes: [], key: { clientId: '', clientSecret: '' } };
+  const state: State = { startedAt: new Date().toISOString(), processes: [], key: { clientId: '', clientSecret: '' }, adminToken: randomBytes(24).toString('hex') };
   const save = (): void => writeFileSync(STATE, JSON.stringify(state, null, 2) + '\n');
   let stopping = false;
   const shutdown = async (): Promise<void> => {
@@ -116,7 +122,11 @@ async function start(): Promise<void> {
       state.processes.push({ name: id, pid: p.child.pid!, match: 'relay.js' });
       save();
     }
-    // All four start at once; each is then awaited (and one that exits is reported with its log).
+    const admin = await startRelayProcess('admin', { ...env, ADMIN_PORT: String(ADMIN), ADMIN_TOKEN: state.adminToken, RELAY_NODE_ID: 'admin' }, { logDir: LOGS, waitReady: false });
+    relays.push(admin);
+    state.processes.push({ name: 'admin', pid: admin.child.pid!, match: 'relay.js' });
+    save();
+    // All start at once; each is then awaited (and one that exits is reported with its log).
     await Promise.all(relays.map((p) => waitReady(p)));
   } catch (e) {
     await stop(state);
@@ -130,6 +140,7 @@ The mesh is up (logs in .mesh/logs/):
   gateways  http://127.0.0.1:${GATEWAYS[0]}  http://127.0.0.1:${GATEWAYS[1]}   (GET streams)
   ingresses http://127.0.0.1:${INGRESSES[0]}  http://127.0.0.1:${INGRESSES[1]}   (POST)
   key       ${state.key.clientId} / ${state.key.clientSecret}   (every scope; identities are offline)
+  console   http://127.0.0.1:${ADMIN}/#token=${state.adminToken}
 
 Alice listens on gateway 1:
   curl -N -H 'Accept: text/event-stream' -H 'Authorization: Bearer offline:Alice' ${auth} http://127.0.0.1:${GATEWAYS[0]}/

@@ -8,6 +8,7 @@ import { loadConfig } from '../services/core/config.js';
 import { STREAM_NAME } from '../services/core/subjects.js';
 import { waitUntil } from '../tools/poll.js';
 import { startAdmin, type AdminFixture } from './helpers/admin.js';
+import { runCliJson } from './helpers/cli.js';
 import { RelayFixture } from './helpers/relay.js';
 import { validPayloads } from './helpers/payloads.js';
 import { openStream } from './helpers/sse-client.js';
@@ -177,6 +178,12 @@ describe('keys and bans through the admin API', () => {
     expect(audit.map((r) => [r['action'], r['actor'], r['reason'] ?? null])).toEqual([
       ['ban.add', 'admin-api:alice', 'spam in chat'],
       ['ban.remove', 'admin-api:alice', null],
+    ]);
+    // The same trail the CLI reads: `relay audit` shows what was done in the console, and by whom.
+    const cli = await runCliJson<Json[]>(['audit', '--json', '--since', '10m'], { NATS_URL: relay.nats.url });
+    expect(cli.filter((r) => r['target'] === dave.uuid).map((r) => [r['action'], r['actor']])).toEqual([
+      ['ban.add', 'admin-api:alice'],
+      ['ban.remove', 'admin-api:alice'],
     ]);
   });
 

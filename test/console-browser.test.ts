@@ -58,7 +58,7 @@ describe('the console in a browser', () => {
     await page.getByLabel('Admin token').fill('not-the-token-of-this-mesh-at-all');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent(), UI).toMatch(/not an admin token/);
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
     await shot('sign-in');
   });
 
@@ -83,7 +83,7 @@ describe('the console in a browser', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Channels' }).waitFor(UI);
     // A new page puts focus on its heading, where a keyboard user starts reading.
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Channels');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Channels');
   });
 
   it('finds the channel, shows its stream, and a live tail receives a chat posted through the ingress', async () => {

@@ -28,19 +28,21 @@ export interface RelayProcess {
 }
 
 export async function startRelayProcess(
-  kind: 'ingress' | 'gateway' | 'all',
+  kind: 'ingress' | 'gateway' | 'all' | 'admin',
   env: Record<string, string>,
   options: { command?: string[]; waitReady?: boolean; logDir?: string; detached?: boolean } = {},
 ): Promise<RelayProcess> {
   const logDir = options.logDir ?? DEFAULT_LOG_DIR;
   mkdirSync(logDir, { recursive: true });
-  const port = env['PORT'] !== undefined ? Number(env['PORT']) : await freePort();
+  // The admin service listens on ADMIN_PORT, never the client port.
+  const portVariable = kind === 'admin' ? 'ADMIN_PORT' : 'PORT';
+  const port = env[portVariable] !== undefined ? Number(env[portVariable]) : await freePort();
   const nodeId = env['RELAY_NODE_ID'] ?? `${kind}-${port}`;
   const logFile = join(logDir, `${nodeId}.log`);
   const fd = openSync(logFile, 'w');
   const args = options.command ?? [BIN, 'serve', kind];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_PRETTY: 'false', NODE_ENV: 'test', ...env, PORT: String(port), RELAY_NODE_ID: nodeId },
+    env: { ...process.env, HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_PRETTY: 'false', NODE_ENV: 'test', ...env, [portVariable]: String(port), RELAY_NODE_ID: nodeId },
     stdio: ['ignore', fd, fd],
     detached: options.detached === true,
   });

@@ -131,6 +131,14 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // Ready while NATS answers: everything the console shows comes from it.
+  app.get('/readyz', async (_request, reply) => {
+    const ok = await Promise.race([
+      nats.jsm.getAccountInfo().then(() => true, () => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref()),
+    ]);
+    return ok ? { status: 'ready' } : reply.code(503).send({ status: 'not_ready', failing: ['nats'] });
+  });
   registerApiRoutes(app, { js: nats.js, keys, bans, audit: new AuditLog(nats.js), mesh, tails, logger });
   await registerConsole(app);
 
