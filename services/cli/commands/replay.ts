@@ -52,6 +52,7 @@ async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, 
     const total = info.num_pending;
     if (total === 0 && !opts.follow) {
       process.stderr.write('Nothing stored for this selection.\n');
+      await consumer.delete().catch(() => undefined);
       return;
     }
     const messages = await consumer.consume({ max_messages: 1024 });
@@ -75,6 +76,8 @@ async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, 
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
     await messages.close();
+    // Otherwise the ordered consumer stays on the server five minutes after the command ends.
+    await consumer.delete().catch(() => undefined);
   });
 }
 
