@@ -5,10 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ROUTES } from '../schemas/admin-openapi.js';
 import { loadConfig } from '../services/core/config.js';
-import { STREAM_NAME } from '../services/core/subjects.js';
+import { ensureAuditStream } from '../services/core/audit.js';
+import { createLogger } from '../services/core/logger.js';
+import { AUDIT_STREAM_NAME, STREAM_NAME } from '../services/core/subjects.js';
 import { waitUntil } from '../tools/poll.js';
 import { startAdmin, type AdminFixture } from './helpers/admin.js';
 import { runCliJson } from './helpers/cli.js';
+import { freeze } from './helpers/nats.js';
 import { RelayFixture } from './helpers/relay.js';
 import { validPayloads } from './helpers/payloads.js';
 import { openStream } from './helpers/sse-client.js';
@@ -266,4 +269,55 @@ describe('replay and live tail of a channel', () => {
     tail.close();
     await waitUntil(async () => (await jsm.streams.info(STREAM_NAME)).state.consumer_count === before || undefined, "the tail's consumer gone after its reader left");
   });
+});
+
+// Last in this file: these break the shared NATS on purpose, and mend it after.
+describe('when the admin service cannot do all it was asked', () => {
+  it('refuses a 65th live tail with 429 too_many_tails, and takes one again once a tail closes', async () => {
+    const auth = { authorization: `Bearer ${admin.tokens['alice']!}` };
+    const tails = await Promise.all(Array.from({ length: 64 }, () => openStream(admin.url, { path: `/api/channels/${CHANNEL}/tail`, headers: auth })));
+    try {
+      expect(tails.map((t) => t.status)).toEqual(Array(64).fill(200));
+      const refused = await openStream(admin.url, { path: `/api/channels/${CHANNEL}/tail`, headers: auth });
+      expect(await refused.refusal()).toEqual({ status: 429, body: { error: 'too_many_tails', message: expect.stringMatching(/close one first/) } });
+      tails.pop()!.close();
+      const again = await waitUntil(async () => {
+        const t = await openStream(admin.url, { path: `/api/channels/${CHANNEL}/tail`, headers: auth });
+        if (t.status === 200) return t;
+        t.close();
+        return undefined;
+      }, 'a tail place free again');
+      tails.push(again);
+    } finally {
+      for (const t of tails) t.close();
+    }
+  });
+
+  it('a ban whose audit record cannot be written still bans, and says 503 audit_not_recorded: do not repeat it', async () => {
+    const jsm = relay.server.core.nats.jsm;
+    await jsm.streams.delete(AUDIT_STREAM_NAME);
+    try {
+      const uuid = relay.player('Hank').uuid;
+      const r = await admin.call('/api/bans', { method: 'POST', body: { uuid, reason: 'audit down' } });
+      expect([r.status, (r.body as Json)['error']]).toEqual([503, 'audit_not_recorded']);
+      expect((r.body as Json)['message']).toMatch(/took effect.*do not repeat it/);
+      await waitUntil(async () => asList((await admin.call('/api/bans')).body).some((b) => b['uuid'] === uuid) || undefined, 'the ban in force');
+    } finally {
+      await ensureAuditStream(jsm, { maxAgeMs: 86_400_000, replicas: 1 }, createLogger({ level: 'silent', pretty: false }), false);
+    }
+  });
+
+  it('answers 503 unavailable with Retry-After when NATS does not answer, and works again once it does', async () => {
+    const node = relay.nats.node;
+    if (node === undefined) return void expect(relay.nats.via).toBe('testcontainers');
+    const thaw = await freeze(node);
+    let r: Awaited<ReturnType<AdminFixture['call']>>;
+    try {
+      r = await admin.call('/api/bans', { method: 'POST', body: { uuid: relay.player('Ivan').uuid, reason: 'nats frozen' } });
+    } finally {
+      thaw();
+    }
+    expect([r.status, (r.body as Json)['error'], r.headers.get('retry-after')]).toEqual([503, 'unavailable', '1']);
+    await waitUntil(async () => (await admin.call('/api/keys', { method: 'POST', body: { scopes: ['irc.messages.send'] } })).status === 201 || undefined, 'the admin API working again');
+  }, 60_000);
 });

@@ -122,6 +122,7 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
     const e = asAdminError(error);
     if (e.code === 'internal_error') request.log.error({ err: error, method: request.method, url: request.url }, 'admin request failed');
     else if (e.status >= 500) request.log.warn({ err: error, method: request.method, url: request.url, code: e.code }, 'admin request refused');
+    if (e.code === 'unavailable') void reply.header('retry-after', '1');
     const body: AdminErrorBody = { error: e.code, message: e.message };
     return reply.code(e.status).type('application/json; charset=utf-8').send(body);
   });
