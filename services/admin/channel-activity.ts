@@ -10,6 +10,11 @@ const WINDOW_S = 60;
 /** A channel with no payload for this long and no stream is forgotten. */
 const FORGET_AFTER_MS = 60 * 60_000;
 const TOKEN_START = LIVE_PREFIX.length + CHANNEL_SUBJECT_PREFIX.length;
+/**
+ * At most this many channels are counted (about 0.7 KiB each): anyone with a key can post to any
+ * channel name, and a flood of made-up ones must not grow the admin service without bound.
+ */
+const MAX_CHANNELS = 20_000;
 
 interface Counts {
   /** Payloads per second, indexed by epoch second modulo the window. */
@@ -23,6 +28,7 @@ export class ChannelActivity {
   private readonly channels = new Map<string, Counts>();
   private readonly sub: Subscription;
   private total = 0;
+  private lastSweep = 0;
 
   constructor(nc: NatsConnection) {
     this.sub = nc.subscribe(LIVE_ALL_CHANNELS, {
@@ -36,6 +42,9 @@ export class ChannelActivity {
     this.total++;
     let c = this.channels.get(token);
     if (c === undefined) {
+      // Sweeping is O(channels): once a second at most, however fast new names arrive.
+      if (this.channels.size >= MAX_CHANNELS && now - this.lastSweep >= 1000) this.forgetQuiet(now);
+      if (this.channels.size >= MAX_CHANNELS) return;
       c = { perSecond: new Uint32Array(WINDOW_S), slotSecond: new Float64Array(WINDOW_S), lastAt: now };
       this.channels.set(token, c);
     }
@@ -47,6 +56,11 @@ export class ChannelActivity {
     }
     c.perSecond[slot] = (c.perSecond[slot] ?? 0) + 1;
     c.lastAt = now;
+  }
+
+  private forgetQuiet(now: number): void {
+    this.lastSweep = now;
+    for (const [token, c] of this.channels) if (now - c.lastAt > WINDOW_S * 1000) this.channels.delete(token);
   }
 
   /** Payloads stored since the service started, every channel (the overview's rate is its slope). */
