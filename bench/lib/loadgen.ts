@@ -18,6 +18,11 @@ export interface StreamSpec {
   concurrency: number;
   /** Index offset for {i} (to open more streams later with distinct identities). */
   offset?: number;
+  /**
+   * Channel sizes, in order: stream n (with the offset) goes to the channel whose cumulative count
+   * covers n, instead of `channels` round robin (the scale scenario's spread of big and small).
+   */
+  plan?: Array<{ channel: string; count: number }>;
 }
 
 export interface PublishSpec {
@@ -35,6 +40,8 @@ export interface PublishSpec {
 export type Command =
   | { cmd: 'open'; spec: StreamSpec }
   | { cmd: 'fanout'; publish: PublishSpec; warmupMs: number; measureMs: number }
+  /** Measures what arrives on this generator's streams while another one publishes. */
+  | { cmd: 'listen'; warmupMs: number; measureMs: number }
   | { cmd: 'pause'; index: number }
   | { cmd: 'dropAll' }
   | { cmd: 'count' }
@@ -130,11 +137,12 @@ async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Prom
   let opened = 0;
   let failed = 0;
   const offset = spec.offset ?? 0;
+  const planned = spec.plan?.flatMap((p) => Array<string>(p.count).fill(p.channel));
   const worker = async (): Promise<void> => {
     while (next < spec.count) {
       const i = next++;
       const n = i + offset;
-      const channel = spec.channels[n % spec.channels.length]!;
+      const channel = planned?.[n] ?? spec.channels[n % spec.channels.length]!;
       const req = spec.template.replaceAll('{i}', String(n)).replaceAll('{channel}', channel);
       const s = new StreamConn(spec.endpoint, req, spec.readyMarker, LOCAL_ADDRESSES[n % LOCAL_ADDRESSES.length]!, sink);
       into.push(s);
@@ -217,6 +225,17 @@ async function fanout(cmd: Extract<Command, { cmd: 'fanout' }>): Promise<unknown
   };
 }
 
+async function listen(cmd: Extract<Command, { cmd: 'listen' }>): Promise<unknown> {
+  await new Promise((r) => setTimeout(r, cmd.warmupMs + 200));
+  sink.reset();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, cmd.measureMs + 300));
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  return { delivered: sink.delivered, seconds: cmd.measureMs / 1000, hist: sink.hist.toSparse(), loadgenCpu: ((cpu.user + cpu.system) / 1e6 / elapsed) * 100 };
+}
+
 async function ingress(cmd: Extract<Command, { cmd: 'ingress' }>): Promise<unknown> {
   const conns = Array.from({ length: cmd.connections }, (_, i) => new HttpConn(cmd.endpoint, LOCAL_ADDRESSES[i % 50]));
   await Promise.all(conns.map((c) => c.ready));
@@ -283,6 +302,8 @@ async function handle(command: Command): Promise<unknown> {
       return openStreams(command.spec);
     case 'fanout':
       return fanout(command);
+    case 'listen':
+      return listen(command);
     case 'pause':
       streams[command.index]?.socket.pause();
       return { paused: command.index };
