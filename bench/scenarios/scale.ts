@@ -111,13 +111,13 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
         loadgens[0]!.send<Delivery & { sent: number; acked: number; errors: number }>({ cmd: 'fanout', publish, warmupMs: 2000, measureMs: opts.quick ? 3000 : 5000 }),
         ...loadgens.slice(1).map((lg) => lg.send<Delivery>({ cmd: 'listen', warmupMs: 2000, measureMs: opts.quick ? 3000 : 5000 })),
       ]);
-      const all = [pub!, ...heard];
+      const all = [pub, ...heard];
       const hist = new Histogram();
       for (const h of all) hist.merge(Histogram.fromSparse(h.hist));
       const delivered = all.reduce((s, h) => s + h.delivered, 0);
-      const seconds = pub!.seconds;
-      deliveryRows.push([target, perSecond, delivered / seconds, hist.percentile(50), hist.percentile(99), Math.max(...all.map((h) => h.loadgenCpu)), pub!.errors]);
-      deliveries[String(target)] = { perSecond, delivered, p50: hist.percentile(50), p99: hist.percentile(99), errors: pub!.errors };
+      const seconds = pub.seconds;
+      deliveryRows.push([target, perSecond, delivered / seconds, hist.percentile(50), hist.percentile(99), Math.max(...all.map((h) => h.loadgenCpu)), pub.errors]);
+      deliveries[String(target)] = { perSecond, delivered, p50: hist.percentile(50), p99: hist.percentile(99), errors: pub.errors };
       opts.log(`scale: ${target}/s target, ${(delivered / seconds).toFixed(0)}/s delivered, p99 ${hist.percentile(99).toFixed(1)} ms`);
     }
 
