@@ -19,8 +19,8 @@ export interface StreamSpec {
   /** Index offset for {i} (to open more streams later with distinct identities). */
   offset?: number;
   /**
-   * Channel sizes, in order: stream n (with the offset) goes to the channel whose cumulative count
-   * covers n, instead of `channels` round robin (the scale scenario's spread of big and small).
+   * Channel sizes: every channel gets its count of streams, spread over the index range in a
+   * fixed shuffled order, instead of `channels` round robin (the scale scenario's spread).
    */
   plan?: Array<{ channel: string; count: number }>;
 }
@@ -137,7 +137,7 @@ async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Prom
   let opened = 0;
   let failed = 0;
   const offset = spec.offset ?? 0;
-  const planned = spec.plan?.flatMap((p) => Array<string>(p.count).fill(p.channel));
+  const planned = spec.plan === undefined ? undefined : shuffled(spec.plan.flatMap((p) => Array<string>(p.count).fill(p.channel)));
   const worker = async (): Promise<void> => {
     while (next < spec.count) {
       const i = next++;
@@ -152,6 +152,26 @@ async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Prom
   };
   await Promise.all(Array.from({ length: Math.min(spec.concurrency, spec.count) }, worker));
   return { opened, failed, ms: performance.now() - started };
+}
+
+/**
+ * The same order in every generator process (a fixed seed): a channel's streams are spread over
+ * every generator and gateway, as a server's players land on any gateway of a mesh.
+ */
+function shuffled<T>(items: T[]): T[] {
+  let seed = 0x9e3779b9;
+  const random = (): number => {
+    // mulberry32
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
 }
 
 interface PublishResult {

@@ -147,7 +147,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
       { name: `scale: gateway KB (RSS) per idle stream at ${n}`, value: rssPerStream / 1000, bound: 12, kind: 'max', unit: ' KB' },
     ];
     const text =
-      `${n} streams, each a distinct account, over ${plan.length} channels (5 of ${big.map((p) => p.count).join('/')} streams, the rest 2-50), on ${groups} gateway processes with ${groups} load generators (${per} sockets each; open-files limit 20,000 per process). Memory after a forced GC, growth over the empty gateway divided by its streams; CPU at rest over ${REST_MS / 1000} s with every stream open and nothing posted.\n\n` +
+      `${n} streams, each a distinct account, over ${plan.length} channels (5 of ${big.map((p) => p.count).join('/')} streams, the rest 2-50; every channel's streams spread over all gateways), on ${groups} gateway processes with ${groups} load generators (${per} sockets each; open-files limit 20,000 per process). Memory after a forced GC, growth over the empty gateway divided by its streams; CPU at rest over ${REST_MS / 1000} s with every stream open and nothing posted.\n\n` +
       table(['process', 'streams', 'RSS MiB', 'RSS KiB/stream', 'heap KiB/stream', 'CPU % at rest'], memRows) +
       `\n\nLive delivery with every stream open, posting to the five big channels (p50/p99 from the scheduled send to the frame read, all generators merged):\n\n` +
       table(['target deliveries/s', 'posts/s', 'delivered/s', 'p50 ms', 'p99 ms', 'max loadgen CPU %', 'post errors'], deliveryRows) +

@@ -53,8 +53,12 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
 
   // BENCH_PROFILE=ingress|gateway writes a V8 CPU profile of that service to bench/results/profiles.
   const profiled = process.env['BENCH_PROFILE'];
-  const nodeArgs = (service: string): string[] =>
-    profiled === service ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'results', 'profiles')}`] : [];
+  // BENCH_GATEWAY_FLAGS: more Node flags for the gateways (--trace-gc prints every collection to their log).
+  const gatewayFlags = (process.env['BENCH_GATEWAY_FLAGS'] ?? '').split(' ').filter((f) => f !== '');
+  const nodeArgs = (service: string): string[] => [
+    ...(profiled === service ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'results', 'profiles')}`] : []),
+    ...(service === 'gateway' ? gatewayFlags : []),
+  ];
   const procs: Proc[] = [];
   const gatewayPorts: number[] = [];
   for (let g = 0; g < (options.gateways ?? 1); g++) {

@@ -17,6 +17,7 @@ import { ALL_CHANNELS, ChannelHub } from './channel-hub.js';
 import { ClientStream, type StreamContext } from './client-stream.js';
 import { CloseReason } from './close-reason.js';
 import { keepaliveFrame } from './frame.js';
+import { KEEPALIVE_SLICES, keepaliveSlice } from './keepalive-slices.js';
 import { NodeLiveness } from '../core/node-liveness.js';
 import { Ownership } from './ownership.js';
 import { replay } from './replay.js';
@@ -36,6 +37,7 @@ export class Gateway {
   private readonly registry = new StreamRegistry();
   private readonly streamContext: StreamContext;
   private keepaliveTimer: NodeJS.Timeout | undefined;
+  private keepaliveTick = 0;
   private draining = false;
 
   constructor(core: RelayCore) {
@@ -85,7 +87,7 @@ export class Gateway {
       }
     });
     keys.mirror.on('delete', (clientId) => closeAll(this.registry.ofKey(clientId), CloseReason.KeyRevoked));
-    this.keepaliveTimer = setInterval(() => this.sendKeepalives(), config.gateway.keepaliveMs);
+    this.keepaliveTimer = setInterval(() => this.sendKeepalives(), config.gateway.keepaliveMs / KEEPALIVE_SLICES);
     void (async () => {
       for await (const s of nats.nc.status()) {
         if (s.type === 'reconnect') {
@@ -177,8 +179,11 @@ export class Gateway {
     if (reason === CloseReason.SlowConsumer) metrics.framesDropped.inc({ reason: 'slow_consumer' });
   }
 
+  /** One slice of the channel groups per tick (keepalive-slices.ts); one shared frame per group. */
   private sendKeepalives(): void {
+    const slice = this.keepaliveTick++ % KEEPALIVE_SLICES;
     for (const key of this.hub.groupKeys()) {
+      if (keepaliveSlice(key) !== slice) continue;
       this.hub.broadcast(key, keepaliveFrame(RELAY_AGENT, key === ALL_CHANNELS ? ALL_CHANNELS : key, NIL_UUID));
     }
   }
