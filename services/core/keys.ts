@@ -2,8 +2,8 @@
 // creation; only its SHA-256 is stored, and it is compared in constant time.
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { JetStreamClient } from '@nats-io/jetstream';
-import type { KV, KvEntry } from '@nats-io/kv';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
 import type { KeyRecord } from '../../schemas/records.js';
 import { RelayError } from './errors.js';
 import { encodeRecord, KvMirror } from './kv-mirror.js';
@@ -68,6 +68,8 @@ export function hashSecret(secret: string): string {
 export class KeyStore {
   readonly mirror: KvMirror<KeyRecord>;
   private readonly kv: KV;
+  private readonly js: JetStreamClient;
+  private jsm: JetStreamManager | undefined;
   private freshReads = 0;
   private readonly warnings: ThrottledWarnings;
   /**
@@ -77,6 +79,7 @@ export class KeyStore {
   private readonly deleted = new Set<string>();
 
   constructor(js: JetStreamClient, kv: KV, logger: Logger) {
+    this.js = js;
     this.kv = kv;
     this.warnings = new ThrottledWarnings(logger);
     this.mirror = new KvMirror(js, BUCKET_KEYS, parseKeyRecord, logger);
@@ -109,10 +112,10 @@ export class KeyStore {
     // Made-up ids of the right shape each cost a read: bound how many run at once (a refusal here
     // is a 503, never "unknown", so it bans nobody).
     if (this.freshReads >= MAX_FRESH_READS) throw keysUnavailable();
-    let entry: KvEntry | null;
+    let entry: { operation: string; json(): unknown } | null;
     this.freshReads++;
     try {
-      entry = await this.kv.get(clientId);
+      entry = await this.leaderRead(clientId);
     } catch (err) {
       this.warnings.warn('lookup', { err }, 'key look-up in the bucket failed');
       throw keysUnavailable(err);
@@ -123,7 +126,7 @@ export class KeyStore {
     if (entry.operation !== 'PUT') return evaluate(undefined, secret, now, true);
     let record: KeyRecord | null;
     try {
-      record = parseKeyRecord(entry.json<unknown>());
+      record = parseKeyRecord(entry.json());
     } catch {
       record = null;
     }
@@ -134,6 +137,18 @@ export class KeyStore {
     return evaluate(record, secret, now);
   }
 
+
+  /**
+   * The key's latest record as the bucket's stream leader has it. Not kv.get(): the buckets allow
+   * direct gets, which any replica answers, and a replica a moment behind would call a key created
+   * a moment ago unknown, and ban its first user (seen on a three-node cluster).
+   */
+  private async leaderRead(clientId: string): Promise<{ operation: string; json(): unknown } | null> {
+    this.jsm ??= await this.js.jetstreamManager();
+    const m = await this.jsm.streams.getMessage(`KV_${BUCKET_KEYS}`, { last_by_subj: `$KV.${BUCKET_KEYS}.${clientId}` });
+    if (m === null) return null;
+    return { operation: m.header?.get('KV-Operation') || 'PUT', json: () => m.json<unknown>() };
+  }
 
   list(): KeyRecord[] {
     return [...this.mirror.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
