@@ -12,6 +12,7 @@ import { startRelay, type RelaySystem } from '../systems/relay.js';
 import type { PublishSpec } from '../lib/loadgen.js';
 import { readFileSync } from 'node:fs';
 import { memoryFileFor } from '../systems/system.js';
+import { writeCostPlot } from '../lib/cost-plot.js';
 
 /** Sockets per process, under the hard open-files limit here (20,000) with room for the rest. */
 const PER_PROCESS = 17_000;
@@ -75,7 +76,87 @@ async function gatewayMemory(pid: number, index: number): Promise<{ rss: number;
   return { rss: rssBytes(pid), heapUsed };
 }
 
+interface DeliveryPoint {
+  target: number;
+  perSecond: number;
+  deliveredPerSecond: number;
+  p50: number;
+  p99: number;
+  loadgenCpu: number;
+  errors: number;
+  /** CPU time of the gateways (and of the whole relay) per frame delivered, in microseconds. */
+  gatewayUs: number;
+  relayUs: number;
+}
+
+/** Posts to the big channels at the rate that makes `target` deliveries/s; every generator listens. */
+async function deliver(relay: RelaySystem, loadgens: LoadGen[], big: Planned[], target: number, measureMs: number): Promise<DeliveryPoint> {
+  const perMessage = big.reduce((s, p) => s + p.count, 0) / big.length;
+  const perSecond = Math.max(1, target / perMessage);
+  const publish: PublishSpec = relay.publishSpec(big.map((p) => p.channel), perSecond, 8);
+  const gateways = relay.gatewayPids;
+  const all = relay.pids();
+  const cpu = (pids: number[]): number => pids.reduce((s, p) => s + cpuSeconds(p), 0);
+  const [g0, r0, t0] = [cpu(gateways), cpu(all), performance.now()];
+  const [pub, ...heard] = await Promise.all([
+    loadgens[0]!.send<Delivery & { sent: number; acked: number; errors: number }>({ cmd: 'fanout', publish, warmupMs: 2000, measureMs }),
+    ...loadgens.slice(1).map((lg) => lg.send<Delivery>({ cmd: 'listen', warmupMs: 2000, measureMs })),
+  ]);
+  // CPU over the whole window (warm-up included), frames at the measured rate over the same window.
+  const [g1, r1, seconds] = [cpu(gateways), cpu(all), (performance.now() - t0) / 1000];
+  const got = [pub, ...heard];
+  const hist = new Histogram();
+  for (const h of got) hist.merge(Histogram.fromSparse(h.hist));
+  const deliveredPerSecond = got.reduce((s, h) => s + h.delivered, 0) / pub.seconds;
+  const frames = deliveredPerSecond * seconds;
+  return {
+    target,
+    perSecond,
+    deliveredPerSecond,
+    p50: hist.percentile(50),
+    p99: hist.percentile(99),
+    loadgenCpu: Math.max(...got.map((h) => h.loadgenCpu)),
+    errors: pub.errors,
+    gatewayUs: ((g1 - g0) * 1e6) / frames,
+    relayUs: ((r1 - r0) * 1e6) / frames,
+  };
+}
+
+/** The same rate at every size, so the cost per delivery compares. */
+const CURVE_RATE = 10_000;
+
+interface CostPoint {
+  streams: number;
+  gateways: number;
+  rssKiB: number;
+  heapKiB: number;
+  delivery: DeliveryPoint;
+}
+
+/** A smaller size of the same spread: memory per stream and the cost of CURVE_RATE deliveries/s. */
+async function costPoint(total: number, opts: ScenarioOptions): Promise<CostPoint> {
+  const groups = Math.ceil(total / PER_PROCESS);
+  const per = Math.ceil(total / groups);
+  const plan = channelPlan(groups * per);
+  const relay = await startRelay({ gateways: groups });
+  const loadgens = Array.from({ length: groups }, () => new LoadGen());
+  try {
+    const baseline = await Promise.all(relay.gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
+    await openAll(relay, loadgens, plan, per, 200);
+    const memory = await Promise.all(relay.gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
+    const delivery = await deliver(relay, loadgens, plan.slice(0, 5), CURVE_RATE, opts.quick ? 3000 : 5000);
+    const grow = (f: (m: { rss: number; heapUsed: number }) => number): number => memory.reduce((s, m, i) => s + f(m) - f(baseline[i]!), 0) / (groups * per) / 1024;
+    opts.log(`scale: cost at ${groups * per} streams: ${delivery.gatewayUs.toFixed(2)} us per delivery in the gateways, ${grow((m) => m.rss).toFixed(1)} KiB RSS per stream`);
+    return { streams: groups * per, gateways: groups, rssKiB: grow((m) => m.rss), heapKiB: grow((m) => m.heapUsed), delivery };
+  } finally {
+    await Promise.all(loadgens.map((lg) => lg.close()));
+    await relay.stop();
+  }
+}
+
 export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
+  const curve: CostPoint[] = [];
+  for (const size of opts.quick ? [1000] : [1000, 10_000]) curve.push(await costPoint(size, opts));
   const total = opts.quick ? 20_000 : 100_000;
   const groups = Math.ceil(total / PER_PROCESS);
   const per = Math.ceil(total / groups);
@@ -101,25 +182,13 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     await new Promise((r) => setTimeout(r, REST_MS));
     const rest = pids.map((p, i) => ((cpuSeconds(p) - before[i]!) / (REST_MS / 1000)) * 100);
 
-    const perMessage = big.reduce((s, p) => s + p.count, 0) / big.length;
-    const deliveryRows: Array<Array<string | number>> = [];
-    const deliveries: Record<string, unknown> = {};
-    for (const target of opts.quick ? [20_000] : [20_000, 50_000]) {
-      const perSecond = Math.max(1, target / perMessage);
-      const publish: PublishSpec = { ...relay.publishSpec(big.map((p) => p.channel), perSecond, 8) };
-      const [pub, ...heard] = await Promise.all([
-        loadgens[0]!.send<Delivery & { sent: number; acked: number; errors: number }>({ cmd: 'fanout', publish, warmupMs: 2000, measureMs: opts.quick ? 3000 : 5000 }),
-        ...loadgens.slice(1).map((lg) => lg.send<Delivery>({ cmd: 'listen', warmupMs: 2000, measureMs: opts.quick ? 3000 : 5000 })),
-      ]);
-      const all = [pub, ...heard];
-      const hist = new Histogram();
-      for (const h of all) hist.merge(Histogram.fromSparse(h.hist));
-      const delivered = all.reduce((s, h) => s + h.delivered, 0);
-      const seconds = pub.seconds;
-      deliveryRows.push([target, perSecond, delivered / seconds, hist.percentile(50), hist.percentile(99), Math.max(...all.map((h) => h.loadgenCpu)), pub.errors]);
-      deliveries[String(target)] = { perSecond, delivered, p50: hist.percentile(50), p99: hist.percentile(99), errors: pub.errors };
-      opts.log(`scale: ${target}/s target, ${(delivered / seconds).toFixed(0)}/s delivered, p99 ${hist.percentile(99).toFixed(1)} ms`);
+    const deliveries: DeliveryPoint[] = [];
+    for (const target of opts.quick ? [CURVE_RATE, 20_000] : [CURVE_RATE, 20_000, 50_000]) {
+      const d = await deliver(relay, loadgens, big, target, opts.quick ? 3000 : 5000);
+      deliveries.push(d);
+      opts.log(`scale: ${target}/s target, ${d.deliveredPerSecond.toFixed(0)}/s delivered, p99 ${d.p99.toFixed(1)} ms, ${d.gatewayUs.toFixed(2)} us per delivery in the gateways`);
     }
+    const deliveryRows = deliveries.map((d) => [d.target, d.perSecond, d.deliveredPerSecond, d.p50, d.p99, d.gatewayUs, d.relayUs, d.loadgenCpu, d.errors]);
 
     opts.log(`scale: storm: dropping all ${first.opened} and reopening`);
     await Promise.all(loadgens.map((lg) => lg.send({ cmd: 'dropAll' })));
@@ -140,6 +209,9 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const others = pids.filter((p) => !gatewayPids.includes(p));
     for (const pid of others) memRows.push([pid === others[others.length - 1] ? 'nats-server' : 'ingress', 0, kib(rssBytes(pid)) / 1024, 0, 0, rest[pids.indexOf(pid)]!]);
     const rssPerStream = memory.reduce((s, m, i) => s + (m.rss - baseline[i]!.rss), 0) / (groups * per);
+    const heapPerStream = memory.reduce((s, m, i) => s + (m.heapUsed - baseline[i]!.heapUsed), 0) / (groups * per);
+    curve.push({ streams: groups * per, gateways: groups, rssKiB: rssPerStream / 1024, heapKiB: heapPerStream / 1024, delivery: deliveries[0]! });
+    const plot = await writeCostPlot(curve);
     const n = (groups * per).toLocaleString('en-US');
     const targets: Target[] = [
       { name: `scale: ${n} streams back after a storm`, value: storm.failed === 0 && storm.opened === groups * per ? storm.ms / 1000 : Infinity, bound: 60, kind: 'max', unit: ' s' },
@@ -150,14 +222,19 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
       `${n} streams, each a distinct account, over ${plan.length} channels (5 of ${big.map((p) => p.count).join('/')} streams, the rest 2-50; every channel's streams spread over all gateways), on ${groups} gateway processes with ${groups} load generators (${per} sockets each; open-files limit 20,000 per process). Memory after a forced GC, growth over the empty gateway divided by its streams; CPU at rest over ${REST_MS / 1000} s with every stream open and nothing posted.\n\n` +
       table(['process', 'streams', 'RSS MiB', 'RSS KiB/stream', 'heap KiB/stream', 'CPU % at rest'], memRows) +
       `\n\nLive delivery with every stream open, posting to the five big channels (p50/p99 from the scheduled send to the frame read, all generators merged):\n\n` +
-      table(['target deliveries/s', 'posts/s', 'delivered/s', 'p50 ms', 'p99 ms', 'max loadgen CPU %', 'post errors'], deliveryRows) +
+      table(['target deliveries/s', 'posts/s', 'delivered/s', 'p50 ms', 'p99 ms', 'gateway us/delivery', 'relay us/delivery', 'max loadgen CPU %', 'post errors'], deliveryRows) +
+      `\n\nCost as the work grows: the same spread at each size, ${CURVE_RATE.toLocaleString('en-US')} deliveries/s (CPU over the whole window divided by the frames delivered in it; "relay" adds the ingress and nats-server)${plot === null ? '' : `; plotted in ${plot}`}:\n\n` +
+      table(
+        ['streams', 'gateways', 'RSS KiB/stream', 'heap KiB/stream', 'gateway us/delivery', 'relay us/delivery', 'p99 ms'],
+        curve.map((c) => [c.streams, c.gateways, c.rssKiB, c.heapKiB, c.delivery.gatewayUs, c.delivery.relayUs, c.delivery.p99]),
+      ) +
       '\n\n' +
       table(['phase', 'streams', 'opened', 'refused', 'opens/s', 'seconds', 'relay CPU %'], [
         ['first open (200 in flight per generator)', groups * per, first.opened, first.failed, (first.opened / first.ms) * 1000, first.ms / 1000, openCpu],
         ['storm reopen (500 in flight per generator)', groups * per, storm.opened, storm.failed, (storm.opened / storm.ms) * 1000, storm.ms / 1000, stormCpu],
       ]) +
       '\n';
-    return { scenario: 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries } };
+    return { scenario: 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries, curve } };
   } finally {
     await Promise.all(loadgens.map((lg) => lg.close()));
     await relay.stop();
