@@ -296,7 +296,7 @@ async function evict(cmd: Extract<Command, { cmd: 'evict' }>): Promise<unknown> 
   let failures = 0;
   for (let trial = 0; trial < cmd.trials; trial++) {
     const first: StreamConn[] = [];
-    const r1 = await openStreams({ ...cmd.first, count: 1, offset: trial, concurrency: 1 }, first);
+    const r1 = await openStreams({ ...cmd.first, count: 1, offset: (cmd.first.offset ?? 0) + trial, concurrency: 1 }, first);
     if (r1.opened !== 1) {
       failures++;
       continue;
@@ -304,7 +304,7 @@ async function evict(cmd: Extract<Command, { cmd: 'evict' }>): Promise<unknown> 
     const second: StreamConn[] = [];
     const t0 = performance.now();
     const closedAt = first[0]!.ended.then(() => performance.now());
-    await openStreams({ ...cmd.second, count: 1, offset: trial, concurrency: 1 }, second);
+    await openStreams({ ...cmd.second, count: 1, offset: (cmd.second.offset ?? 0) + trial, concurrency: 1 }, second);
     const ms = (await Promise.race([closedAt, new Promise<number>((r) => setTimeout(() => r(NaN), 5000))])) - t0;
     if (Number.isNaN(ms)) failures++;
     else {

@@ -13,6 +13,10 @@ import type { PublishSpec } from '../lib/loadgen.js';
 import { readFileSync } from 'node:fs';
 import { memoryFileFor } from '../systems/system.js';
 import { writeCostPlot } from '../lib/cost-plot.js';
+import { loadConfig } from '../../services/core/config.js';
+import { createLogger } from '../../services/core/logger.js';
+import { openNatsContext } from '../../services/core/nats.js';
+import { BUCKET_STREAMS } from '../../services/core/subjects.js';
 
 /** Sockets per process, under the hard open-files limit here (20,000) with room for the rest. */
 const PER_PROCESS = 17_000;
@@ -154,6 +158,65 @@ async function costPoint(total: number, opts: ScenarioOptions): Promise<CostPoin
   }
 }
 
+interface OwnershipResult {
+  streams: number;
+  seconds: number;
+  kvWritesPerSecond: number;
+  trials: number;
+  failures: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/**
+ * Ownership at scale: the same streams with CLAIM_TTL at its minimum (1 m), so every gateway rewrites
+ * all its claims every 30 s instead of every 30 min; for a minute, the rate of writes to KV
+ * relay-streams, then the eviction time across two gateways while the rewrites go on.
+ */
+async function ownershipPhase(total: number, opts: ScenarioOptions): Promise<OwnershipResult> {
+  const groups = Math.max(2, Math.ceil(total / PER_PROCESS));
+  const per = Math.ceil(total / groups);
+  const plan = channelPlan(groups * per);
+  const relay = await startRelay({ gateways: groups, env: { CLAIM_TTL: '1m' } });
+  const loadgens = Array.from({ length: groups }, () => new LoadGen());
+  const quiet = createLogger({ level: 'warn', pretty: false });
+  const ctx = await openNatsContext(loadConfig('all', { NATS_URL: relay.natsUrl }), 'bench-ownership', quiet, { applyLimits: false });
+  try {
+    await openAll(relay, loadgens, plan, per, 200);
+    const lastSeq = async (): Promise<number> => (await ctx.jsm.streams.info(`KV_${BUCKET_STREAMS}`)).state.last_seq;
+    const windowMs = opts.quick ? 30_000 : 60_000;
+    // First the renewals alone (two of their 30-s cycles in a full run), then evictions over as long.
+    const seq0 = await lastSeq();
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, windowMs));
+    const kvWritesPerSecond = ((await lastSeq()) - seq0) / ((performance.now() - t0) / 1000);
+    const hist = new Histogram();
+    let trials = 0;
+    let failures = 0;
+    const t1 = performance.now();
+    // Paced, 20 a second, so the trials' own claims do not swamp the renewals they are measured under.
+    for (let batch = 0; performance.now() - t1 < windowMs; batch++) {
+      const next = t1 + (batch + 1) * 1000;
+      // Identities far from the streams' own, a channel of their own: each trial is one eviction.
+      const spec = (g: number): ReturnType<RelaySystem['streamSpecOn']> => ({ ...relay.streamSpecOn(g, 1, ['evict.example.net'], 1), offset: 10_000_000 + batch * 20 });
+      const r = await loadgens[0]!.send<{ hist: Array<[number, number]>; failures: number; trials: number }>({ cmd: 'evict', first: spec(0), second: spec(1), trials: 20 });
+      hist.merge(Histogram.fromSparse(r.hist));
+      trials += r.trials;
+      failures += r.failures;
+      await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+    }
+    const seconds = windowMs / 1000;
+    const result = { streams: groups * per, seconds, kvWritesPerSecond, trials, failures, p50: hist.percentile(50), p99: hist.percentile(99), max: hist.max };
+    opts.log(`scale: ownership at ${groups * per} claims, CLAIM_TTL=1m: ${result.kvWritesPerSecond.toFixed(0)} KV writes/s, eviction p99 ${result.p99.toFixed(1)} ms over ${trials} trials`);
+    return result;
+  } finally {
+    await ctx.nc.drain().catch(() => undefined);
+    await Promise.all(loadgens.map((lg) => lg.close()));
+    await relay.stop();
+  }
+}
+
 export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const curve: CostPoint[] = [];
   for (const size of opts.quick ? [1000] : [1000, 10_000]) curve.push(await costPoint(size, opts));
@@ -165,6 +228,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
   opts.log(`scale: ${groups * per} streams over ${plan.length} channels, ${groups} gateways, ${groups} load generators`);
   const relay = await startRelay({ gateways: groups });
   const loadgens = Array.from({ length: groups }, () => new LoadGen());
+  let stopped = false;
   try {
     const gatewayPids = relay.gatewayPids;
     const baseline = await Promise.all(gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
@@ -212,6 +276,11 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const heapPerStream = memory.reduce((s, m, i) => s + (m.heapUsed - baseline[i]!.heapUsed), 0) / (groups * per);
     curve.push({ streams: groups * per, gateways: groups, rssKiB: rssPerStream / 1024, heapKiB: heapPerStream / 1024, delivery: deliveries[0]! });
     const plot = await writeCostPlot(curve);
+    // The big run's processes stop first: the ownership phase needs the machine to itself.
+    await Promise.all(loadgens.map((lg) => lg.close()));
+    await relay.stop();
+    stopped = true;
+    const ownership = await ownershipPhase(total, opts);
     const n = (groups * per).toLocaleString('en-US');
     const targets: Target[] = [
       { name: `scale: ${n} streams back after a storm`, value: storm.failed === 0 && storm.opened === groups * per ? storm.ms / 1000 : Infinity, bound: 60, kind: 'max', unit: ' s' },
@@ -233,10 +302,14 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
         ['first open (200 in flight per generator)', groups * per, first.opened, first.failed, (first.opened / first.ms) * 1000, first.ms / 1000, openCpu],
         ['storm reopen (500 in flight per generator)', groups * per, storm.opened, storm.failed, (storm.opened / storm.ms) * 1000, storm.ms / 1000, stormCpu],
       ]) +
+      `\n\nOwnership at scale: the same ${ownership.streams.toLocaleString('en-US')} streams with CLAIM_TTL=1m (every claim rewritten every 30 s rather than 30 min), for ${ownership.seconds.toFixed(0)} s: the rate of writes to KV relay-streams (renewals alone), then, over as long, the eviction time across two gateways (20 trials a second) while the renewals go on.\n\n` +
+      table(['claims', 'KV writes/s', 'eviction trials', 'failures', 'p50 ms', 'p99 ms', 'max ms'], [[ownership.streams, ownership.kvWritesPerSecond, ownership.trials, ownership.failures, ownership.p50, ownership.p99, ownership.max]]) +
       '\n';
-    return { scenario: 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries, curve } };
+    return { scenario: 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries, curve, ownership } };
   } finally {
-    await Promise.all(loadgens.map((lg) => lg.close()));
-    await relay.stop();
+    if (!stopped) {
+      await Promise.all(loadgens.map((lg) => lg.close()));
+      await relay.stop();
+    }
   }
 }

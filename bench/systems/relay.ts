@@ -20,6 +20,7 @@ import { GC_ON_SIGNAL, memoryFileFor, NODE_ENV_FOR_SYSTEMS, PAYLOAD_BODY, type S
 const RELAY_BIN = fileURLToPath(new URL('../../bin/relay.js', import.meta.url));
 
 export interface RelaySystem extends System {
+  natsUrl: string;
   gatewayPorts: number[];
   gatewayPids: number[];
   ingressPort: number;
@@ -88,6 +89,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
   };
   return {
     name: 'relay',
+    natsUrl: nats.url,
     gatewayPorts,
     gatewayPids: procs.slice(0, gatewayPorts.length).map((p) => p.pid),
     ingressPort,
