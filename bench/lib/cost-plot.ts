@@ -3,7 +3,7 @@
 // Without Chromium the tables stand alone and no picture is written.
 
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 export interface CurvePoint {
@@ -13,7 +13,7 @@ export interface CurvePoint {
   delivery: { gatewayUs: number; relayUs: number };
 }
 
-const FILE = join(process.cwd(), 'bench', 'results', 'scale-cost.png');
+const RESULTS = join(process.cwd(), 'bench', 'results');
 const W = 460;
 const H = 300;
 const PAD = { left: 56, right: 40, top: 36, bottom: 44 };
@@ -45,8 +45,9 @@ function panel(title: string, unit: string, xs: number[], lines: Line[], offsetX
   return parts.join('');
 }
 
-/** Writes bench/results/scale-cost.png; returns its path, or null without Chromium. */
-export async function writeCostPlot(points: CurvePoint[]): Promise<string | null> {
+/** Writes bench/results/<name>.png; returns its path, or null without Chromium. */
+export async function writeCostPlot(points: CurvePoint[], name = 'scale-cost'): Promise<string | null> {
+  const file = join(RESULTS, `${name}.png`);
   const executablePath = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
   if (executablePath === undefined || points.length < 2) return null;
   const xs = points.map((p) => p.streams);
@@ -62,14 +63,14 @@ export async function writeCostPlot(points: CurvePoint[]): Promise<string | null
       { label: 'gateway heap', color: '#9333ea', values: points.map((p) => p.heapKiB) },
     ], W) +
     `</svg>`;
-  mkdirSync(dirname(FILE), { recursive: true });
+  mkdirSync(RESULTS, { recursive: true });
   const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
   try {
     const page = await browser.newPage({ viewport: { width: 2 * W, height: H } });
     await page.setContent(`<html><body style="margin:0">${svg}</body></html>`);
-    await page.screenshot({ path: FILE });
+    await page.screenshot({ path: file });
   } finally {
     await browser.close();
   }
-  return 'bench/results/scale-cost.png';
+  return `bench/results/${name}.png`;
 }

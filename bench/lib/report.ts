@@ -49,5 +49,7 @@ export interface ScenarioResult {
 
 export interface ScenarioOptions {
   quick: boolean;
+  /** Run on three clustered nats-servers with everything replicated three times (scale only). */
+  cluster: boolean;
   log: (line: string) => void;
 }

@@ -3,6 +3,7 @@
 // of 1,000-5,000 streams, many of 2-50), load generators split over processes. Measured: memory per
 // stream per process, CPU at rest (keepalives only), live delivery at 20,000 and 50,000 deliveries/s
 // with everything open, and a storm (every stream dropped and reopened, as after a restart).
+// `--cluster`: the same on three clustered nats-servers, log and buckets replicated three times.
 
 import { Histogram } from '../lib/histogram.js';
 import { LoadGen } from '../lib/loadgen-client.js';
@@ -142,7 +143,7 @@ async function costPoint(total: number, opts: ScenarioOptions): Promise<CostPoin
   const groups = Math.ceil(total / PER_PROCESS);
   const per = Math.ceil(total / groups);
   const plan = channelPlan(groups * per);
-  const relay = await startRelay({ gateways: groups });
+  const relay = await startRelay({ gateways: groups, cluster: opts.cluster });
   const loadgens = Array.from({ length: groups }, () => new LoadGen());
   try {
     const baseline = await Promise.all(relay.gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
@@ -178,7 +179,7 @@ async function ownershipPhase(total: number, opts: ScenarioOptions): Promise<Own
   const groups = Math.max(2, Math.ceil(total / PER_PROCESS));
   const per = Math.ceil(total / groups);
   const plan = channelPlan(groups * per);
-  const relay = await startRelay({ gateways: groups, env: { CLAIM_TTL: '1m' } });
+  const relay = await startRelay({ gateways: groups, env: { CLAIM_TTL: '1m' }, cluster: opts.cluster });
   const loadgens = Array.from({ length: groups }, () => new LoadGen());
   const quiet = createLogger({ level: 'warn', pretty: false });
   const ctx = await openNatsContext(loadConfig('all', { NATS_URL: relay.natsUrl }), 'bench-ownership', quiet, { applyLimits: false });
@@ -225,8 +226,8 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
   const per = Math.ceil(total / groups);
   const plan = channelPlan(groups * per);
   const big = plan.slice(0, 5);
-  opts.log(`scale: ${groups * per} streams over ${plan.length} channels, ${groups} gateways, ${groups} load generators`);
-  const relay = await startRelay({ gateways: groups });
+  opts.log(`scale: ${groups * per} streams over ${plan.length} channels, ${groups} gateways, ${groups} load generators${opts.cluster ? ', three NATS nodes' : ''}`);
+  const relay = await startRelay({ gateways: groups, cluster: opts.cluster });
   const loadgens = Array.from({ length: groups }, () => new LoadGen());
   let stopped = false;
   try {
@@ -270,12 +271,12 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
       kib(memory[i]!.heapUsed - baseline[i]!.heapUsed) / per,
       rest[pids.indexOf(pid)]!,
     ]);
-    const others = pids.filter((p) => !gatewayPids.includes(p));
-    for (const pid of others) memRows.push([pid === others[others.length - 1] ? 'nats-server' : 'ingress', 0, kib(rssBytes(pid)) / 1024, 0, 0, rest[pids.indexOf(pid)]!]);
+    const others: Array<[string, number]> = [['ingress', relay.ingressPid], ...relay.natsPids.map((pid, i): [string, number] => [relay.natsPids.length > 1 ? `nats-server ${i + 1}` : 'nats-server', pid])];
+    for (const [name, pid] of others) memRows.push([name, 0, kib(rssBytes(pid)) / 1024, 0, 0, rest[pids.indexOf(pid)]!]);
     const rssPerStream = memory.reduce((s, m, i) => s + (m.rss - baseline[i]!.rss), 0) / (groups * per);
     const heapPerStream = memory.reduce((s, m, i) => s + (m.heapUsed - baseline[i]!.heapUsed), 0) / (groups * per);
     curve.push({ streams: groups * per, gateways: groups, rssKiB: rssPerStream / 1024, heapKiB: heapPerStream / 1024, delivery: deliveries[0]! });
-    const plot = await writeCostPlot(curve);
+    const plot = await writeCostPlot(curve, opts.cluster ? 'scale-cost-cluster' : 'scale-cost');
     // The big run's processes stop first: the ownership phase needs the machine to itself.
     await Promise.all(loadgens.map((lg) => lg.close()));
     await relay.stop();
@@ -288,6 +289,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
       { name: `scale: gateway KB (RSS) per idle stream at ${n}`, value: rssPerStream / 1000, bound: 12, kind: 'max', unit: ' KB' },
     ];
     const text =
+      (opts.cluster ? 'On a cluster of three nats-servers, the event log and the buckets replicated three times (each relay process connected to a node picked at random). ' : '') +
       `${n} streams, each a distinct account, over ${plan.length} channels (5 of ${big.map((p) => p.count).join('/')} streams, the rest 2-50; every channel's streams spread over all gateways), on ${groups} gateway processes with ${groups} load generators (${per} sockets each; open-files limit 20,000 per process). Memory after a forced GC, growth over the empty gateway divided by its streams; CPU at rest over ${REST_MS / 1000} s with every stream open and nothing posted.\n\n` +
       table(['process', 'streams', 'RSS MiB', 'RSS KiB/stream', 'heap KiB/stream', 'CPU % at rest'], memRows) +
       `\n\nLive delivery with every stream open, posting to the five big channels (p50/p99 from the scheduled send to the frame read, all generators merged):\n\n` +
@@ -305,7 +307,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
       `\n\nOwnership at scale: the same ${ownership.streams.toLocaleString('en-US')} streams with CLAIM_TTL=1m (every claim rewritten every 30 s rather than 30 min), for ${ownership.seconds.toFixed(0)} s: the rate of writes to KV relay-streams (renewals alone), then, over as long, the eviction time across two gateways (20 trials a second) while the renewals go on.\n\n` +
       table(['claims', 'KV writes/s', 'eviction trials', 'failures', 'p50 ms', 'p99 ms', 'max ms'], [[ownership.streams, ownership.kvWritesPerSecond, ownership.trials, ownership.failures, ownership.p50, ownership.p99, ownership.max]]) +
       '\n';
-    return { scenario: 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries, curve, ownership } };
+    return { scenario: opts.cluster ? 'scale (cluster)' : 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries, curve, ownership } };
   } finally {
     if (!stopped) {
       await Promise.all(loadgens.map((lg) => lg.close()));

@@ -1,5 +1,6 @@
-// The relay as a system under test, in its production shape: a nats-server, an ingress process and
-// one or two gateway processes (separate OS processes), authenticated clients, a real profile API.
+// The relay as a system under test, in its production shape: a nats-server (or a cluster of three),
+// an ingress process and gateway processes (separate OS processes), authenticated clients, a real
+// profile API.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { createLogger } from '../../services/core/logger.js';
 import { KeyStore } from '../../services/core/keys.js';
 import { openNatsContext } from '../../services/core/nats.js';
 import { ALL_SCOPES } from '../../services/core/scopes.js';
-import { startNatsNode, type NatsNode } from '../../tools/nats-launcher.js';
+import { startNatsCluster, startNatsNode } from '../../tools/nats-launcher.js';
 import { httpOk, waitUntil } from '../../tools/poll.js';
 import { freePort } from '../../tools/ports.js';
 import { startBenchProfileApi } from '../peers/profile-api.js';
@@ -20,7 +21,10 @@ import { GC_ON_SIGNAL, memoryFileFor, NODE_ENV_FOR_SYSTEMS, PAYLOAD_BODY, type S
 const RELAY_BIN = fileURLToPath(new URL('../../bin/relay.js', import.meta.url));
 
 export interface RelaySystem extends System {
+  /** Every NATS node's URL, comma-separated (NATS_URL). */
   natsUrl: string;
+  natsPids: number[];
+  ingressPid: number;
   gatewayPorts: number[];
   gatewayPids: number[];
   ingressPort: number;
@@ -29,13 +33,20 @@ export interface RelaySystem extends System {
   ingressRequest(body: string, channel: string): string;
 }
 
-export async function startRelay(options: { gateways?: number; env?: Record<string, string> } = {}): Promise<RelaySystem> {
+/**
+ * `cluster`: three clustered nats-servers with the log and the buckets replicated three times (the
+ * production shape of the mesh); each relay process connects to a node the NATS client picks at
+ * random from the list, as in production.
+ */
+export async function startRelay(options: { gateways?: number; env?: Record<string, string>; cluster?: boolean } = {}): Promise<RelaySystem> {
   const dir = mkdtempSync(join(tmpdir(), 'relay-bench-'));
-  const nats: NatsNode = await startNatsNode({ storeDir: join(dir, 'nats') });
+  const natsNodes = options.cluster === true ? (await startNatsCluster(join(dir, 'nats'))).nodes : [await startNatsNode({ storeDir: join(dir, 'nats') })];
+  const natsUrls = natsNodes.map((n) => n.url);
   const profile = await startBenchProfileApi();
   const env = {
     ...NODE_ENV_FOR_SYSTEMS,
-    NATS_URL: nats.url,
+    NATS_URL: natsUrls.join(','),
+    ...(options.cluster === true ? { STREAM_REPLICAS: '3', KV_REPLICAS: '3' } : {}),
     PROFILE_API_URL: profile.url,
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
@@ -89,11 +100,13 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
   };
   return {
     name: 'relay',
-    natsUrl: nats.url,
+    natsUrl: natsUrls.join(','),
+    natsPids: natsNodes.map((n) => n.process.pid!),
+    ingressPid: ingress.pid,
     gatewayPorts,
     gatewayPids: procs.slice(0, gatewayPorts.length).map((p) => p.pid),
     ingressPort,
-    pids: () => [...procs.map((p) => p.pid), nats.process.pid!],
+    pids: () => [...procs.map((p) => p.pid), ...natsNodes.map((n) => n.process.pid!)],
     streamPid: () => procs[0]!.pid,
     memoryFile: memoryFileFor('relay-gw1'),
     streamSpec: (count, channels, concurrency) => specOn(0, count, channels, concurrency),
@@ -127,7 +140,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
       }
       await Promise.all(procs.map((p) => p.stop()));
       await profile.close();
-      await nats.stop();
+      await Promise.all(natsNodes.map((n) => n.stop()));
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,31 +1,19 @@
-// Summarises a V8 .cpuprofile: self time per function and per file, heaviest first.
-// npx tsx bench/tools/profile-top.ts <file.cpuprofile> [rows]
-import { readFileSync } from 'node:fs';
+// Summarises V8 .cpuprofile files (merged when several): self time per file or package and per
+// function, heaviest first, as shares of the busy (not idle) time.
+// npx tsx bench/tools/profile-top.ts <file.cpuprofile>... [--rows N]
+import { readProfile, summarize } from '../lib/profile-summary.js';
 
-interface Node {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount: number;
-  children?: number[];
+const args = process.argv.slice(2);
+const rowsAt = args.indexOf('--rows');
+const rows = rowsAt === -1 ? 30 : Number(args[rowsAt + 1]);
+const files = args.filter((a, i) => a !== '--rows' && i !== rowsAt + 1);
+if (files.length === 0) {
+  process.stderr.write('usage: npx tsx bench/tools/profile-top.ts <file.cpuprofile>... [--rows N]\n');
+  process.exit(2);
 }
-const profile = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
-const rows = Number(process.argv[3] ?? 30);
-const self = new Map<number, number>();
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-const total = [...self.values()].reduce((a, b) => a + b, 0);
-const byFn = new Map<string, number>();
-const byFile = new Map<string, number>();
-for (const n of profile.nodes) {
-  const t = self.get(n.id) ?? 0;
-  const file = n.callFrame.url.replace(/^.*node_modules\//, 'nm:').replace(/^file:\/\/.*?\/(services|schemas)\//, '$1/') || '(native)';
-  const fn = `${n.callFrame.functionName || '(anon)'}  ${file}:${n.callFrame.lineNumber + 1}`;
-  byFn.set(fn, (byFn.get(fn) ?? 0) + t);
-  const pkg = file.startsWith('nm:') ? file.split('/').slice(0, file.startsWith('nm:@') ? 2 : 1).join('/') : file;
-  byFile.set(pkg, (byFile.get(pkg) ?? 0) + t);
+const s = summarize(files.map(readProfile), rows);
+console.log(`sampled ${s.totalMs.toFixed(0)} ms, idle ${((s.idleMs / Math.max(1, s.totalMs)) * 100).toFixed(1)} %; shares below are of the busy time`);
+for (const [title, list] of [['self time by file/package', s.byFile], ['self time by function', s.byFunction]] as const) {
+  console.log(`\n${title}`);
+  for (const [k, v] of list) console.log(`${v.toFixed(1).padStart(5)}%  ${k}`);
 }
-const show = (m: Map<string, number>, title: string): void => {
-  console.log(`\n${title} (total ${(total / 1000).toFixed(0)} ms)`);
-  for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, rows)) console.log(`${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
-};
-show(byFile, 'self time by file/package');
-show(byFn, 'self time by function');
