@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
 export interface CpuProfile {
@@ -32,6 +33,24 @@ function place(url: string): string {
   return url.replace(/^.*node_modules\//, 'nm:').replace(/^file:\/\/.*?\/(services|schemas)\//, '$1/') || '(native)';
 }
 
+/** Line numbers mean nothing in our own files (tsx compiles them on load); in packages they do. */
+function where(url: string, line: number): string {
+  const file = place(url);
+  return url === '' || file.startsWith('services/') || file.startsWith('schemas/') ? file : `${file}:${line + 1}`;
+}
+
+/** Nodes under a frame of the bench's own profiler preload: the profile's own cost, not the relay's. */
+function profilerOwn(profile: CpuProfile): Set<number> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const own = new Set<number>();
+  const mark = (id: number): void => {
+    own.add(id);
+    for (const c of byId.get(id)?.children ?? []) mark(c);
+  };
+  for (const n of profile.nodes) if (n.callFrame.url.includes('profile-on-signal')) mark(n.id);
+  return own;
+}
+
 export function summarize(profiles: CpuProfile[], rows = 15): ProfileSummary {
   const byFn = new Map<string, number>();
   const byFile = new Map<string, number>();
@@ -40,16 +59,17 @@ export function summarize(profiles: CpuProfile[], rows = 15): ProfileSummary {
   for (const profile of profiles) {
     const self = new Map<number, number>();
     profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+    const skip = profilerOwn(profile);
     for (const n of profile.nodes) {
       const t = self.get(n.id) ?? 0;
-      if (t === 0) continue;
+      if (t === 0 || skip.has(n.id)) continue;
       total += t;
       if (n.callFrame.functionName === '(idle)') {
         idle += t;
         continue;
       }
       const file = place(n.callFrame.url);
-      const fn = `${n.callFrame.functionName || '(anonymous)'}  ${file}${n.callFrame.url === '' ? '' : `:${n.callFrame.lineNumber + 1}`}`;
+      const fn = `${n.callFrame.functionName || '(anonymous)'}  ${where(n.callFrame.url, n.callFrame.lineNumber)}`;
       byFn.set(fn, (byFn.get(fn) ?? 0) + t);
       const pkg = file.startsWith('nm:') ? file.split('/').slice(0, file.startsWith('nm:@') ? 2 : 1).join('/') : file;
       byFile.set(pkg, (byFile.get(pkg) ?? 0) + t);

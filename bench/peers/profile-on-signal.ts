@@ -29,6 +29,8 @@ if (file !== undefined) {
     renameSync(`${file}.part`, file);
   };
   process.on('SIGWINCH', () => {
-    busy = busy.then(toggle).catch((err: unknown) => process.stderr.write(`phase profile: ${String(err)}\n`));
+    busy = busy.then(toggle).catch((err: unknown) => {
+      process.stderr.write(`phase profile: ${String(err)}\n`);
+    });
   });
 }

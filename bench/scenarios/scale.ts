@@ -11,7 +11,9 @@ import { CpuMeter, cpuSeconds, rssBytes } from '../lib/procs.js';
 import { table, type ScenarioOptions, type ScenarioResult, type Target } from '../lib/report.js';
 import { startRelay, type RelaySystem } from '../systems/relay.js';
 import type { PublishSpec } from '../lib/loadgen.js';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readProfile, summarize, type ProfileSummary } from '../lib/profile-summary.js';
+import { waitUntil } from '../../tools/poll.js';
 import { memoryFileFor } from '../systems/system.js';
 import { writeCostPlot } from '../lib/cost-plot.js';
 import { loadConfig } from '../../services/core/config.js';
@@ -127,6 +129,32 @@ async function deliver(relay: RelaySystem, loadgens: LoadGen[], big: Planned[], 
   };
 }
 
+/** A phase's CPU profile, all gateways merged (BENCH_PROFILE=phases). */
+interface PhaseProfile {
+  phase: string;
+  summary: ProfileSummary;
+}
+
+/**
+ * Runs `work` with every gateway's CPU profiler on (BENCH_PROFILE=phases), so a profile shows one
+ * phase and nothing before it; without profiling, just runs it.
+ */
+async function profiled<T>(relay: RelaySystem, phase: string, into: PhaseProfile[], opts: ScenarioOptions, work: () => Promise<T>): Promise<T> {
+  const files = relay.phaseProfiles;
+  if (files === null) return work();
+  for (const f of files) rmSync(f, { force: true });
+  const toggle = (): void => relay.gatewayPids.forEach((pid) => process.kill(pid, 'SIGWINCH'));
+  toggle();
+  const result = await work();
+  toggle();
+  await waitUntil(() => files.every((f) => existsSync(f)), `the gateways' profiles of ${phase}`, { timeoutMs: 60_000, intervalMs: 100 });
+  const summary = summarize(files.map(readProfile), 10);
+  into.push({ phase, summary });
+  const idle = (summary.idleMs / Math.max(1, summary.totalMs)) * 100;
+  opts.log(`scale: profile of ${phase} (gateways, ${idle.toFixed(0)} % idle): ${summary.byFunction.slice(0, 5).map(([f, v]) => `${f.split('  ')[0]} ${v.toFixed(1)} %`).join(', ')}`);
+  return result;
+}
+
 /** The same rate at every size, so the cost per delivery compares. */
 const CURVE_RATE = 10_000;
 
@@ -139,7 +167,7 @@ interface CostPoint {
 }
 
 /** A smaller size of the same spread: memory per stream and the cost of CURVE_RATE deliveries/s. */
-async function costPoint(total: number, opts: ScenarioOptions): Promise<CostPoint> {
+async function costPoint(total: number, opts: ScenarioOptions, profiles: PhaseProfile[]): Promise<CostPoint> {
   const groups = Math.ceil(total / PER_PROCESS);
   const per = Math.ceil(total / groups);
   const plan = channelPlan(groups * per);
@@ -149,7 +177,8 @@ async function costPoint(total: number, opts: ScenarioOptions): Promise<CostPoin
     const baseline = await Promise.all(relay.gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
     await openAll(relay, loadgens, plan, per, 200);
     const memory = await Promise.all(relay.gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
-    const delivery = await deliver(relay, loadgens, plan.slice(0, 5), CURVE_RATE, opts.quick ? 3000 : 5000);
+    const phase = `delivery at ${CURVE_RATE.toLocaleString('en-US')}/s, ${(groups * per).toLocaleString('en-US')} streams`;
+    const delivery = await profiled(relay, phase, profiles, opts, () => deliver(relay, loadgens, plan.slice(0, 5), CURVE_RATE, opts.quick ? 3000 : 5000));
     const grow = (f: (m: { rss: number; heapUsed: number }) => number): number => memory.reduce((s, m, i) => s + f(m) - f(baseline[i]!), 0) / (groups * per) / 1024;
     opts.log(`scale: cost at ${groups * per} streams: ${delivery.gatewayUs.toFixed(2)} us per delivery in the gateways, ${grow((m) => m.rss).toFixed(1)} KiB RSS per stream`);
     return { streams: groups * per, gateways: groups, rssKiB: grow((m) => m.rss), heapKiB: grow((m) => m.heapUsed), delivery };
@@ -220,7 +249,8 @@ async function ownershipPhase(total: number, opts: ScenarioOptions): Promise<Own
 
 export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const curve: CostPoint[] = [];
-  for (const size of opts.quick ? [1000] : [1000, 10_000]) curve.push(await costPoint(size, opts));
+  const profiles: PhaseProfile[] = [];
+  for (const size of opts.quick ? [1000] : [1000, 10_000]) curve.push(await costPoint(size, opts, profiles));
   const total = opts.quick ? 20_000 : 100_000;
   const groups = Math.ceil(total / PER_PROCESS);
   const per = Math.ceil(total / groups);
@@ -235,7 +265,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const baseline = await Promise.all(gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
     const meter = new CpuMeter(relay.pids());
     meter.begin();
-    const first = await openAll(relay, loadgens, plan, per, 200);
+    const first = await profiled(relay, 'first opens', profiles, opts, () => openAll(relay, loadgens, plan, per, 200));
     const openCpu = meter.percent();
     opts.log(`scale: ${first.opened} open (${first.failed} refused) in ${(first.ms / 1000).toFixed(1)} s`);
 
@@ -244,12 +274,13 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     // claims' renewals.
     const pids = relay.pids();
     const before = pids.map((p) => cpuSeconds(p));
-    await new Promise((r) => setTimeout(r, REST_MS));
+    await profiled(relay, `rest, ${(groups * per).toLocaleString('en-US')} streams`, profiles, opts, () => new Promise((r) => setTimeout(r, REST_MS)));
     const rest = pids.map((p, i) => ((cpuSeconds(p) - before[i]!) / (REST_MS / 1000)) * 100);
 
     const deliveries: DeliveryPoint[] = [];
     for (const target of opts.quick ? [CURVE_RATE, 20_000] : [CURVE_RATE, 20_000, 50_000]) {
-      const d = await deliver(relay, loadgens, big, target, opts.quick ? 3000 : 5000);
+      const phase = `delivery at ${target.toLocaleString('en-US')}/s, ${(groups * per).toLocaleString('en-US')} streams`;
+      const d = await profiled(relay, phase, profiles, opts, () => deliver(relay, loadgens, big, target, opts.quick ? 3000 : 5000));
       deliveries.push(d);
       opts.log(`scale: ${target}/s target, ${d.deliveredPerSecond.toFixed(0)}/s delivered, p99 ${d.p99.toFixed(1)} ms, ${d.gatewayUs.toFixed(2)} us per delivery in the gateways`);
     }
@@ -306,12 +337,27 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
       ]) +
       `\n\nOwnership at scale: the same ${ownership.streams.toLocaleString('en-US')} streams with CLAIM_TTL=1m (every claim rewritten every 30 s rather than 30 min), for ${ownership.seconds.toFixed(0)} s: the rate of writes to KV relay-streams (renewals alone), then, over as long, the eviction time across two gateways (20 trials a second) while the renewals go on.\n\n` +
       table(['claims', 'KV writes/s', 'eviction trials', 'failures', 'p50 ms', 'p99 ms', 'max ms'], [[ownership.streams, ownership.kvWritesPerSecond, ownership.trials, ownership.failures, ownership.p50, ownership.p99, ownership.max]]) +
-      '\n';
-    return { scenario: opts.cluster ? 'scale (cluster)' : 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries, curve, ownership } };
+      '\n' +
+      profileText(profiles);
+    return { scenario: opts.cluster ? 'scale (cluster)' : 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries, curve, ownership, profiles } };
   } finally {
     if (!stopped) {
       await Promise.all(loadgens.map((lg) => lg.close()));
       await relay.stop();
     }
   }
+}
+
+/** The phases' profiles as tables: the gateways' heaviest functions by self time, shares of busy time. */
+function profileText(profiles: PhaseProfile[]): string {
+  if (profiles.length === 0) return '';
+  return (
+    `\nWhere the gateways' CPU goes in each phase (BENCH_PROFILE=phases: V8's sampling profiler in every gateway for that phase only, merged; self time as a share of the time not idle):\n` +
+    profiles
+      .map((p) => {
+        const idle = (p.summary.idleMs / Math.max(1, p.summary.totalMs)) * 100;
+        return `\n${p.phase} (${idle.toFixed(0)} % idle)\n\n` + table(['function', 'where', '% busy'], p.summary.byFunction.map(([f, v]) => [...f.split('  '), v])) + '\n';
+      })
+      .join('')
+  );
 }

@@ -2,7 +2,7 @@
 // an ingress process and gateway processes (separate OS processes), authenticated clients, a real
 // profile API.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,7 @@ import { BENCH_START, LOG_DIR, startProc, type Proc } from '../lib/procs.js';
 import { GC_ON_SIGNAL, memoryFileFor, NODE_ENV_FOR_SYSTEMS, PAYLOAD_BODY, type System } from './system.js';
 
 const RELAY_BIN = fileURLToPath(new URL('../../bin/relay.js', import.meta.url));
+const PHASE_PROFILER = fileURLToPath(new URL('../peers/profile-on-signal.ts', import.meta.url));
 
 export interface RelaySystem extends System {
   /** Every NATS node's URL, comma-separated (NATS_URL). */
@@ -28,6 +29,11 @@ export interface RelaySystem extends System {
   gatewayPorts: number[];
   gatewayPids: number[];
   ingressPort: number;
+  /**
+   * With BENCH_PROFILE=phases, where each gateway writes the CPU profile of a phase (the profiler is
+   * started and stopped by SIGWINCH: bench/peers/profile-on-signal.ts); null otherwise.
+   */
+  phaseProfiles: string[] | null;
   /** Stream spec against gateway `index` (eviction uses two). */
   streamSpecOn(index: number, count: number, channels: string[], concurrency: number): ReturnType<System['streamSpec']>;
   ingressRequest(body: string, channel: string): string;
@@ -63,20 +69,26 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
   const key = await keys.create({ scopes: ALL_SCOPES.filter((s) => s !== 'irc.connection.unauthenticated'), label: 'bench' });
   await ctx.nc.drain();
 
-  // BENCH_PROFILE=ingress|gateway writes a V8 CPU profile of that service to bench/results/profiles.
+  // BENCH_PROFILE=ingress|gateway writes a V8 CPU profile of that service to bench/results/profiles
+  // (its whole life); =phases lets the scale scenario profile the gateways phase by phase.
   const profiled = process.env['BENCH_PROFILE'];
+  const profileDir = join(process.cwd(), 'bench', 'results', 'profiles');
+  const phaseProfile = (g: number): string => join(profileDir, `phase-gw${g + 1}.cpuprofile`);
+  const phaseEnv = (g: number): Record<string, string> => (profiled === 'phases' ? { BENCH_PHASE_PROFILE: phaseProfile(g) } : {});
+  if (profiled === 'phases') mkdirSync(profileDir, { recursive: true });
   // BENCH_GATEWAY_FLAGS: more Node flags for the gateways (--trace-gc prints every collection to their log).
   const gatewayFlags = (process.env['BENCH_GATEWAY_FLAGS'] ?? '').split(' ').filter((f) => f !== '');
   const nodeArgs = (service: string): string[] => [
-    ...(profiled === service ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), 'bench', 'results', 'profiles')}`] : []),
+    ...(profiled === service ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     ...(service === 'gateway' ? gatewayFlags : []),
+    ...(service === 'gateway' && profiled === 'phases' ? ['--import', 'tsx', '--import', PHASE_PROFILER] : []),
   ];
   const procs: Proc[] = [];
   const gatewayPorts: number[] = [];
   for (let g = 0; g < (options.gateways ?? 1); g++) {
     const port = await freePort();
     gatewayPorts.push(port);
-    procs.push(startProc(`relay-gateway-${g + 1}`, process.execPath, [...nodeArgs('gateway'), ...GC_ON_SIGNAL, RELAY_BIN, 'serve', 'gateway'], { ...env, PORT: String(port), RELAY_NODE_ID: `bench-gw${g + 1}`, BENCH_MEMORY_FILE: memoryFileFor(`relay-gw${g + 1}`) }));
+    procs.push(startProc(`relay-gateway-${g + 1}`, process.execPath, [...nodeArgs('gateway'), ...GC_ON_SIGNAL, RELAY_BIN, 'serve', 'gateway'], { ...env, PORT: String(port), RELAY_NODE_ID: `bench-gw${g + 1}`, BENCH_MEMORY_FILE: memoryFileFor(`relay-gw${g + 1}`), ...phaseEnv(g) }));
   }
   const ingressPort = await freePort();
   const ingress = startProc('relay-ingress', process.execPath, [...nodeArgs('ingress'), RELAY_BIN, 'serve', 'ingress'], { ...env, PORT: String(ingressPort), RELAY_NODE_ID: 'bench-in1' });
@@ -105,6 +117,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
     ingressPid: ingress.pid,
     gatewayPorts,
     gatewayPids: procs.slice(0, gatewayPorts.length).map((p) => p.pid),
+    phaseProfiles: profiled === 'phases' ? gatewayPorts.map((_, g) => phaseProfile(g)) : null,
     ingressPort,
     pids: () => [...procs.map((p) => p.pid), ...natsNodes.map((n) => n.process.pid!)],
     streamPid: () => procs[0]!.pid,
