@@ -23,6 +23,11 @@ export interface StreamSpec {
    * fixed shuffled order, instead of `channels` round robin (the scale scenario's spread).
    */
   plan?: Array<{ channel: string; count: number }>;
+  /**
+   * Reopen a refused stream as the published client does (docs/real-clients: 1 s x 2^n, at most
+   * 30 s), until it is open or `retry.untilMs` after the start; refusals are counted apart.
+   */
+  retry?: { untilMs: number };
 }
 
 export interface PublishSpec {
@@ -131,11 +136,12 @@ class Sink {
 const sink = new Sink();
 let streams: StreamConn[] = [];
 
-async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Promise<{ opened: number; failed: number; ms: number }> {
+async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Promise<{ opened: number; failed: number; refused: number; ms: number }> {
   const started = performance.now();
   let next = 0;
   let opened = 0;
   let failed = 0;
+  let refused = 0;
   const offset = spec.offset ?? 0;
   const planned = spec.plan === undefined ? undefined : shuffled(spec.plan.flatMap((p) => Array<string>(p.count).fill(p.channel)));
   const worker = async (): Promise<void> => {
@@ -144,14 +150,25 @@ async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Prom
       const n = i + offset;
       const channel = planned?.[n] ?? spec.channels[n % spec.channels.length]!;
       const req = spec.template.replaceAll('{i}', String(n)).replaceAll('{channel}', channel);
-      const s = new StreamConn(spec.endpoint, req, spec.readyMarker, LOCAL_ADDRESSES[n % LOCAL_ADDRESSES.length]!, sink);
-      into.push(s);
-      if (await s.opened) opened++;
-      else failed++;
+      for (let attempt = 0; ; attempt++) {
+        const s = new StreamConn(spec.endpoint, req, spec.readyMarker, LOCAL_ADDRESSES[n % LOCAL_ADDRESSES.length]!, sink);
+        into.push(s);
+        if (await s.opened) {
+          opened++;
+          break;
+        }
+        const wait = Math.min(30_000, 1000 * 2 ** attempt);
+        if (spec.retry === undefined || performance.now() + wait - started > spec.retry.untilMs) {
+          failed++;
+          break;
+        }
+        refused++;
+        await new Promise((r) => setTimeout(r, wait));
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(spec.concurrency, spec.count) }, worker));
-  return { opened, failed, ms: performance.now() - started };
+  return { opened, failed, refused, ms: performance.now() - started };
 }
 
 /**
