@@ -316,10 +316,14 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const deliveryRows = deliveries.map((d) => [d.target, d.perSecond, d.deliveredPerSecond, d.p50, d.p99, d.gatewayUs, d.relayUs, d.loadgenCpu, d.errors]);
 
     opts.log(`scale: storm: dropping all ${first.opened} and reopening`);
-    await Promise.all(loadgens.map((lg) => lg.send({ cmd: 'dropAll' })));
-    meter.begin();
-    const storm = await openAll(relay, loadgens, plan, per, 500, true);
-    const stormCpu = meter.percent();
+    let stormCpu = 0;
+    const storm = await profiled(relay, 'storm (drop all, reopen)', profiles, opts, async () => {
+      await Promise.all(loadgens.map((lg) => lg.send({ cmd: 'dropAll' })));
+      meter.begin();
+      const reopened = await openAll(relay, loadgens, plan, per, 500, true);
+      stormCpu = meter.percent();
+      return reopened;
+    });
     stalls['storm'] = await longestStall(relay);
     opts.log(`scale: longest event-loop stall of any gateway, ms: ${Object.entries(stalls).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
     opts.log(`scale: storm: ${storm.opened} back in ${(storm.ms / 1000).toFixed(1)} s (${storm.refused} refused and retried, ${storm.failed} not back)`);
