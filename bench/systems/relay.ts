@@ -2,7 +2,7 @@
 // an ingress process and gateway processes (separate OS processes), authenticated clients, a real
 // profile API.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,6 +154,11 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
       await Promise.all(procs.map((p) => p.stop()));
       await profile.close();
       await Promise.all(natsNodes.map((n) => n.stop()));
+      // nats-server's own account of the run (slow consumers, route trouble, leader changes).
+      for (const [i, n] of natsNodes.entries()) {
+        const log = join(n.options.storeDir, `${n.serverName}.log`);
+        if (existsSync(log)) copyFileSync(log, join(LOG_DIR, `nats-${i + 1}.log`));
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };
