@@ -107,6 +107,11 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     return this.entries.get(key)?.value;
   }
 
+  /** The revision of the key's current value, if it has one. */
+  revision(key: string): number | undefined {
+    return this.entries.get(key)?.revision;
+  }
+
   /** Every key with its value and revision. */
   *items(): Generator<[key: string, value: T, revision: number]> {
     for (const [key, e] of this.entries) yield [key, e.value, e.revision];

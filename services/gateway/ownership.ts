@@ -22,9 +22,13 @@ import { encodeRecord, KvMirror } from '../core/kv-mirror.js';
 import type { Logger } from '../core/logger.js';
 import { parseStreamClaim } from '../core/records.js';
 import { BUCKET_STREAMS } from '../core/subjects.js';
+import { ClaimReleases } from './claim-releases.js';
 import { IndexMap } from './index-map.js';
 import type { NodeLiveness } from '../core/node-liveness.js';
 import { StaleClaims } from './stale-claims.js';
+
+/** Claim renewals in flight at once per gateway. */
+const RENEWALS_IN_FLIGHT = 64;
 
 export function claimKey(account: string, channel: string): string {
   return `${account}.${channelToken(channel)}`;
@@ -79,12 +83,15 @@ export class Ownership {
   /** This node's claims, by stream id, and by claim key (which another node's claim names). */
   private readonly claims = new Map<string, LocalClaim>();
   private readonly byKey = new IndexMap<LocalClaim>();
-  /** Deletes of released claims still in flight (a drain waits for them). */
-  private readonly releases = new Set<Promise<void>>();
+  /** Deletes of released claims, paced (a drain waits for them). */
+  private readonly releases: ClaimReleases;
   /** Claims held by other nodes, per owner (this node's own streams are counted by the gateway). */
   private readonly remoteCounts = new Map<string, number>();
   /** Node ids repeat across every claim of a node: one string each. */
   private readonly nodeNames = new Map<string, string>();
+  /** Claims being written again after another node deleted them. */
+  private readonly reclaiming = new Set<LocalClaim>();
+  private refreshing = false;
   private refreshTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
 
@@ -101,13 +108,17 @@ export class Ownership {
     this.nodeId = options.nodeId;
     this.onEvict = options.onEvict;
     this.mirror = new KvMirror(options.js, BUCKET_STREAMS, (v) => this.holder(v), options.logger);
+    this.releases = new ClaimReleases(this.kv, (c) => (this.mirror.revision(c.key) ?? 0) > c.revision);
     this.stale = new StaleClaims({ kv: this.kv, mirror: this.mirror, nodeId: this.nodeId, liveness: options.liveness, logger: options.logger });
     this.mirror.on('put', (key, claim, revision, previous) => {
       this.count(previous, -1);
       this.count(claim, 1);
       this.onClaim(key, claim, revision);
     });
-    this.mirror.on('delete', (_key, previous) => this.count(previous, -1));
+    this.mirror.on('delete', (key, previous, revision) => {
+      this.count(previous, -1);
+      this.onDeleted(key, revision);
+    });
   }
 
   private count(holder: Holder | undefined, delta: number): void {
@@ -154,6 +165,32 @@ export class Ownership {
   }
 
   /**
+   * Another node deleted the claim of a stream still open here: a sweep that took this node for dead
+   * (its heartbeat late behind a stall) or an aged-out record. The stream is alive, so the claim is
+   * written again, unless someone claims the key first (then their claim evicts ours as usual).
+   */
+  private onDeleted(key: string, revision: number): void {
+    for (const c of this.byKey.get(key)) {
+      // (An older delete, of a claim this node released before, says nothing of ours.)
+      if (c.revision !== 0 && revision > c.revision) void this.reclaim(c);
+    }
+  }
+
+  private async reclaim(c: LocalClaim): Promise<void> {
+    if (this.reclaiming.has(c)) return;
+    this.reclaiming.add(c);
+    try {
+      const revision = await this.kv.create(c.key, encodeRecord(this.recordOf(c.stream)));
+      if (this.claims.get(c.stream.id) === c) c.revision = revision;
+      else this.releases.add({ key: c.key, revision });
+    } catch {
+      // The key is held again (by whoever claimed it meanwhile): their claim reaches the mirror.
+    } finally {
+      this.reclaiming.delete(c);
+    }
+  }
+
+  /**
    * Writes the stream's claim; rejects when the write fails. A later claim already seen meanwhile
    * evicts the stream through `onEvict`, like any other. A stream released while its claim was being
    * written (the client left) has the claim taken back as soon as it lands.
@@ -164,7 +201,7 @@ export class Ownership {
     this.byKey.add(claim.key, claim);
     claim.revision = await this.kv.put(claim.key, encodeRecord(this.recordOf(stream)));
     if (this.claims.get(stream.id) !== claim) {
-      await this.track(this.deleteIfStillOurs(claim));
+      this.releases.add(claim);
       return;
     }
     if (claim.foreignRevision > claim.revision) this.onEvict(stream.id);
@@ -190,37 +227,49 @@ export class Ownership {
     this.byKey.delete(claim.key, claim);
     // Still being written: `claim` takes it back when the write lands.
     if (claim.revision === 0) return;
-    // Awaited by settled() (the drain), never failing: deleteIfStillOurs swallows a refused delete.
-    void this.track(this.deleteIfStillOurs(claim));
-  }
-
-  private async deleteIfStillOurs(claim: LocalClaim): Promise<void> {
-    // Refused by the server when a later claim replaced ours, which is what we want.
-    await this.kv.delete(claim.key, { previousSeq: claim.revision }).catch(() => undefined);
-  }
-
-  private track(deletion: Promise<void>): Promise<void> {
-    const tracked = deletion.finally(() => this.releases.delete(tracked));
-    this.releases.add(tracked);
-    return tracked;
+    this.releases.add(claim);
   }
 
   /** Resolves once the claims released so far are deleted (or found replaced). */
-  async settled(): Promise<void> {
-    await Promise.all([...this.releases]);
+  settled(): Promise<void> {
+    return this.releases.settled();
   }
 
-  /** Live claims are rewritten before the bucket's max age would drop them. */
+  /**
+   * Live claims are rewritten before the bucket's max age would drop them, RENEWALS_IN_FLIGHT at a
+   * time: one after another, a gateway of 16,000 streams on a replicated bucket took longer than the
+   * renewal period (docs/BENCHMARKS.md, scale --cluster).
+   */
   private async refresh(): Promise<void> {
-    for (const c of [...this.claims.values()]) {
-      // Released since the loop began, or still being written: nothing to rewrite.
-      if (c.revision === 0 || this.claims.get(c.stream.id) !== c) continue;
-      if (this.mirror.get(c.key)?.conn !== c.stream.id) continue;
-      try {
-        c.revision = await this.kv.update(c.key, encodeRecord(this.recordOf(c.stream)), c.revision);
-      } catch {
-        // Someone claimed the key meanwhile; the mirror delivers that claim and evicts us.
-      }
+    if (this.refreshing) return;
+    this.refreshing = true;
+    const queue = [...this.claims.values()];
+    const renewNext = async (): Promise<void> => {
+      for (let c = queue.pop(); c !== undefined; c = queue.pop()) await this.renew(c);
+    };
+    try {
+      await Promise.all(Array.from({ length: RENEWALS_IN_FLIGHT }, renewNext));
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  private async renew(c: LocalClaim): Promise<void> {
+    // Released since the refresh began, or still being written: nothing to rewrite.
+    if (c.revision === 0 || this.claims.get(c.stream.id) !== c) return;
+    const holder = this.mirror.get(c.key);
+    // Another connection holds the key: the mirror has evicted us, or is about to.
+    if (holder !== undefined && holder.conn !== c.stream.id) return;
+    try {
+      const revision = await this.kv.update(c.key, encodeRecord(this.recordOf(c.stream)), c.revision);
+      // Released while the renewal was in flight: its delete named the old revision.
+      if (this.claims.get(c.stream.id) === c) c.revision = revision;
+      else this.releases.add({ key: c.key, revision });
+    } catch {
+      // Not at our revision any more: replaced (the mirror will say by whom and evict us), or gone
+      // (aged out, or swept while this node was taken for dead), in which case it is written again.
+      // Creating it fails in the first case, so trying costs nothing.
+      await this.reclaim(c);
     }
   }
 

@@ -63,6 +63,26 @@ describe('one stream per account and channel, mesh-wide', () => {
     }
   });
 
+  it('a live stream whose claim was deleted behind its back (swept by a gateway that took its node for dead) writes it again, and still loses to a later open', async () => {
+    const key = await mesh.createKey();
+    const ch = 'reclaim.example.net';
+    const me = mesh.player();
+    const stream = await mesh.connect(mesh.gateways[0]!, mesh.headers(me, key, ch));
+    const before = await claimOf(me.uuid, ch);
+    expect(before?.node).toBe(mesh.gateways[0]!.nodeId);
+    // What another gateway's sweep does when this node's heartbeat is late: delete at the revision it saw.
+    const entry = await mesh.nats.buckets.streams.get(claimKey(me.uuid, ch));
+    await mesh.nats.buckets.streams.delete(claimKey(me.uuid, ch), { previousSeq: entry!.revision });
+    await eventually(async () => (await claimOf(me.uuid, ch))?.conn === before!.conn, 'the live stream’s claim to be written again', 15_000);
+    expect(stream.isClosed).toBe(false);
+    // The claim counts again: a second stream of the account on the other gateway evicts this one.
+    const second = await mesh.connect(mesh.gateways[1]!, mesh.headers(me, key, ch));
+    await stream.waitForComment(/^evicted/);
+    await stream.waitClosed();
+    expect((await claimOf(me.uuid, ch))?.node).toBe(mesh.gateways[1]!.nodeId);
+    second.close();
+  });
+
   it('a crashed gateway’s claims never block a new stream elsewhere, and are swept away', async () => {
     const doomed = await mesh.addGateway();
     const key = await mesh.createKey();
