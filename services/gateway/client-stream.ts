@@ -128,9 +128,22 @@ export class ClientStream implements Listener {
       return false;
     }
     this.socket.setNoDelay(true);
+    // Held until `ready`: the head, the retry and the connected comment leave in one write (one
+    // system call per open instead of two; opens are bound by the machine's CPU).
+    this.socket.cork();
     this.res.writeHead(200, SSE_HEADERS);
     this.res.write(encodeRetry(retryMs));
     return true;
+  }
+
+  /** The stream hears its channel from now on: tells the client, and sends what `open` held. */
+  ready(comment: Buffer): void {
+    this.writeRaw(comment);
+    this.uncork();
+  }
+
+  private uncork(): void {
+    while (this.socket.writableCorked > 0) this.socket.uncork();
   }
 
   /** The connection closed under us (the client left, or the socket failed). */
@@ -245,6 +258,8 @@ export class ClientStream implements Listener {
   /** The one place a stream ends: it happens once, and is announced once. */
   private end(reason: CloseReason): void {
     if (this.endReason !== null) return;
+    // Ended between `open` and `ready`: what `open` held goes out before the end.
+    this.uncork();
     this.endReason = reason;
     this.queue.clear();
     this.held = null;

@@ -147,7 +147,7 @@ export class Gateway {
     }
     if (stream.closed) return;
     // Sent once the node is subscribed: from here on nothing published to the channel is missed.
-    stream.writeRaw(encodeComment(`connected to ${stream.channel ?? 'every channel'}`));
+    stream.ready(encodeComment(`connected to ${stream.channel ?? 'every channel'}`));
     if (request.lastEventId !== null) await replay(nats.js, logger, stream, request.lastEventId);
   }
 
