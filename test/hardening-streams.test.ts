@@ -265,4 +265,19 @@ describe('bucket settings', () => {
       await own.close();
     }
   });
+
+  // Guards: the bucket's 2-minute duplicate window made JetStream refuse a max age under it, and a
+  // gateway restarted with CLAIM_TTL=1m retried "JetStream not ready" for ever.
+  it('a gateway restarted with CLAIM_TTL=1m, its minimum, starts and brings the ownership bucket down to 1 minute', async () => {
+    const own = await RelayFixture.start({ service: 'ingress' });
+    try {
+      const gateway = await RelayFixture.start({ service: 'gateway', nats: own.nats, profile: own.profile, env: { CLAIM_TTL: '1m' } });
+      await gateway.close();
+      const config = (await own.server.core.nats.jsm.streams.info('KV_relay-streams')).config;
+      expect(config.max_age).toBe(60_000 * 1e6);
+      expect(config.duplicate_window).toBeLessThanOrEqual(config.max_age);
+    } finally {
+      await own.close();
+    }
+  });
 });

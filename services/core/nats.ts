@@ -203,7 +203,10 @@ export async function openBuckets(
       const info = await jsm.streams.info(`KV_${b.bucket}`);
       const maxAge = b.ttlMs > 0 ? nanos(b.ttlMs) : 0;
       if (info.config.num_replicas !== replicas || info.config.max_age !== maxAge) {
-        await jsm.streams.update(`KV_${b.bucket}`, { ...info.config, num_replicas: replicas, max_age: maxAge });
+        // JetStream refuses a duplicate window longer than the max age: a shorter CLAIM_TTL brings
+        // the window down with it (the KV client set it to min(max age, 2 min) at creation).
+        const duplicates = maxAge > 0 ? Math.min(info.config.duplicate_window, maxAge) : info.config.duplicate_window;
+        await jsm.streams.update(`KV_${b.bucket}`, { ...info.config, num_replicas: replicas, max_age: maxAge, duplicate_window: duplicates });
         logger.info({ bucket: b.bucket, replicas, maxAgeMs: b.ttlMs }, 'applied KV_REPLICAS and record lifetime to a bucket');
       }
     }
