@@ -29,6 +29,12 @@ import { StaleClaims } from './stale-claims.js';
 
 /** Claim renewals in flight at once per gateway. */
 const RENEWALS_IN_FLIGHT = 64;
+/**
+ * The renewal period is cut in this many ticks and each claim is renewed at its own tick: a steady
+ * trickle of writes rather than every claim at once, which at 100,000 claims held up the writes of
+ * evictions behind it (docs/BENCHMARKS.md, scale, ownership).
+ */
+const RENEWAL_SLICES = 30;
 
 export function claimKey(account: string, channel: string): string {
   return `${account}.${channelToken(channel)}`;
@@ -61,6 +67,8 @@ interface LocalClaim {
   readonly key: string;
   /** The revision our claim was written at; 0 while the write is in flight. */
   revision: number;
+  /** The tick of the renewal period at which it is renewed. */
+  readonly slice: number;
   /** The newest revision another connection wrote while ours was in flight. */
   foreignRevision: number;
 }
@@ -91,7 +99,10 @@ export class Ownership {
   private readonly nodeNames = new Map<string, string>();
   /** Claims being written again after another node deleted them. */
   private readonly reclaiming = new Set<LocalClaim>();
-  private refreshing = false;
+  /** Claims due for renewal, RENEWALS_IN_FLIGHT renewed at a time. */
+  private renewals: LocalClaim[] = [];
+  private renewing = 0;
+  private renewalTick = 0;
   private refreshTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
 
@@ -143,7 +154,7 @@ export class Ownership {
   async start(claimTtlMs: number, sweepEveryMs: number): Promise<void> {
     await this.mirror.start();
     await this.stale.dropOwn();
-    this.refreshTimer = setInterval(() => void this.refresh(), claimTtlMs / 2).unref();
+    this.refreshTimer = setInterval(() => this.refresh(), claimTtlMs / 2 / RENEWAL_SLICES).unref();
     this.sweepTimer = setInterval(() => void this.stale.sweep(claimTtlMs), sweepEveryMs).unref();
   }
 
@@ -196,7 +207,7 @@ export class Ownership {
    * written (the client left) has the claim taken back as soon as it lands.
    */
   async claim(stream: ClaimedStream): Promise<void> {
-    const claim: LocalClaim = { stream, key: streamClaimKey(stream), revision: 0, foreignRevision: 0 };
+    const claim: LocalClaim = { stream, key: streamClaimKey(stream), revision: 0, foreignRevision: 0, slice: Math.floor(Math.random() * RENEWAL_SLICES) };
     this.claims.set(stream.id, claim);
     this.byKey.add(claim.key, claim);
     claim.revision = await this.kv.put(claim.key, encodeRecord(this.recordOf(stream)));
@@ -236,22 +247,21 @@ export class Ownership {
   }
 
   /**
-   * Live claims are rewritten before the bucket's max age would drop them, RENEWALS_IN_FLIGHT at a
-   * time: one after another, a gateway of 16,000 streams on a replicated bucket took longer than the
-   * renewal period (docs/BENCHMARKS.md, scale --cluster).
+   * Live claims are rewritten before the bucket's max age would drop them: each at its tick of the
+   * period (every CLAIM_TTL/2), RENEWALS_IN_FLIGHT at a time. One after another, a gateway of 16,000
+   * streams on a replicated bucket took longer than the period (docs/BENCHMARKS.md, scale --cluster).
    */
-  private async refresh(): Promise<void> {
-    if (this.refreshing) return;
-    this.refreshing = true;
-    const queue = [...this.claims.values()];
-    const renewNext = async (): Promise<void> => {
-      for (let c = queue.pop(); c !== undefined; c = queue.pop()) await this.renew(c);
-    };
-    try {
-      await Promise.all(Array.from({ length: RENEWALS_IN_FLIGHT }, renewNext));
-    } finally {
-      this.refreshing = false;
+  private refresh(): void {
+    const slice = this.renewalTick++ % RENEWAL_SLICES;
+    for (const c of this.claims.values()) if (c.slice === slice) this.renewals.push(c);
+    while (this.renewing < RENEWALS_IN_FLIGHT && this.renewals.length > 0) {
+      this.renewing++;
+      void this.renewDue().finally(() => this.renewing--);
     }
+  }
+
+  private async renewDue(): Promise<void> {
+    for (let c = this.renewals.pop(); c !== undefined; c = this.renewals.pop()) await this.renew(c);
   }
 
   private async renew(c: LocalClaim): Promise<void> {

@@ -100,4 +100,21 @@ describe('one stream per account and channel, mesh-wide', () => {
     // The claim nobody replaced is removed once the dead node's heartbeat is missed (NODE_TIMEOUT=3s).
     await eventually(async () => (await claimOf(abandons.uuid, ch)) === null, 'the dead gateway’s claim to be swept', 30_000);
   });
+
+  // Last in the file: CLAIM_TTL is the bucket's max age, which this gateway sets for the whole mesh.
+  it('a live stream’s claim is rewritten within half of CLAIM_TTL, so the bucket’s max age never drops it', async () => {
+    const renewing = await mesh.addGateway({ CLAIM_TTL: '1m' });
+    const key = await mesh.createKey();
+    const ch = 'renewal.example.net';
+    const me = mesh.player();
+    const stream = await mesh.connect(renewing, mesh.headers(me, key, ch));
+    const first = await mesh.nats.buckets.streams.get(claimKey(me.uuid, ch));
+    expect(first?.json<StreamClaim>().node).toBe(renewing.nodeId);
+    // Renewed at its own tick of the 30-s period (the claims of a gateway are spread over it).
+    await eventually(async () => ((await mesh.nats.buckets.streams.get(claimKey(me.uuid, ch)))?.revision ?? 0) > first!.revision, 'the claim to be renewed', 45_000);
+    const renewed = await claimOf(me.uuid, ch);
+    expect(renewed?.conn).toBe(first!.json<StreamClaim>().conn);
+    expect(stream.isClosed).toBe(false);
+    stream.close();
+  });
 });
