@@ -136,22 +136,6 @@ async function deliver(relay: RelaySystem, loadgens: LoadGen[], big: Planned[], 
   };
 }
 
-/**
- * The longest event-loop stall of any gateway since the previous call, ms: prom-client's
- * nodejs_eventloop_lag_max_seconds, which it resets on every scrape. A stall is time in which a
- * gateway neither wrote frames nor read from NATS.
- */
-async function longestStall(relay: RelaySystem): Promise<number> {
-  const stalls = await Promise.all(
-    relay.gatewayPorts.map(async (port) => {
-      const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
-      const m = /^nodejs_eventloop_lag_max_seconds\{[^}]*\} (\S+)$/m.exec(text);
-      return m === null ? NaN : Number(m[1]) * 1000;
-    }),
-  );
-  return Math.max(...stalls);
-}
-
 /** A phase's CPU profile, all gateways merged (BENCH_PROFILE=phases). */
 interface PhaseProfile {
   phase: string;
@@ -288,9 +272,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const baseline = await Promise.all(gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
     const meter = new CpuMeter(relay.pids());
     meter.begin();
-    await longestStall(relay);
     const first = await profiled(relay, 'first opens', profiles, opts, () => openAll(relay, loadgens, plan, per, 200));
-    const stalls: Record<string, number> = { 'first open': await longestStall(relay) };
     const openCpu = meter.percent();
     opts.log(`scale: ${first.opened} open (${first.failed} refused) in ${(first.ms / 1000).toFixed(1)} s`);
 
@@ -298,19 +280,15 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     // At rest: nothing posted, only the keepalives (every stream, every KEEPALIVE_INTERVAL) and the
     // claims' renewals.
     const pids = relay.pids();
-    // The forced collections above are the bench's doing: their stall is not counted at rest.
-    await longestStall(relay);
     const before = pids.map((p) => cpuSeconds(p));
     await profiled(relay, `rest, ${(groups * per).toLocaleString('en-US')} streams`, profiles, opts, () => new Promise((r) => setTimeout(r, REST_MS)));
     const rest = pids.map((p, i) => ((cpuSeconds(p) - before[i]!) / (REST_MS / 1000)) * 100);
-    stalls['rest'] = await longestStall(relay);
 
     const deliveries: DeliveryPoint[] = [];
     for (const target of opts.quick ? [CURVE_RATE, 20_000] : [CURVE_RATE, 20_000, 50_000]) {
       const phase = `delivery at ${target.toLocaleString('en-US')}/s, ${(groups * per).toLocaleString('en-US')} streams`;
       const d = await profiled(relay, phase, profiles, opts, () => deliver(relay, loadgens, big, target, opts.quick ? 3000 : 5000));
       deliveries.push(d);
-      stalls[`delivery ${target}/s`] = await longestStall(relay);
       opts.log(`scale: ${target}/s target, ${d.deliveredPerSecond.toFixed(0)}/s delivered, p99 ${d.p99.toFixed(1)} ms, ${d.gatewayUs.toFixed(2)} us per delivery in the gateways`);
     }
     const deliveryRows = deliveries.map((d) => [d.target, d.perSecond, d.deliveredPerSecond, d.p50, d.p99, d.gatewayUs, d.relayUs, d.loadgenCpu, d.errors]);
@@ -324,8 +302,6 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
       stormCpu = meter.percent();
       return reopened;
     });
-    stalls['storm'] = await longestStall(relay);
-    opts.log(`scale: longest event-loop stall of any gateway, ms: ${Object.entries(stalls).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}`);
     opts.log(`scale: storm: ${storm.opened} back in ${(storm.ms / 1000).toFixed(1)} s (${storm.refused} refused and retried, ${storm.failed} not back)`);
 
     const kib = (b: number): number => b / 1024;
@@ -366,7 +342,6 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
         curve.map((c) => [c.streams, c.gateways, c.rssKiB, c.heapKiB, c.delivery.gatewayUs, c.delivery.relayUs, c.delivery.p99]),
       ) +
       '\n\n' +
-      `The longest event-loop stall of any gateway in each phase (prom-client's nodejs_eventloop_lag_max_seconds, read after the phase): ${Object.entries(stalls).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ')}.\n\n` +
       table(['phase', 'streams', 'opened', 'refused, retried', 'not opened', 'opens/s', 'seconds', 'relay CPU %'], [
         ['first open (200 in flight per generator)', groups * per, first.opened, first.refused, first.failed, (first.opened / first.ms) * 1000, first.ms / 1000, openCpu],
         ['storm reopen (500 in flight per generator, refusals retried after 1 s x 2^n)', groups * per, storm.opened, storm.refused, storm.failed, (storm.opened / storm.ms) * 1000, storm.ms / 1000, stormCpu],
@@ -375,7 +350,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
       table(['claims', 'KV writes/s', 'eviction trials', 'failures', 'p50 ms', 'p99 ms', 'max ms'], [[ownership.streams, ownership.kvWritesPerSecond, ownership.trials, ownership.failures, ownership.p50, ownership.p99, ownership.max]]) +
       '\n' +
       profileText(profiles);
-    return { scenario: opts.cluster ? 'scale (cluster)' : 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries, curve, ownership, profiles, stalls } };
+    return { scenario: opts.cluster ? 'scale (cluster)' : 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries, curve, ownership, profiles } };
   } finally {
     if (!stopped) {
       await Promise.all(loadgens.map((lg) => lg.close()));
