@@ -30,11 +30,11 @@ import { StaleClaims } from './stale-claims.js';
 /** Claim renewals in flight at once per gateway. */
 const RENEWALS_IN_FLIGHT = 64;
 /**
- * The renewal period is cut in this many ticks and each claim is renewed at its own tick: a steady
+ * The renewal period is cut in ticks of a second and each claim is renewed at its own tick: a steady
  * trickle of writes rather than every claim at once, which at 100,000 claims held up the writes of
  * evictions behind it (docs/BENCHMARKS.md, scale, ownership).
  */
-const RENEWAL_SLICES = 30;
+const RENEWAL_TICK_MS = 1000;
 
 export function claimKey(account: string, channel: string): string {
   return `${account}.${channelToken(channel)}`;
@@ -103,6 +103,8 @@ export class Ownership {
   private renewals: LocalClaim[] = [];
   private renewing = 0;
   private renewalTick = 0;
+  /** Ticks in a renewal period (CLAIM_TTL/2). */
+  private renewalSlices = 1;
   private refreshTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
 
@@ -154,7 +156,8 @@ export class Ownership {
   async start(claimTtlMs: number, sweepEveryMs: number): Promise<void> {
     await this.mirror.start();
     await this.stale.dropOwn();
-    this.refreshTimer = setInterval(() => this.refresh(), claimTtlMs / 2 / RENEWAL_SLICES).unref();
+    this.renewalSlices = Math.max(1, Math.floor(claimTtlMs / 2 / RENEWAL_TICK_MS));
+    this.refreshTimer = setInterval(() => this.refresh(), RENEWAL_TICK_MS).unref();
     this.sweepTimer = setInterval(() => void this.stale.sweep(claimTtlMs), sweepEveryMs).unref();
   }
 
@@ -207,7 +210,7 @@ export class Ownership {
    * written (the client left) has the claim taken back as soon as it lands.
    */
   async claim(stream: ClaimedStream): Promise<void> {
-    const claim: LocalClaim = { stream, key: streamClaimKey(stream), revision: 0, foreignRevision: 0, slice: Math.floor(Math.random() * RENEWAL_SLICES) };
+    const claim: LocalClaim = { stream, key: streamClaimKey(stream), revision: 0, foreignRevision: 0, slice: Math.floor(Math.random() * this.renewalSlices) };
     this.claims.set(stream.id, claim);
     this.byKey.add(claim.key, claim);
     claim.revision = await this.kv.put(claim.key, encodeRecord(this.recordOf(stream)));
@@ -248,11 +251,11 @@ export class Ownership {
 
   /**
    * Live claims are rewritten before the bucket's max age would drop them: each at its tick of the
-   * period (every CLAIM_TTL/2), RENEWALS_IN_FLIGHT at a time. One after another, a gateway of 16,000
+   * period (every CLAIM_TTL/2, a tick a second), RENEWALS_IN_FLIGHT at a time. One after another, a gateway of 16,000
    * streams on a replicated bucket took longer than the period (docs/BENCHMARKS.md, scale --cluster).
    */
   private refresh(): void {
-    const slice = this.renewalTick++ % RENEWAL_SLICES;
+    const slice = this.renewalTick++ % this.renewalSlices;
     for (const c of this.claims.values()) if (c.slice === slice) this.renewals.push(c);
     while (this.renewing < RENEWALS_IN_FLIGHT && this.renewals.length > 0) {
       this.renewing++;
