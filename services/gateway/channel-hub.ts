@@ -56,9 +56,13 @@ export class ChannelHub implements FlushScheduler {
     this.metrics = metrics;
   }
 
-  /** Adds a stream to its channel's group, subscribing the node when it is the first. */
-  async join(stream: ClientStream): Promise<void> {
-    if (stream.closed) return;
+  /**
+   * Adds a stream to its channel's group, subscribing the node when it is the first. Returns what to
+   * wait for before the stream can count on hearing the channel (the new subscription reaching the
+   * server), or null when it already does.
+   */
+  join(stream: ClientStream): Promise<void> | null {
+    if (stream.closed) return null;
     const key = stream.channel ?? ALL_CHANNELS;
     let group = this.groups.get(key);
     if (group === undefined) {
@@ -67,10 +71,10 @@ export class ChannelHub implements FlushScheduler {
       this.metrics.channelSubscriptions.set(this.groups.size);
       group.streams.add(stream);
       // The server must know the subscription before a replay decides where live delivery starts.
-      await this.nc.flush();
-      return;
+      return this.nc.flush();
     }
     group.streams.add(stream);
+    return null;
   }
 
   leave(stream: ClientStream): void {

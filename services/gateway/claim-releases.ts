@@ -7,38 +7,52 @@
 
 import type { KV } from '@nats-io/kv';
 
-/** A claim to delete: its key and the revision it was written at. */
+/** A claim to delete: its key, the revision it was written at, and the stream that held it. */
 export interface ReleasedClaim {
   readonly key: string;
   readonly revision: number;
+  readonly conn: string;
 }
 
 /** Deletes in flight at once per gateway. */
 const DELETES_IN_FLIGHT = 32;
+/** A delete that failed while the claim is still ours (a timeout, a reconnect) is tried again. */
+const ATTEMPTS = 5;
+const RETRY_MS = 1000;
+
+interface Queued extends ReleasedClaim {
+  attempt: number;
+}
 
 export class ClaimReleases {
   private readonly kv: KV;
-  /** Whether a newer write to the key is known (a newer claim): then there is nothing to delete. */
-  private readonly superseded: (claim: ReleasedClaim) => boolean;
-  private readonly queue: ReleasedClaim[] = [];
+  /**
+   * The revision to delete the claim at, as this node's mirror sees the key now, or null when there
+   * is nothing to delete (another stream's newer claim holds the key; or, on a retry, it is gone).
+   */
+  private readonly revisionToDelete: (claim: ReleasedClaim, retry: boolean) => number | null;
+  /** Copies of what to delete, never the stream: a closed stream is not kept alive by its delete. */
+  private queue: Queued[] = [];
   private head = 0;
   private inFlight = 0;
+  /** Deletes waiting to be tried again. */
+  private retrying = 0;
   private idle: Array<() => void> = [];
 
-  constructor(kv: KV, superseded: (claim: ReleasedClaim) => boolean) {
+  constructor(kv: KV, revisionToDelete: (claim: ReleasedClaim, retry: boolean) => number | null) {
     this.kv = kv;
-    this.superseded = superseded;
+    this.revisionToDelete = revisionToDelete;
   }
 
   /** Deletes the claim unless a newer one has replaced it by the time its turn comes. */
   add(claim: ReleasedClaim): void {
-    this.queue.push(claim);
-    if (this.inFlight < DELETES_IN_FLIGHT) this.next();
+    this.queue.push({ key: claim.key, revision: claim.revision, conn: claim.conn, attempt: 0 });
+    this.next();
   }
 
   /** Claims waiting or being deleted. */
   get pending(): number {
-    return this.queue.length - this.head + this.inFlight;
+    return this.queue.length - this.head + this.inFlight + this.retrying;
   }
 
   /** Resolves once every claim released so far is deleted (or found replaced). */
@@ -50,19 +64,31 @@ export class ClaimReleases {
   private next(): void {
     while (this.inFlight < DELETES_IN_FLIGHT && this.head < this.queue.length) {
       const claim = this.queue[this.head++]!;
-      if (this.superseded(claim)) continue;
+      const revision = this.revisionToDelete(claim, claim.attempt > 0);
+      if (revision === null) continue;
       this.inFlight++;
-      // Refused by the server when a later claim replaced ours meanwhile, which is what we want.
-      void this.kv
-        .delete(claim.key, { previousSeq: claim.revision })
-        .catch(() => undefined)
-        .finally(() => {
-          this.inFlight--;
-          this.next();
-        });
+      void this.kv.delete(claim.key, { previousSeq: revision }).then(
+        () => this.done(),
+        () => {
+          // Refused because a later claim replaced ours (what we want), or not answered: the
+          // mirror tells which by the time of the retry.
+          if (++claim.attempt < ATTEMPTS) {
+            this.retrying++;
+            setTimeout(() => {
+              this.retrying--;
+              this.queue.push(claim);
+              this.next();
+            }, RETRY_MS * claim.attempt).unref();
+          }
+          this.done();
+        },
+      );
     }
-    // Compact now and then rather than shifting on every claim.
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      // Compact now and then rather than shifting on every claim.
       this.queue.splice(0, this.head);
       this.head = 0;
     }
@@ -71,5 +97,10 @@ export class ClaimReleases {
       this.idle = [];
       for (const resolve of waiting) resolve();
     }
+  }
+
+  private done(): void {
+    this.inFlight--;
+    this.next();
   }
 }

@@ -139,10 +139,11 @@ export class ClientStream implements Listener {
   /** The stream hears its channel from now on: tells the client, and sends what `open` held. */
   ready(comment: Buffer): void {
     this.writeRaw(comment);
-    this.uncork();
+    this.sendHeld();
   }
 
-  private uncork(): void {
+  /** Sends what `open` held back (the head and the retry) without waiting for `ready`. */
+  sendHeld(): void {
     while (this.socket.writableCorked > 0) this.socket.uncork();
   }
 
@@ -259,7 +260,7 @@ export class ClientStream implements Listener {
   private end(reason: CloseReason): void {
     if (this.endReason !== null) return;
     // Ended between `open` and `ready`: what `open` held goes out before the end.
-    this.uncork();
+    this.sendHeld();
     this.endReason = reason;
     this.queue.clear();
     this.held = null;

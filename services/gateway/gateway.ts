@@ -138,7 +138,12 @@ export class Gateway {
     if (!stream.open(CLIENT_RETRY_MS)) return;
     if (request.lastEventId !== null) stream.startHolding();
     try {
-      await this.hub.join(stream);
+      const subscribing = this.hub.join(stream);
+      if (subscribing !== null) {
+        // A round trip to NATS (longer while it reconnects): the client has its head meanwhile.
+        stream.sendHeld();
+        await subscribing;
+      }
     } catch (err) {
       // The head is out: the stream ends with its close frames rather than staying half-open.
       logger.warn({ err, reqId }, 'could not subscribe a new stream to its channel');

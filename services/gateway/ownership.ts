@@ -22,7 +22,7 @@ import { encodeRecord, KvMirror } from '../core/kv-mirror.js';
 import type { Logger } from '../core/logger.js';
 import { parseStreamClaim } from '../core/records.js';
 import { BUCKET_STREAMS } from '../core/subjects.js';
-import { ClaimReleases } from './claim-releases.js';
+import { ClaimReleases, type ReleasedClaim } from './claim-releases.js';
 import { IndexMap } from './index-map.js';
 import type { NodeLiveness } from '../core/node-liveness.js';
 import { StaleClaims } from './stale-claims.js';
@@ -99,8 +99,8 @@ export class Ownership {
   private readonly nodeNames = new Map<string, string>();
   /** Claims being written again after another node deleted them. */
   private readonly reclaiming = new Set<LocalClaim>();
-  /** Claims due for renewal, RENEWALS_IN_FLIGHT renewed at a time. */
-  private renewals: LocalClaim[] = [];
+  /** Claims due for renewal, in the order they fell due, RENEWALS_IN_FLIGHT renewed at a time. */
+  private readonly renewals = new Set<LocalClaim>();
   private renewing = 0;
   private renewalTick = 0;
   /** Ticks in a renewal period (CLAIM_TTL/2). */
@@ -121,7 +121,7 @@ export class Ownership {
     this.nodeId = options.nodeId;
     this.onEvict = options.onEvict;
     this.mirror = new KvMirror(options.js, BUCKET_STREAMS, (v) => this.holder(v), options.logger);
-    this.releases = new ClaimReleases(this.kv, (c) => (this.mirror.revision(c.key) ?? 0) > c.revision);
+    this.releases = new ClaimReleases(this.kv, (c, retry) => this.revisionToDelete(c, retry));
     this.stale = new StaleClaims({ kv: this.kv, mirror: this.mirror, nodeId: this.nodeId, liveness: options.liveness, logger: options.logger });
     this.mirror.on('put', (key, claim, revision, previous) => {
       this.count(previous, -1);
@@ -169,9 +169,29 @@ export class Ownership {
     return { node, conn: claim.conn, owner: streamOwner({ account: claim.uuid, clientId: claim.clientId }), seenAt: Date.now() };
   }
 
+  /** Where a released claim stands now: see ClaimReleases. */
+  private revisionToDelete(c: ReleasedClaim, retry: boolean): number | null {
+    const holder = this.mirror.get(c.key);
+    const revision = this.mirror.revision(c.key) ?? 0;
+    // Gone already, or (first try) our write not mirrored yet.
+    if (holder === undefined) return retry ? null : c.revision;
+    // Ours, perhaps at a later revision than we knew (a write applied whose answer was lost).
+    if (holder.conn === c.conn) return Math.max(revision, c.revision);
+    return revision > c.revision ? null : c.revision;
+  }
+
   private onClaim(key: string, claim: Holder, revision: number): void {
+    // A write of ours whose answer was lost (timed out, yet applied): ended streams' claims go, and
+    // live ones learn their revision, so renewals and deletes name the right one.
+    if (claim.node === this.nodeId && !this.claims.has(claim.conn)) {
+      this.releases.add({ key, revision, conn: claim.conn });
+      return;
+    }
     for (const c of this.byKey.get(key)) {
-      if (c.stream.id === claim.conn) continue;
+      if (c.stream.id === claim.conn) {
+        if (c.revision !== 0) c.revision = Math.max(c.revision, revision);
+        continue;
+      }
       // Ours is still being written: whichever revision is later decides, once ours is known.
       if (c.revision === 0) c.foreignRevision = Math.max(c.foreignRevision, revision);
       else if (revision > c.revision) this.onEvict(c.stream.id);
@@ -196,7 +216,7 @@ export class Ownership {
     try {
       const revision = await this.kv.create(c.key, encodeRecord(this.recordOf(c.stream)));
       if (this.claims.get(c.stream.id) === c) c.revision = revision;
-      else this.releases.add({ key: c.key, revision });
+      else this.queueDelete(c, revision);
     } catch {
       // The key is held again (by whoever claimed it meanwhile): their claim reaches the mirror.
     } finally {
@@ -215,7 +235,7 @@ export class Ownership {
     this.byKey.add(claim.key, claim);
     claim.revision = await this.kv.put(claim.key, encodeRecord(this.recordOf(stream)));
     if (this.claims.get(stream.id) !== claim) {
-      this.releases.add(claim);
+      this.queueDelete(claim);
       return;
     }
     if (claim.foreignRevision > claim.revision) this.onEvict(stream.id);
@@ -238,10 +258,15 @@ export class Ownership {
     const claim = this.claims.get(streamId);
     if (claim === undefined) return;
     this.claims.delete(streamId);
+    this.renewals.delete(claim);
     this.byKey.delete(claim.key, claim);
     // Still being written: `claim` takes it back when the write lands.
     if (claim.revision === 0) return;
-    this.releases.add(claim);
+    this.queueDelete(claim);
+  }
+
+  private queueDelete(c: LocalClaim, revision = c.revision): void {
+    this.releases.add({ key: c.key, revision, conn: c.stream.id });
   }
 
   /** Resolves once the claims released so far are deleted (or found replaced). */
@@ -251,20 +276,30 @@ export class Ownership {
 
   /**
    * Live claims are rewritten before the bucket's max age would drop them: each at its tick of the
-   * period (every CLAIM_TTL/2, a tick a second), RENEWALS_IN_FLIGHT at a time. One after another, a gateway of 16,000
-   * streams on a replicated bucket took longer than the period (docs/BENCHMARKS.md, scale --cluster).
+   * period (every CLAIM_TTL/2, a tick a second), RENEWALS_IN_FLIGHT at a time. One after another, a
+   * gateway of 16,000 streams on a replicated bucket took longer than the period (docs/BENCHMARKS.md,
+   * scale --cluster).
    */
   private refresh(): void {
     const slice = this.renewalTick++ % this.renewalSlices;
-    for (const c of this.claims.values()) if (c.slice === slice) this.renewals.push(c);
-    while (this.renewing < RENEWALS_IN_FLIGHT && this.renewals.length > 0) {
+    // Oldest first, each claim queued once: when NATS is slower than the ticks, the queue is what is
+    // behind, not a growing list of repeats.
+    for (const c of this.claims.values()) {
+      if (c.slice === slice && !this.renewals.has(c)) this.renewals.add(c);
+    }
+    while (this.renewing < RENEWALS_IN_FLIGHT && this.renewals.size > 0) {
       this.renewing++;
       void this.renewDue().finally(() => this.renewing--);
     }
   }
 
   private async renewDue(): Promise<void> {
-    for (let c = this.renewals.pop(); c !== undefined; c = this.renewals.pop()) await this.renew(c);
+    for (;;) {
+      const c = this.renewals.values().next();
+      if (c.done === true) return;
+      this.renewals.delete(c.value);
+      await this.renew(c.value);
+    }
   }
 
   private async renew(c: LocalClaim): Promise<void> {
@@ -277,12 +312,13 @@ export class Ownership {
       const revision = await this.kv.update(c.key, encodeRecord(this.recordOf(c.stream)), c.revision);
       // Released while the renewal was in flight: its delete named the old revision.
       if (this.claims.get(c.stream.id) === c) c.revision = revision;
-      else this.releases.add({ key: c.key, revision });
+      else this.queueDelete(c, revision);
     } catch {
       // Not at our revision any more: replaced (the mirror will say by whom and evict us), or gone
       // (aged out, or swept while this node was taken for dead), in which case it is written again.
-      // Creating it fails in the first case, so trying costs nothing.
-      await this.reclaim(c);
+      // Creating it fails in the first case, so trying costs nothing. A stream released meanwhile
+      // has nothing to write back.
+      if (this.claims.get(c.stream.id) === c) await this.reclaim(c);
     }
   }
 
