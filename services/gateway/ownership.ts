@@ -27,6 +27,8 @@ import { IndexMap } from './index-map.js';
 import type { NodeLiveness } from '../core/node-liveness.js';
 import { StaleClaims } from './stale-claims.js';
 
+/** How long after a claim write without an answer the mirror is asked whether it landed. */
+const LOST_WRITE_CHECK_MS = 5000;
 /** Claim renewals in flight at once per gateway. */
 const RENEWALS_IN_FLIGHT = 64;
 /**
@@ -95,6 +97,8 @@ export class Ownership {
   private readonly releases: ClaimReleases;
   /** Claims held by other nodes, per owner (this node's own streams are counted by the gateway). */
   private readonly remoteCounts = new Map<string, number>();
+  /** Claims in the mirror per holding node, this one included. */
+  private readonly claimsByNode = new Map<string, number>();
   /** Node ids repeat across every claim of a node: one string each. */
   private readonly nodeNames = new Map<string, string>();
   /** Claims being written again after another node deleted them. */
@@ -122,7 +126,14 @@ export class Ownership {
     this.onEvict = options.onEvict;
     this.mirror = new KvMirror(options.js, BUCKET_STREAMS, (v) => this.holder(v), options.logger);
     this.releases = new ClaimReleases(this.kv, (c, retry) => this.revisionToDelete(c, retry));
-    this.stale = new StaleClaims({ kv: this.kv, mirror: this.mirror, nodeId: this.nodeId, liveness: options.liveness, logger: options.logger });
+    this.stale = new StaleClaims({
+      kv: this.kv,
+      mirror: this.mirror,
+      nodeId: this.nodeId,
+      liveness: options.liveness,
+      logger: options.logger,
+      holders: () => this.claimsByNode.keys(),
+    });
     this.mirror.on('put', (key, claim, revision, previous) => {
       this.count(previous, -1);
       this.count(claim, 1);
@@ -135,7 +146,11 @@ export class Ownership {
   }
 
   private count(holder: Holder | undefined, delta: number): void {
-    if (holder === undefined || holder.node === this.nodeId) return;
+    if (holder === undefined) return;
+    const held = (this.claimsByNode.get(holder.node) ?? 0) + delta;
+    if (held > 0) this.claimsByNode.set(holder.node, held);
+    else this.claimsByNode.delete(holder.node);
+    if (holder.node === this.nodeId) return;
     const n = (this.remoteCounts.get(holder.owner) ?? 0) + delta;
     if (n > 0) this.remoteCounts.set(holder.owner, n);
     else this.remoteCounts.delete(holder.owner);
@@ -181,14 +196,10 @@ export class Ownership {
   }
 
   private onClaim(key: string, claim: Holder, revision: number): void {
-    // A write of ours whose answer was lost (timed out, yet applied): ended streams' claims go, and
-    // live ones learn their revision, so renewals and deletes name the right one.
-    if (claim.node === this.nodeId && !this.claims.has(claim.conn)) {
-      this.releases.add({ key, revision, conn: claim.conn });
-      return;
-    }
     for (const c of this.byKey.get(key)) {
       if (c.stream.id === claim.conn) {
+        // Our own write coming back: a renewal whose answer was lost (timed out, yet applied) tells
+        // the claim its revision here, so later renewals and the delete name the right one.
         if (c.revision !== 0) c.revision = Math.max(c.revision, revision);
         continue;
       }
@@ -233,7 +244,17 @@ export class Ownership {
     const claim: LocalClaim = { stream, key: streamClaimKey(stream), revision: 0, foreignRevision: 0, slice: Math.floor(Math.random() * this.renewalSlices) };
     this.claims.set(stream.id, claim);
     this.byKey.add(claim.key, claim);
-    claim.revision = await this.kv.put(claim.key, encodeRecord(this.recordOf(stream)));
+    try {
+      claim.revision = await this.kv.put(claim.key, encodeRecord(this.recordOf(stream)));
+    } catch (err) {
+      // The write may have been applied although its answer was lost: once the mirror has caught
+      // up, the claim is taken back if it names this stream (the stream is refused and closes).
+      setTimeout(() => {
+        const revision = this.mirror.revision(claim.key);
+        if (revision !== undefined && this.mirror.get(claim.key)?.conn === stream.id) this.releases.add({ key: claim.key, revision, conn: stream.id });
+      }, LOST_WRITE_CHECK_MS).unref();
+      throw err;
+    }
     if (this.claims.get(stream.id) !== claim) {
       this.queueDelete(claim);
       return;

@@ -21,13 +21,18 @@ export class StaleClaims<C extends SweptClaim> {
   private readonly nodeId: string;
   private readonly liveness: NodeLiveness;
   private readonly logger: Logger;
+  /** The nodes that hold claims in the mirror (a sweep with all of them alive needs no walk). */
+  private readonly holders: () => Iterable<string>;
+  /** When the claims were last walked for ones no longer rewritten (ms). */
+  private lastAgedWalk = Date.now();
 
-  constructor(options: { kv: KV; mirror: KvMirror<C>; nodeId: string; liveness: NodeLiveness; logger: Logger }) {
+  constructor(options: { kv: KV; mirror: KvMirror<C>; nodeId: string; liveness: NodeLiveness; logger: Logger; holders: () => Iterable<string> }) {
     this.kv = options.kv;
     this.mirror = options.mirror;
     this.nodeId = options.nodeId;
     this.liveness = options.liveness;
     this.logger = options.logger;
+    this.holders = options.holders;
   }
 
   /** A restarted node with the same id cleans up what its previous life left behind. */
@@ -39,13 +44,23 @@ export class StaleClaims<C extends SweptClaim> {
 
   /** Removes other nodes' claims that are dead (`claimTtlMs`: live claims are rewritten every half of it). */
   async sweep(claimTtlMs: number): Promise<number> {
-    let removed = 0;
     const now = Date.now();
+    // Walking every claim of the mesh in every gateway every NODE_TIMEOUT was a few per cent of a
+    // gateway's CPU at 100,000 claims (docs/BENCHMARKS.md, scale). A claim takes a whole CLAIM_TTL
+    // to age out, so that check can wait a quarter of it; a dead node is known from the holders.
+    const agedDue = now - this.lastAgedWalk >= claimTtlMs / 4;
+    let deadHolder = false;
+    for (const node of this.holders()) {
+      if (node !== this.nodeId && !this.liveness.isAlive(node, now)) deadHolder = true;
+    }
+    if (!agedDue && !deadHolder) return 0;
+    if (agedDue) this.lastAgedWalk = now;
+    let removed = 0;
     for (const [key, claim, revision] of [...this.mirror.items()]) {
       if (claim.node === this.nodeId) continue;
       // Not rewritten for a whole CLAIM_TTL: the bucket has aged it out (no marker tells us), or its
       // holder failed to delete it. Either way it must not count against its owner any longer.
-      if (now - claim.seenAt > claimTtlMs) {
+      if (agedDue && now - claim.seenAt > claimTtlMs) {
         await this.deleteIfUnchanged(key, revision);
         this.mirror.forget(key);
         removed++;
