@@ -4,7 +4,7 @@
 // say how.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { aptInstall, commandPath } from './apt.js';
 import { endChild, exitOf, running } from './child.js';
@@ -115,6 +115,19 @@ export interface NatsCluster {
 
 /** Three (or n) JetStream nodes in one cluster on loopback, healthy with a meta leader. */
 export async function startNatsCluster(baseDir: string, size = 3, name = 'relay'): Promise<NatsCluster> {
+  // A free port is only free when asked: another process can take it before nats-server binds it
+  // (seen once in CI as a node exiting during start-up). A failed start is tried again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startClusterOnce(baseDir, size, name);
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      rmSync(baseDir, { recursive: true, force: true });
+    }
+  }
+}
+
+async function startClusterOnce(baseDir: string, size: number, name: string): Promise<NatsCluster> {
   const clientPorts = await Promise.all(Array.from({ length: size }, () => freePort()));
   const clusterPorts = await Promise.all(Array.from({ length: size }, () => freePort()));
   const monitorPorts = await Promise.all(Array.from({ length: size }, () => freePort()));
@@ -125,8 +138,16 @@ export async function startNatsCluster(baseDir: string, size = 3, name = 'relay'
     serverName: `${name}-n${i + 1}`,
     cluster: { name, port: clusterPorts[i]!, routes: clusterPorts.filter((_, j) => j !== i) },
   });
-  const nodes = await Promise.all(Array.from({ length: size }, (_, i) => startNatsNode(optionsFor(i))));
-  await Promise.all(nodes.map((n) => waitHealthy(n, 'js-enabled-only=true', n.process, 30_000)));
+  const started = await Promise.allSettled(Array.from({ length: size }, (_, i) => startNatsNode(optionsFor(i))));
+  const nodes = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  try {
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    await Promise.all(nodes.map((n) => waitHealthy(n, 'js-enabled-only=true', n.process, 30_000)));
+  } catch (err) {
+    await Promise.all(nodes.map((n) => n.stop()));
+    throw err;
+  }
   const cluster: NatsCluster = {
     nodes,
     urls: nodes.map((n) => n.url).join(','),
