@@ -46,7 +46,7 @@ export interface NatsNode {
   port: number;
   monitorPort: number;
   serverName: string;
-  options: NatsNodeOptions & { port: number; monitorPort: number; serverName: string };
+  options: NatsNodeOptions & { port: number; monitorPort: number; serverName: string; logFile: string };
   process: ChildProcess;
   /** SIGTERM and wait (SIGKILL after a while). */
   stop(): Promise<void>;
@@ -81,7 +81,7 @@ export async function startNatsNode(options: NatsNodeOptions): Promise<NatsNode>
     port,
     monitorPort,
     serverName,
-    options: { ...options, port, monitorPort, serverName },
+    options: { ...options, port, monitorPort, serverName, logFile },
     process: child,
     async stop() {
       await endChild(child, exited, { killAfterMs: 5000 });

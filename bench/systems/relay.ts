@@ -156,8 +156,7 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
       await Promise.all(natsNodes.map((n) => n.stop()));
       // nats-server's own account of the run (slow consumers, route trouble, leader changes).
       for (const [i, n] of natsNodes.entries()) {
-        const log = join(n.options.storeDir, `${n.serverName}.log`);
-        if (existsSync(log)) copyFileSync(log, join(LOG_DIR, `nats-${i + 1}.log`));
+        if (existsSync(n.options.logFile)) copyFileSync(n.options.logFile, join(LOG_DIR, `nats-${i + 1}.log`));
       }
       rmSync(dir, { recursive: true, force: true });
     },

@@ -251,7 +251,7 @@ export class Ownership {
       // up, the claim is taken back if it names this stream (the stream is refused and closes).
       setTimeout(() => {
         const revision = this.mirror.revision(claim.key);
-        if (revision !== undefined && this.mirror.get(claim.key)?.conn === stream.id) this.releases.add({ key: claim.key, revision, conn: stream.id });
+        if (revision !== undefined && this.mirror.get(claim.key)?.conn === stream.id) this.queueDelete(claim, revision);
       }, LOST_WRITE_CHECK_MS).unref();
       throw err;
     }
@@ -305,9 +305,7 @@ export class Ownership {
     const slice = this.renewalTick++ % this.renewalSlices;
     // Oldest first, each claim queued once: when NATS is slower than the ticks, the queue is what is
     // behind, not a growing list of repeats.
-    for (const c of this.claims.values()) {
-      if (c.slice === slice && !this.renewals.has(c)) this.renewals.add(c);
-    }
+    for (const c of this.claims.values()) if (c.slice === slice) this.renewals.add(c);
     while (this.renewing < RENEWALS_IN_FLIGHT && this.renewals.size > 0) {
       this.renewing++;
       void this.renewDue().finally(() => this.renewing--);
