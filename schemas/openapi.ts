@@ -61,7 +61,7 @@ const PARAMETERS: Record<string, JsonObject> = {
     in: 'query',
     required: false,
     description:
-      'The multiplayer server (the channel). Wins over X-IRC-Multiplayer-Server when both are given. Normalised: trimmed, lower-cased, one trailing dot and ":25565" removed.',
+      'The multiplayer server (the channel). Wins over X-IRC-Multiplayer-Server when both are given. Normalised: trimmed, lower-cased, trailing dots and ":25565" removed until neither is left.',
     schema: { type: 'string', minLength: 1, maxLength: 253 },
   },
   multiplayerServer: {

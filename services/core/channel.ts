@@ -22,16 +22,26 @@ export function channelProblem(raw: string): string | null {
   return null;
 }
 
+/**
+ * Trimmed and lower-cased, then the default port and a trailing dot removed until neither is left:
+ * one pass would turn `host:25565.` into `host:25565`, a channel apart from `host` that a second
+ * pass (the admin API's, say) would move again. A fixed point, so normalising a name twice changes
+ * nothing. White space is trimmed once only: `host :25565` is refused, not read as `host`.
+ */
 function normaliseLoose(raw: string): string {
   let name = raw.trim().toLowerCase();
-  if (name.endsWith(DEFAULT_PORT_SUFFIX)) name = name.slice(0, -DEFAULT_PORT_SUFFIX.length);
-  if (name.endsWith('.')) name = name.slice(0, -1);
-  return name;
+  for (;;) {
+    const before = name;
+    if (name.endsWith(DEFAULT_PORT_SUFFIX)) name = name.slice(0, -DEFAULT_PORT_SUFFIX.length);
+    if (name.endsWith('.')) name = name.slice(0, -1);
+    if (name === before) return name;
+  }
 }
 
 /**
  * Normalise a multiplayer server host into the readable channel name: trimmed, lower-cased, the
- * default port and one trailing dot removed. Throws a 400 RelayError when it is not acceptable.
+ * default port and trailing dots removed (see normaliseLoose). Throws a 400 RelayError when it is not
+ * acceptable. Idempotent: an accepted name normalises to itself.
  */
 export function normaliseChannel(raw: string): string {
   const problem = channelProblem(raw);
