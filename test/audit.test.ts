@@ -49,6 +49,14 @@ describe('relay audit', () => {
     expect(table.stdout).not.toContain(key.clientSecret);
   });
 
+  // Issue 19: a start time past 2262 wrapped round in JetStream and answered the whole trail.
+  it('--since a time past the end of the trail lists nothing, however far past', async () => {
+    expect((await runCli(['bans', 'add', relay.player().uuid, '--json'], env)).code).toBe(0);
+    for (const since of ['2030-01-01', '9999-12-31T23:59:59Z']) {
+      expect(await runCliJson<AuditRecord[]>(['audit', '--since', since, '--json'], env), since).toEqual([]);
+    }
+  });
+
   it('a failed action leaves no record: lifting a ban that does not exist', async () => {
     const nobody = relay.player();
     const r = await runCli(['bans', 'remove', nobody.uuid], env);

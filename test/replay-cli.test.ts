@@ -78,6 +78,19 @@ describe('relay replay', () => {
     expect(future.stderr).toMatch(/Nothing stored/);
   });
 
+  // Issue 19: 2030 answered nothing while 9999-12-31 answered the whole channel (JetStream holds a
+  // start time as int64 nanoseconds, which end in April 2262).
+  it('--since a time past the end of the log prints nothing, however far past', async () => {
+    for (const since of ['2030-01-01', '2262-04-12T00:00:00Z', '9999-12-31T23:59:59Z']) {
+      const r = await runCli(['replay', CH, '--since', since, '--json'], env);
+      expect(r.code, since).toBe(0);
+      expect(r.stdout, since).toBe('');
+    }
+    const tail = await runCli(['tail', '--since', '9999-12-31T23:59:59Z', '--limit', '4', '--json'], env);
+    expect(tail.code).toBe(0);
+    expect(tail.stdout).toBe('');
+  });
+
   it('refuses bad options with a sentence and exit code 2', async () => {
     for (const args of [['--type', 'teleport'], ['--sender', 'Alice'], ['--since', 'yesterday'], ['--from-seq', 'x']]) {
       const r = await runCli(['replay', CH, ...args], env);

@@ -6,6 +6,7 @@ import { userInfo, hostname } from 'node:os';
 import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamClient, type OrderedConsumerOptions, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import type { AuditRecord } from '../../schemas/records.js';
+import { startingAt } from './log-query.js';
 import { parseAuditRecord } from './records.js';
 import type { Logger } from './logger.js';
 import { AUDIT_STREAM_NAME, AUDIT_SUBJECTS } from './subjects.js';
@@ -70,7 +71,7 @@ export class AuditLog {
 
   /** Records from `since` (ISO time; all kept when null), oldest first, at most `limit`. */
   list(since: string | null, limit: number): Promise<AuditRecord[]> {
-    return this.read(since === null ? { deliver_policy: DeliverPolicy.All } : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since }, limit);
+    return this.read(since === null ? { deliver_policy: DeliverPolicy.All } : startingAt(since), limit);
   }
 
   /** The newest `limit` records, oldest first (the console's view: what was done lately). */

@@ -54,9 +54,23 @@ function startFrom(q: LogQueryInput, fromNow: boolean, spell: (field: LogQueryFi
   if (q.since !== undefined) {
     const since = parseSince(q.since);
     if (!since.ok) throw new LogQueryError('since', `${spell('since')} ${since.problem} (got "${q.since}").`);
-    return { deliver_policy: DeliverPolicy.StartTime, opt_start_time: since.iso };
+    return startingAt(since.iso);
   }
   return { deliver_policy: fromNow ? DeliverPolicy.New : DeliverPolicy.All };
+}
+
+/**
+ * JetStream holds a start time as int64 nanoseconds since 1970, which end on 2262-04-11: a later
+ * time wraps round to before the first entry and delivered the whole log (9999-12-31 answered
+ * everything where 2030 answered nothing). A later time is held at that last instant, after which
+ * nothing can be stored, so it answers nothing, as every time past the end of the log does.
+ */
+const LATEST_START_TIME_MS = 9_223_372_036_854; // floor((2^63 - 1) ns / 10^6)
+
+/** Deliver from an ISO time on (the event log, the audit trail). */
+export function startingAt(iso: string): Partial<OrderedConsumerOptions> {
+  const held = Date.parse(iso) > LATEST_START_TIME_MS ? new Date(LATEST_START_TIME_MS).toISOString() : iso;
+  return { deliver_policy: DeliverPolicy.StartTime, opt_start_time: held };
 }
 
 function filters(q: LogQueryInput, spell: (field: LogQueryField) => string): (e: LogEntry) => boolean {
