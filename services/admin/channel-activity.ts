@@ -14,7 +14,7 @@ const TOKEN_START = LIVE_PREFIX.length + CHANNEL_SUBJECT_PREFIX.length;
  * At most this many channels are counted (about 0.7 KiB each): anyone with a key can post to any
  * channel name, and a flood of made-up ones must not grow the admin service without bound.
  */
-const MAX_CHANNELS = 20_000;
+export const MAX_COUNTED_CHANNELS = 20_000;
 
 interface Counts {
   /** Payloads per second, indexed by epoch second modulo the window. */
@@ -24,30 +24,43 @@ interface Counts {
   lastAt: number;
 }
 
-export class ChannelActivity {
-  private readonly channels = new Map<string, Counts>();
-  private readonly sub: Subscription;
-  private total = 0;
-  private lastSweep = 0;
+export interface ChannelCount {
+  channel: string;
+  lastMinute: number;
+  lastAt: number;
+}
 
-  constructor(nc: NatsConnection) {
-    this.sub = nc.subscribe(LIVE_ALL_CHANNELS, {
-      callback: (err, msg) => {
-        if (err === null) this.count(msg.subject.slice(TOKEN_START));
-      },
-    });
+/**
+ * The counts of the `max` most recently active channels. A new name is never refused: past `max`
+ * the channel quiet the longest is forgotten, so a flood of made-up names (334 a second from two
+ * accounts at the default rate) cycles through the junk and never pushes out a channel in use.
+ * The Map's insertion order is the recency order: a payload moves its channel to the end, O(1).
+ */
+export class ChannelCounts {
+  private readonly channels = new Map<string, Counts>();
+  private readonly max: number;
+
+  constructor(max = MAX_COUNTED_CHANNELS) {
+    this.max = max;
   }
 
-  private count(token: string, now = Date.now()): void {
-    this.total++;
+  get size(): number {
+    return this.channels.size;
+  }
+
+  /** One payload on the channel of this subject token. */
+  count(token: string, now = Date.now()): void {
     let c = this.channels.get(token);
     if (c === undefined) {
-      // Sweeping is O(channels): once a second at most, however fast new names arrive.
-      if (this.channels.size >= MAX_CHANNELS && now - this.lastSweep >= 1000) this.forgetQuiet(now);
-      if (this.channels.size >= MAX_CHANNELS) return;
+      if (this.channels.size >= this.max) {
+        const quietest = this.channels.keys().next();
+        if (quietest.done !== true) this.channels.delete(quietest.value);
+      }
       c = { perSecond: new Uint32Array(WINDOW_S), slotSecond: new Float64Array(WINDOW_S), lastAt: now };
-      this.channels.set(token, c);
+    } else {
+      this.channels.delete(token);
     }
+    this.channels.set(token, c);
     const second = Math.floor(now / 1000);
     const slot = second % WINDOW_S;
     if (c.slotSecond[slot] !== second) {
@@ -58,20 +71,10 @@ export class ChannelActivity {
     c.lastAt = now;
   }
 
-  private forgetQuiet(now: number): void {
-    this.lastSweep = now;
-    for (const [token, c] of this.channels) if (now - c.lastAt > WINDOW_S * 1000) this.channels.delete(token);
-  }
-
-  /** Payloads stored since the service started, every channel (the overview's rate is its slope). */
-  get payloads(): number {
-    return this.total;
-  }
-
   /** Every channel seen within the hour: readable name, payloads in the last minute, last payload. */
-  snapshot(now = Date.now()): { channel: string; lastMinute: number; lastAt: number }[] {
+  snapshot(now = Date.now()): ChannelCount[] {
     const second = Math.floor(now / 1000);
-    const out: { channel: string; lastMinute: number; lastAt: number }[] = [];
+    const out: ChannelCount[] = [];
     for (const [token, c] of this.channels) {
       if (now - c.lastAt > FORGET_AFTER_MS) {
         this.channels.delete(token);
@@ -82,6 +85,31 @@ export class ChannelActivity {
       out.push({ channel: channelFromToken(token), lastMinute, lastAt: c.lastAt });
     }
     return out;
+  }
+}
+
+export class ChannelActivity {
+  private readonly counts = new ChannelCounts();
+  private readonly sub: Subscription;
+  private total = 0;
+
+  constructor(nc: NatsConnection) {
+    this.sub = nc.subscribe(LIVE_ALL_CHANNELS, {
+      callback: (err, msg) => {
+        if (err !== null) return;
+        this.total++;
+        this.counts.count(msg.subject.slice(TOKEN_START));
+      },
+    });
+  }
+
+  /** Payloads stored since the service started, every channel (the overview's rate is its slope). */
+  get payloads(): number {
+    return this.total;
+  }
+
+  snapshot(now = Date.now()): ChannelCount[] {
+    return this.counts.snapshot(now);
   }
 
   stop(): void {
