@@ -4,7 +4,7 @@
 // stream has one source of truth; `npm run schemas` writes it to schemas/asyncapi.json. The HTTP
 // handshake (headers, refusals) is also in the OpenAPI document, which can say more about HTTP.
 
-import { CLOSE_REASON_CODES, CLOSE_REASONS, type CloseReasonEntry } from './close.js';
+import { CLOSE_REASON_CODES, CLOSE_REASONS, MIN_RETRY_MS, type CloseReasonEntry } from './close.js';
 import { componentSchemas, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
 import { NIL_UUID } from './uuid.js';
 
@@ -56,7 +56,7 @@ reconnect (with Last-Event-ID). Keepalives from players (\`type: keepalive\` wit
 ordinary payloads with an \`id:\`.
 
 **retry:** The stream opens with \`retry: ${STREAM_TIMINGS.openRetryMs}\` (milliseconds) and an SSE comment \`: connected to <channel>\`.
-Before a close whose advice is to reconnect the relay sends \`retry: <retryAfterMs>\` again. Use it as the
+Before a close whose advice is to reconnect the relay sends \`retry: <retryAfterMs>\` again, never less than ${MIN_RETRY_MS}. Use it as the
 base of your reconnect back-off (exponential, full jitter, capped at ${STREAM_TIMINGS.backoffCapMs / 1000} s).
 
 **close.** Before the relay ends a stream it sends \`event: close\` with a JSON close event

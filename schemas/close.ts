@@ -15,6 +15,15 @@ export interface CloseReasonEntry {
   retryAfterMs?: number;
 }
 
+/**
+ * The shortest wait the relay ever advises before a reconnect: the `retry:` field, a close event's
+ * `retryAfterMs`, and (in whole seconds, so 1) every Retry-After. A relay that answers "now" sends
+ * every client it closes at once (a drain, a restart) back in the same instant, a flood of its own
+ * making; RETRY_MIN may not go below it. Clients may rely on it and should floor what they are told
+ * all the same.
+ */
+export const MIN_RETRY_MS = 1000;
+
 export const CLOSE_REASONS = {
   evicted: {
     message: 'evicted: this account opened another stream on this channel; the newest one wins',
@@ -49,7 +58,7 @@ export const CloseEvent = Type.Object(
     message: Type.String({ description: 'The same, in a sentence for people.' }),
     reconnect: Type.Boolean({ description: 'Whether the client should open the stream again (with Last-Event-ID).' }),
     retryAfterMs: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Present when reconnect is true: how long to wait before reconnecting.' }),
+      Type.Integer({ minimum: MIN_RETRY_MS, description: 'Present when reconnect is true: how long to wait before reconnecting (never less than 1000).' }),
     ),
   },
   { additionalProperties: false, description: 'Sent as `event: close` just before the relay ends a stream.' },
@@ -60,6 +69,6 @@ export type CloseEvent = Static<typeof CloseEvent>;
 export function closeEvent(reason: CloseReasonCode, retryAfterMs?: number): CloseEvent {
   const entry: CloseReasonEntry = CLOSE_REASONS[reason];
   const event: CloseEvent = { reason, message: entry.message, reconnect: entry.reconnect };
-  if (entry.reconnect) event.retryAfterMs = Math.round(retryAfterMs ?? entry.retryAfterMs ?? 0);
+  if (entry.reconnect) event.retryAfterMs = Math.max(MIN_RETRY_MS, Math.round(retryAfterMs ?? entry.retryAfterMs ?? MIN_RETRY_MS));
   return event;
 }

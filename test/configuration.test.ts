@@ -46,11 +46,12 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['PUBLISH_TIMEOUT', '1s', '1', /duration like/],
   ['KEEPALIVE_INTERVAL', '5s', '15s', /below 15s/],
   ['STREAM_QUEUE_MAX_BYTES', '1MiB', 'x', /size like/],
+  ['IDEMPOTENCY_MAX_BYTES', '1MiB', '1KiB', /at least 4KiB/],
   ['CLAIM_TTL', '10m', '30s', /at least 1m/],
   ['NODE_TIMEOUT', '5s', '500ms', /at least 1s/],
   ['MAX_STREAMS_PER_ACCOUNT', '0', '-2', /whole number of at least 0/],
   ['MAX_STREAMS_PER_KEY', '1000', 'all', /whole number of at least 0/],
-  ['RETRY_MIN', '500ms', 'x', /duration like/],
+  ['RETRY_MIN', '2s', '500ms', /at least 1s: a relay never advises an immediate reconnect/],
   ['RETRY_MAX', '10s', 'x', /duration like/],
   ['ADMIN_HOST', '0.0.0.0', 'two words', /must not contain spaces/],
   ['ADMIN_PORT', '8091', '-1', /whole number from 0 to 65535/],
@@ -136,6 +137,13 @@ describe('relay config check', () => {
     expect(value('NATS_TOKEN')).toBe('********');
     expect(value('BODY_LIMIT')).toBeUndefined();
     expect(r.stdout).not.toMatch(/hunter2|s3cr3t/);
+  });
+
+  // Issue 19: RETRY_MIN=0s RETRY_MAX=0s was accepted, and a draining gateway told every stream "now".
+  it('refuses RETRY_MIN=0s RETRY_MAX=0s: a relay never advises an immediate reconnect', async () => {
+    const r = await runCli(['config', 'check', 'gateway'], { RETRY_MIN: '0s', RETRY_MAX: '0s' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/RETRY_MIN must be at least 1s/);
   });
 
   it('exits 2 and lists every problem when the environment would not start the service', async () => {

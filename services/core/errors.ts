@@ -3,6 +3,7 @@
 // code for clients (OpenAPI, docs). The HTTP layer turns a RelayError into
 // {"error", "message", "details"?, ...}; nothing else builds error bodies.
 
+import { MIN_RETRY_MS } from '../../schemas/close.js';
 import { HTTP_ERRORS, type ErrorDetail, type HttpErrorCode } from '../../schemas/http-errors.js';
 
 export type ErrorCode = HttpErrorCode;
@@ -30,7 +31,8 @@ export class RelayError extends Error {
     this.code = code;
     this.status = HTTP_ERRORS[code].status;
     this.details = options.details;
-    this.retryAfter = options.retryAfter;
+    // Whole seconds, never below MIN_RETRY_MS: no refusal advises an immediate retry.
+    this.retryAfter = options.retryAfter === undefined ? undefined : Math.max(MIN_RETRY_MS / 1000, Math.ceil(options.retryAfter));
     this.extra = options.extra;
   }
 

@@ -15,6 +15,7 @@ export class RelayMetrics {
   readonly gapsFilled: Counter;
   readonly posts: Counter<'outcome'>;
   readonly postsInFlight: Gauge;
+  readonly idempotencyUnrecorded: Counter;
   readonly refusals: Counter<'code'>;
   readonly entriesPublished: Counter<'type'>;
   readonly publishDuration: Histogram;
@@ -55,6 +56,11 @@ export class RelayMetrics {
     this.postsInFlight = new Gauge({
       name: 'relay_posts_in_flight',
       help: 'POSTs begun and not yet answered (a drain waits for these before the process exits)',
+      registers,
+    });
+    this.idempotencyUnrecorded = new Counter({
+      name: 'relay_idempotency_unrecorded_total',
+      help: 'Idempotency-Key records that could not be written (their POSTs still run; a resend then runs again)',
       registers,
     });
     this.refusals = new Counter({

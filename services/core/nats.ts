@@ -16,29 +16,12 @@ import {
   type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
 import { ensureAuditStream } from './audit.js';
+import { openBuckets, type Buckets } from './kv-buckets.js';
 import { maskUrlCredentials } from './display.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
-import {
-  BUCKET_BANS,
-  BUCKET_IDEMPOTENCY,
-  BUCKET_KEYS,
-  BUCKET_NODES,
-  BUCKET_STREAMS,
-  LIVE_PREFIX,
-  STREAM_NAME,
-  STREAM_SUBJECTS,
-} from './subjects.js';
-
-export interface Buckets {
-  keys: KV;
-  bans: KV;
-  streams: KV;
-  nodes: KV;
-  idempotency: KV;
-}
+import { LIVE_PREFIX, STREAM_NAME, STREAM_SUBJECTS } from './subjects.js';
 
 export interface NatsContext {
   nc: NatsConnection;
@@ -46,9 +29,6 @@ export interface NatsContext {
   jsm: JetStreamManager;
   buckets: Buckets;
 }
-
-/** Heartbeat records expire after this (garbage collection only: liveness is NODE_TIMEOUT). */
-const NODE_RECORD_TTL_MS = 5 * 60_000;
 
 export interface ConnectOptions {
   /** Give up when no server answers at start-up (the CLI) instead of waiting for one (services). */
@@ -67,7 +47,7 @@ export interface ConnectOptions {
 }
 
 /** What reaching NATS and shaping its stream and buckets needs from the configuration. */
-export type NatsConfig = Pick<RelayConfig, 'nats' | 'nodeId' | 'stream' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs'>;
+export type NatsConfig = Pick<RelayConfig, 'nats' | 'nodeId' | 'stream' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs' | 'idempotencyMaxBytes'>;
 
 export async function connectNats(
   config: Pick<RelayConfig, 'nats' | 'nodeId'>,
@@ -165,54 +145,6 @@ export async function ensureStream(jsm: JetStreamManager, config: Pick<RelayConf
 
 function isNotFound(e: unknown): boolean {
   return e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound;
-}
-
-/**
- * Every bucket and its settings, in one place: each service creates what is missing and (with
- * `applyLimits`) brings existing buckets to these same values, so no setting depends on which
- * process happened to start first.
- */
-function bucketSettings(config: Pick<RelayConfig, 'kvReplicas' | 'claimTtlMs' | 'stream'>): Array<{ bucket: string; history: number; ttlMs: number }> {
-  // The order is the order of the Buckets members below.
-  return [
-    { bucket: BUCKET_KEYS, history: 5, ttlMs: 0 },
-    { bucket: BUCKET_BANS, history: 5, ttlMs: 0 },
-    { bucket: BUCKET_STREAMS, history: 1, ttlMs: config.claimTtlMs },
-    { bucket: BUCKET_NODES, history: 1, ttlMs: NODE_RECORD_TTL_MS },
-    // An Idempotency-Key is remembered as long as JetStream de-duplicates its entries.
-    { bucket: BUCKET_IDEMPOTENCY, history: 1, ttlMs: config.stream.duplicateWindowMs },
-  ];
-}
-
-/** Opens the buckets, creating missing ones; with `applyLimits`, existing ones get the configured replicas and ages. */
-export async function openBuckets(
-  nc: NatsConnection,
-  jsm: JetStreamManager,
-  config: Pick<RelayConfig, 'kvReplicas' | 'claimTtlMs' | 'stream'>,
-  logger: Logger,
-  applyLimits = true,
-): Promise<Buckets> {
-  const kvm = new Kvm(nc);
-  const replicas = config.kvReplicas;
-  const settings = bucketSettings(config);
-  const opened = await Promise.all(
-    settings.map((b) => kvm.create(b.bucket, { history: b.history, replicas, ...(b.ttlMs > 0 ? { ttl: b.ttlMs } : {}) })),
-  );
-  if (applyLimits) {
-    for (const b of settings) {
-      const info = await jsm.streams.info(`KV_${b.bucket}`);
-      const maxAge = b.ttlMs > 0 ? nanos(b.ttlMs) : 0;
-      if (info.config.num_replicas !== replicas || info.config.max_age !== maxAge) {
-        // JetStream refuses a duplicate window longer than the max age: a shorter CLAIM_TTL brings
-        // the window down with it (the KV client set it to min(max age, 2 min) at creation).
-        const duplicates = maxAge > 0 ? Math.min(info.config.duplicate_window, maxAge) : info.config.duplicate_window;
-        await jsm.streams.update(`KV_${b.bucket}`, { ...info.config, num_replicas: replicas, max_age: maxAge, duplicate_window: duplicates });
-        logger.info({ bucket: b.bucket, replicas, maxAgeMs: b.ttlMs }, 'applied KV_REPLICAS and record lifetime to a bucket');
-      }
-    }
-  }
-  const [keys, bans, streams, nodes, idempotency] = opened as [KV, KV, KV, KV, KV];
-  return { keys, bans, streams, nodes, idempotency };
 }
 
 /** Connect, then make sure the stream and buckets exist, retrying while JetStream settles. */

@@ -2,6 +2,8 @@
 // event and the unnamed data event (with `id:` = stream sequence), built once per message and
 // written unchanged to every recipient.
 
+import { MIN_RETRY_MS } from '../../schemas/close.js';
+
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache, no-transform',
@@ -40,8 +42,9 @@ export function encodeEvent(name: string, json: string): Buffer {
   return Buffer.from(`event: ${name}\ndata: ${json}\n\n`);
 }
 
+/** The SSE `retry:` field, never below MIN_RETRY_MS (see schemas/close.ts). */
 export function encodeRetry(ms: number): Buffer {
-  return Buffer.from(`retry: ${Math.round(ms)}\n\n`);
+  return Buffer.from(`retry: ${Math.max(MIN_RETRY_MS, Math.round(ms))}\n\n`);
 }
 
 export function metaJson(uuid: string, agent: string | null, channel: string): string {

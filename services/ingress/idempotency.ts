@@ -11,8 +11,10 @@
 
 import { createHash } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
+import type { Counter } from 'prom-client';
 import { RelayError } from '../core/errors.js';
 import { encodeRecord } from '../core/kv-mirror.js';
+import type { Logger } from '../core/logger.js';
 
 interface IdempotencyRecord<A> {
   fingerprint: string;
@@ -48,24 +50,38 @@ export function fingerprint(entries: ReadonlyArray<{ index: number; channel: str
 /** `A`: the answer of a stored request. */
 export class IdempotencyStore<A extends object> {
   private readonly kv: KV;
+  private readonly logger: Logger;
+  private readonly unrecorded: Counter;
 
-  constructor(kv: KV) {
+  /** `unrecorded` counts records not written: the POST runs all the same (at-least-once for its resends). */
+  constructor(kv: KV, logger: Logger, unrecorded: Counter) {
     this.kv = kv;
+    this.logger = logger;
+    this.unrecorded = unrecorded;
+  }
+
+  private notRecorded(err: unknown): void {
+    this.unrecorded.inc();
+    this.logger.warn({ err }, 'Idempotency-Key record not written; the POST runs, and a resend of it would run again');
   }
 
   /** Ties the key to this body, or says how to answer instead: replay the answer, or refuse (422). */
   async reserve(sender: string, key: string, print: string): Promise<Reservation<A>> {
     const k = recordKey(sender, key);
-    const created = await this.kv.create(k, encodeRecord({ fingerprint: print } satisfies IdempotencyRecord<A>)).then(
-      () => true,
-      () => false,
-    );
-    if (created) return { kind: 'run' };
+    let refused: unknown = null;
+    await this.kv.create(k, encodeRecord({ fingerprint: print } satisfies IdempotencyRecord<A>)).catch((e: unknown) => {
+      refused = e ?? 'refused';
+    });
+    if (refused === null) return { kind: 'run' };
     const entry = await this.kv.get(k).catch((e: unknown) => {
       throw new RelayError('unavailable', 'The relay could not check the Idempotency-Key right now; retry shortly.', { retryAfter: 1, cause: e });
     });
-    // Not there after all (the create failed for another reason, or the record just expired).
-    if (entry === null || entry.operation !== 'PUT') return { kind: 'run' };
+    // Not there after all: the create failed for another reason (the bucket refused it), or the
+    // record just expired. Never a refusal of the POST.
+    if (entry === null || entry.operation !== 'PUT') {
+      if (entry === null) this.notRecorded(refused);
+      return { kind: 'run' };
+    }
     const record = entry.json<IdempotencyRecord<A>>();
     if (record.fingerprint !== print) {
       throw new RelayError('idempotency_key_reused',
@@ -78,7 +94,7 @@ export class IdempotencyStore<A extends object> {
   /** Remembers the answer, so a resend is answered the same way without running again. */
   async complete(sender: string, key: string, print: string, answer: A): Promise<void> {
     // Best effort: without it a resend runs again, which stores nothing twice.
-    await this.kv.put(recordKey(sender, key), encodeRecord({ fingerprint: print, answer } satisfies IdempotencyRecord<A>)).catch(() => undefined);
+    await this.kv.put(recordKey(sender, key), encodeRecord({ fingerprint: print, answer } satisfies IdempotencyRecord<A>)).catch((e: unknown) => this.notRecorded(e));
   }
 }
 

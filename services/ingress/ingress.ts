@@ -45,7 +45,7 @@ export class Ingress {
       { perSecond: config.ingress.ratePerSecond, burst: config.ingress.rateBurst },
       { perSecond: config.ingress.bytesPerSecond, burst: config.ingress.bytesBurst },
     ]);
-    this.idempotency = new IdempotencyStore(nats.buckets.idempotency);
+    this.idempotency = new IdempotencyStore(nats.buckets.idempotency, logger, metrics.idempotencyUnrecorded);
   }
 
   get isDraining(): boolean {

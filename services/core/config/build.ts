@@ -62,6 +62,7 @@ export function buildConfig(service: ServiceKind, env: Env) {
       maxMsgsPerChannel: env.STREAM_MAX_MSGS_PER_CHANNEL,
     },
     auditMaxAgeMs: ms(env.AUDIT_MAX_AGE),
+    idempotencyMaxBytes: bytes(env.IDEMPOTENCY_MAX_BYTES),
     kvReplicas: env.KV_REPLICAS,
     claimTtlMs: ms(env.CLAIM_TTL),
     shutdownTimeoutMs: ms(env.SHUTDOWN_TIMEOUT),

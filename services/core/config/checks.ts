@@ -3,6 +3,7 @@
 // gets one sentence per mistake.
 
 import { existsSync } from 'node:fs';
+import { MIN_RETRY_MS } from '../../../schemas/close.js';
 import { maskUrlCredentials } from '../display.js';
 import { parseDuration, parseSize } from '../units.js';
 import { parseAdminTokens } from './admin-tokens.js';
@@ -70,6 +71,10 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
         problems.push(`KEEPALIVE_INTERVAL must be at least 1s and below 15s, the time clients wait before reconnecting (got ${text('KEEPALIVE_INTERVAL')}).`);
       }
     }
+    if (ok('RETRY_MIN') && ms('RETRY_MIN') < MIN_RETRY_MS) {
+      problems.push(`RETRY_MIN must be at least ${MIN_RETRY_MS / 1000}s: a relay never advises an immediate reconnect (got ${text('RETRY_MIN')}).`);
+      invalid.add('RETRY_MIN');
+    }
     if (ok('RETRY_MIN', 'RETRY_MAX') && ms('RETRY_MIN') > ms('RETRY_MAX')) {
       problems.push(`RETRY_MIN (${text('RETRY_MIN')}) must not exceed RETRY_MAX (${text('RETRY_MAX')}).`);
     }
@@ -82,6 +87,10 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
     if (service === 'admin' && tokens.length === 0) problems.push('The admin service needs ADMIN_TOKEN (or named ADMIN_TOKENS); generate one with: openssl rand -hex 24');
   }
   if (ok('CLAIM_TTL') && ms('CLAIM_TTL') < 60_000) problems.push(`CLAIM_TTL must be at least 1m (got ${text('CLAIM_TTL')}).`);
+  // A bound smaller than a few records would forget each key before its resend could arrive.
+  if (ok('IDEMPOTENCY_MAX_BYTES') && (parseSize(text('IDEMPOTENCY_MAX_BYTES')) ?? 0) < 4096) {
+    problems.push(`IDEMPOTENCY_MAX_BYTES must be at least 4KiB (got ${text('IDEMPOTENCY_MAX_BYTES')}).`);
+  }
   if (ok('BODY_TIMEOUT') && ms('BODY_TIMEOUT') < 100) problems.push(`BODY_TIMEOUT must be at least 100ms (got ${text('BODY_TIMEOUT')}).`);
   if (ok('STREAM_DUPLICATE_WINDOW', 'STREAM_MAX_AGE') && ms('STREAM_DUPLICATE_WINDOW') > ms('STREAM_MAX_AGE')) {
     problems.push('STREAM_DUPLICATE_WINDOW must not exceed STREAM_MAX_AGE.');

@@ -73,6 +73,13 @@ const CommonEnv = {
     ...lifetime,
     description: 'Window in which a resent POST with the same Idempotency-Key is stored once.',
   }),
+  // Read by every service: whichever process creates or updates the bucket applies the same value.
+  IDEMPOTENCY_MAX_BYTES: Type.String({
+    default: '64MiB',
+    ...size,
+    description:
+      'Size bound of the Idempotency-Key records (bucket relay-idempotency, about 213 bytes a keyed POST, kept STREAM_DUPLICATE_WINDOW). Full, the oldest records go first: a POST is never refused, and a resend of a forgotten key runs again (at-least-once).',
+  }),
   STREAM_MAX_MSGS_PER_CHANNEL: Type.Integer({
     default: 10_000,
     minimum: 0,
@@ -167,7 +174,7 @@ const GatewayEnv = {
     minimum: 0,
     description: 'Streams opened without a session (bridge streams) one API key may hold across the mesh; 429 too_many_streams beyond. 0: no limit.',
   }),
-  RETRY_MIN: Type.String({ default: '1s', ...duration, description: 'Shortest retry: a draining gateway tells clients.' }),
+  RETRY_MIN: Type.String({ default: '1s', ...duration, description: 'Shortest retry a draining gateway tells clients; at least 1s (schemas/close.ts MIN_RETRY_MS).' }),
   RETRY_MAX: Type.String({ default: '5s', ...duration, description: 'Longest retry: a draining gateway tells clients.' }),
 };
 
