@@ -16,7 +16,7 @@ export const ADMIN_ERRORS = {
   admin_token_required: { status: 401, when: 'No Authorization: Bearer <admin token> header.' },
   admin_token_invalid: { status: 401, when: 'The bearer token is not one of the admin tokens.' },
   not_found: { status: 404, when: 'No such route, key or ban.' },
-  too_many_tails: { status: 429, when: 'Every live-tail place of this admin service is taken; close a tail first.' },
+  too_many_tails: { status: 429, when: 'Every live-tail place of this admin service (64), or of this operator (16), is taken; close a tail first.' },
   unavailable: { status: 503, when: 'NATS cannot be reached right now.' },
   audit_not_recorded: { status: 503, when: 'The action took effect but its audit record could not be written; do not repeat it.' },
   internal_error: { status: 500, when: 'A fault inside the admin service (a bug).' },

@@ -89,7 +89,7 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A URL the router cannot read (a broken escape): refused in our shape, not the framework's.
-    frameworkErrors: (error, _request, reply) => refuse(reply, asAdminError(error)),
+    frameworkErrors: (error, _request, reply) => void refuse(reply, asAdminError(error)),
     logController: new LogController({ disableRequestLogging: true }),
     // A member the schema does not name is refused, not silently dropped.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
