@@ -7,10 +7,16 @@ import { AuditRecord, BanRecord, KeyRecord, StreamClaim } from './records.js';
 /** Every refusal of the admin API: the code carries its status. Bodies are {error, message}. */
 export const ADMIN_ERRORS = {
   bad_request: { status: 400, when: 'A parameter or body member is missing or malformed; the message names it.' },
+  absolute_form_refused: { status: 400, when: 'The request line names a whole URL (http://host/path); send the path alone.' },
+  origin_not_allowed: { status: 403, when: 'A change sent by a page of another site (Origin or Sec-Fetch-Site says so).' },
+  forbidden: { status: 403, when: 'The path names something never served (a dot segment or hidden file).' },
+  payload_too_large: { status: 413, when: 'The body is larger than the admin API reads (64 KiB).' },
+  unsupported_media_type: { status: 415, when: 'The body is not application/json.' },
+  host_not_allowed: { status: 421, when: 'The Host header is none of the names this admin service answers to (ADMIN_HOST, ADMIN_ALLOWED_HOSTS, loopback).' },
   admin_token_required: { status: 401, when: 'No Authorization: Bearer <admin token> header.' },
   admin_token_invalid: { status: 401, when: 'The bearer token is not one of the admin tokens.' },
   not_found: { status: 404, when: 'No such route, key or ban.' },
-  too_many_tails: { status: 429, when: 'Every live-tail place of this admin service is taken; close a tail first.' },
+  too_many_tails: { status: 429, when: 'Every live-tail place of this admin service (64), or of this operator (16), is taken; close a tail first.' },
   unavailable: { status: 503, when: 'NATS cannot be reached right now.' },
   audit_not_recorded: { status: 503, when: 'The action took effect but its audit record could not be written; do not repeat it.' },
   internal_error: { status: 500, when: 'A fault inside the admin service (a bug).' },
@@ -108,6 +114,28 @@ export const KeyCreated = Type.Object({
   label: Type.Optional(Type.String()),
   expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
 });
+
+export const ChannelParams = Type.Object({ channel: Type.String({ description: 'The channel (multiplayer server host), normalised as the relay does.' }) });
+export type ChannelParams = Static<typeof ChannelParams>;
+export const ClientIdParams = Type.Object({ clientId: Type.String() });
+export type ClientIdParams = Static<typeof ClientIdParams>;
+export const UuidParams = Type.Object({ uuid: Type.String() });
+export type UuidParams = Static<typeof UuidParams>;
+
+/** A query parameter as the parser gives it: once a string, repeated a list (refused as ambiguous). */
+const QueryValue = Type.Union([Type.String(), Type.Array(Type.String())]);
+const logFilters = {
+  since: Type.Optional(QueryValue),
+  fromSeq: Type.Optional(QueryValue),
+  type: Type.Optional(QueryValue),
+  sender: Type.Optional(QueryValue),
+};
+export const TailQuery = Type.Object(logFilters);
+export type TailQuery = Static<typeof TailQuery>;
+export const ReplayQuery = Type.Object({ ...logFilters, limit: Type.Optional(QueryValue) });
+export type ReplayQuery = Static<typeof ReplayQuery>;
+export const AuditQuery = Type.Object({ since: Type.Optional(QueryValue), limit: Type.Optional(QueryValue) });
+export type AuditQuery = Static<typeof AuditQuery>;
 
 export const BanAddBody = Type.Object(
   {

@@ -125,7 +125,9 @@ function operation(r: AdminRoute): JsonObject {
       : ok === 'sse'
         ? { description: 'A Server-Sent Events stream until the client leaves.', content: { 'text/event-stream': { schema: { type: 'string' } } } }
         : { description: 'OK.', content: { 'application/json': { schema: ok } } };
-  const codes: AdminErrorCode[] = [...r.errors, 'admin_token_required', 'admin_token_invalid', 'unavailable', 'internal_error'];
+  // Every route: the token and the Host; every change also: its Origin and a JSON body.
+  const changes: AdminErrorCode[] = r.method === 'get' ? [] : ['origin_not_allowed', 'payload_too_large', 'unsupported_media_type'];
+  const codes: AdminErrorCode[] = [...r.errors, 'admin_token_required', 'admin_token_invalid', 'host_not_allowed', ...changes, 'unavailable', 'internal_error'];
   const byStatus = new Map<number, AdminErrorCode[]>();
   for (const c of codes) byStatus.set(ADMIN_ERRORS[c].status, [...(byStatus.get(ADMIN_ERRORS[c].status) ?? []), c]);
   for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) responses[String(status)] = refusal(list);

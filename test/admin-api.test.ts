@@ -24,7 +24,8 @@ let admin: AdminFixture;
 
 beforeAll(async () => {
   relay = await RelayFixture.start();
-  admin = await startAdmin(relay.nats);
+  // Five operators: the live-tail limits are per operator and per service.
+  admin = await startAdmin(relay.nats, ['alice', 'bob', 'carol', 'dave', 'erin']);
 });
 
 afterAll(async () => {
@@ -273,16 +274,18 @@ describe('replay and live tail of a channel', () => {
 
 // Last in this file: these break the shared NATS on purpose, and mend it after.
 describe('when the admin service cannot do all it was asked', () => {
-  it('refuses a 65th live tail with 429 too_many_tails, and takes one again once a tail closes', async () => {
-    const auth = { authorization: `Bearer ${admin.tokens['alice']!}` };
-    const tails = await Promise.all(Array.from({ length: 64 }, () => openStream(admin.url, { path: `/api/channels/${CHANNEL}/tail`, headers: auth })));
+  it('refuses a 17th live tail of one operator (others still tail) and a 65th of the service with 429 too_many_tails, and takes one again once a tail closes', async () => {
+    const auth = (name: string): Record<string, string> => ({ authorization: `Bearer ${admin.tokens[name]!}` });
+    const open = (name: string): ReturnType<typeof openStream> => openStream(admin.url, { path: `/api/channels/${CHANNEL}/tail`, headers: auth(name) });
+    const tails = await Promise.all(['alice', 'bob', 'carol', 'dave'].flatMap((name) => Array.from({ length: 16 }, () => open(name))));
     try {
       expect(tails.map((t) => t.status)).toEqual(Array(64).fill(200));
-      const refused = await openStream(admin.url, { path: `/api/channels/${CHANNEL}/tail`, headers: auth });
-      expect(await refused.refusal()).toEqual({ status: 429, body: { error: 'too_many_tails', message: expect.stringMatching(/close one first/) } });
+      // One token cannot take every place: alice's 17th is hers to close.
+      expect(await (await open('alice')).refusal()).toEqual({ status: 429, body: { error: 'too_many_tails', message: expect.stringMatching(/alice already follows 16 .*close one first/) } });
+      expect(await (await open('erin')).refusal()).toEqual({ status: 429, body: { error: 'too_many_tails', message: expect.stringMatching(/already follows 64 .*close one first/) } });
       tails.pop()!.close();
       const again = await waitUntil(async () => {
-        const t = await openStream(admin.url, { path: `/api/channels/${CHANNEL}/tail`, headers: auth });
+        const t = await open('erin');
         if (t.status === 200) return t;
         t.close();
         return undefined;

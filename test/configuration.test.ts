@@ -54,6 +54,7 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['RETRY_MIN', '2s', '500ms', /at least 1s: a relay never advises an immediate reconnect/],
   ['RETRY_MAX', '10s', 'x', /duration like/],
   ['ADMIN_HOST', '0.0.0.0', 'two words', /must not contain spaces/],
+  ['ADMIN_ALLOWED_HOSTS', 'admin.example.net,10.0.0.5:8090', 'https://admin.example.net/', /ADMIN_ALLOWED_HOSTS item 1/],
   ['ADMIN_PORT', '8091', '-1', /whole number from 0 to 65535/],
   ['ADMIN_TOKEN', 'c0193846a545894008456162d2493ded', 'short', /shorter than 24 characters/],
   ['ADMIN_TOKENS', `alice=${'a'.repeat(24)},bob=${'b'.repeat(24)}`, 'alice', /ADMIN_TOKENS item 1 must be name=token/],

@@ -1,10 +1,11 @@
 // Composition of the admin service (`relay serve admin`): its own port, the console's files, and the
 // admin API under /api, all from what the mesh writes to NATS. It never serves clients and never
-// shares a port with the ingress or the gateway.
+// shares a port with the ingress or the gateway. Who may call what is request-guard.ts's, added
+// before any route so it judges every one (default deny).
 
 import type { AddressInfo } from 'node:net';
 import helmet from '@fastify/helmet';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type RouteOptions } from 'fastify';
 import type { AdminErrorBody } from '../../schemas/admin-api.js';
 import { AuditLog } from '../core/audit.js';
 import { BanStore } from '../core/bans.js';
@@ -14,16 +15,18 @@ import { createLogger, type Logger } from '../core/logger.js';
 import { openNatsContext, type NatsContext } from '../core/nats.js';
 import { AdminError, asAdminError } from './admin-error.js';
 import { AdminTokens } from './admin-tokens.js';
-import { registerApiRoutes } from './api-routes.js';
+import { adminApi } from './api-routes.js';
 import { registerConsole } from './console-assets.js';
 import { MeshView } from './mesh-view.js';
+import { guardRequests } from './request-guard.js';
 import { TailHub } from './tail-hub.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The name of the admin token this request carries (set for every /api route). */
-    operator: string;
-  }
+/** A route as registered, whoever registered it. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  /** What it declared (request-guard.ts); undefined: an admin token. */
+  access: 'public' | 'probe' | undefined;
 }
 
 export interface AdminServer {
@@ -33,8 +36,10 @@ export interface AdminServer {
   app: FastifyInstance;
   /** http://host:port of the console. */
   url: string;
-  /** Every route of the admin API as METHOD /api/path/:param (the tests try each without a token). */
+  /** Every route of the admin API as METHOD /api/path/:param (HEAD aside), as the OpenAPI document lists them. */
   apiRoutes: string[];
+  /** Every route the server registers, HEAD included: what the route-table test walks. */
+  routes: RegisteredRoute[];
   port: number;
   close(): Promise<void>;
 }
@@ -44,10 +49,14 @@ export interface AdminOptions {
   config?: RelayConfig;
   logger?: Logger;
   logDestination?: NodeJS.WritableStream;
+  /** Adds routes beside the API before the server listens: the route-table test plants one. */
+  extend?: (app: FastifyInstance) => void;
 }
 
 /** Bodies are a key's scopes or a ban's reason: small. */
 const BODY_LIMIT = 64 * 1024;
+/** A channel is a host name of up to 253 characters, with a port; some clients escape every dot. */
+const MAX_PARAM_LENGTH = 1024;
 
 export async function startAdminServer(options: AdminOptions = {}): Promise<AdminServer> {
   const config = options.config ?? loadConfig('admin', options.env);
@@ -78,6 +87,9 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
   const app = Fastify({
     loggerInstance,
     bodyLimit: BODY_LIMIT,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // A URL the router cannot read (a broken escape): refused in our shape, not the framework's.
+    frameworkErrors: (error, _request, reply) => void refuse(reply, asAdminError(error)),
     logController: new LogController({ disableRequestLogging: true }),
     // A member the schema does not name is refused, not silently dropped.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
@@ -103,45 +115,31 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
     // Plain HTTP on 127.0.0.1 in development; a proxy in front adds HSTS where TLS ends.
     strictTransportSecurity: false,
   });
-  const apiRoutes: string[] = [];
-  app.addHook('onRoute', (route) => {
-    if (!route.url.startsWith('/api/') || route.url === '/api/*') return;
-    for (const method of [route.method].flat()) if (method !== 'HEAD') apiRoutes.push(`${method} ${route.url}`);
-  });
-  app.decorateRequest('operator', '');
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/api/') && request.url !== '/api') return;
-    // Answers about keys, bans and players are nobody's to keep: no cache, no proxy copy.
-    void reply.header('cache-control', 'no-store');
-    // Authority travels only in the Authorization header, never in a cookie, so no other site can
-    // make a browser act with it (nothing to forge across sites).
-    request.operator = tokens.operator(request.headers.authorization);
-  });
+  // The options object each route is registered with; hooks of inner scopes may still mark it.
+  const registered: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => void registered.push(route));
+  guardRequests(app, { tokens, allowedHosts: config.admin.allowedHosts });
 
   app.setErrorHandler((error, request, reply) => {
     const e = asAdminError(error);
     if (e.code === 'internal_error') request.log.error({ err: error, method: request.method, url: request.url }, 'admin request failed');
     else if (e.status >= 500) request.log.warn({ err: error, method: request.method, url: request.url, code: e.code }, 'admin request refused');
-    if (e.code === 'unavailable') void reply.header('retry-after', '1');
-    const body: AdminErrorBody = { error: e.code, message: e.message };
-    return reply.code(e.status).type('application/json; charset=utf-8').send(body);
+    return refuse(reply, e);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const e = new AdminError('not_found', `Nothing is served at ${request.method} ${request.url.split('?')[0]}.`);
-    return reply.code(e.status).send({ error: e.code, message: e.message });
-  });
+  app.setNotFoundHandler((request, reply) => refuse(reply, new AdminError('not_found', `Nothing is served at ${request.method} ${request.url.split('?')[0]}.`)));
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', { config: { access: 'probe' } }, async () => ({ status: 'ok' }));
   // Ready while NATS answers: everything the console shows comes from it.
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', { config: { access: 'probe' } }, async (_request, reply) => {
     const ok = await Promise.race([
       nats.jsm.getAccountInfo().then(() => true, () => false),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref()),
     ]);
     return ok ? { status: 'ready' } : reply.code(503).send({ status: 'not_ready', failing: ['nats'] });
   });
-  registerApiRoutes(app, { js: nats.js, keys, bans, audit: new AuditLog(nats.js), mesh, tails, logger });
+  await app.register(adminApi, { prefix: '/api', js: nats.js, keys, bans, audit: new AuditLog(nats.js), mesh, tails, logger });
   await registerConsole(app);
+  options.extend?.(app);
 
   await app.listen({ host: config.admin.host, port: config.admin.port });
   const address = app.server.address() as AddressInfo;
@@ -160,5 +158,13 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
     })();
     return closing;
   };
-  return { config, logger, nats, app, url, port: address.port, apiRoutes, close };
+  const routes = registered.flatMap((r) => [r.method].flat().map((method): RegisteredRoute => ({ method, url: r.url, access: r.config?.access })));
+  const apiRoutes = routes.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD').map((r) => `${r.method} ${r.url}`);
+  return { config, logger, nats, app, url, port: address.port, apiRoutes, routes, close };
+}
+
+function refuse(reply: FastifyReply, e: AdminError): FastifyReply {
+  if (e.code === 'unavailable') void reply.header('retry-after', '1');
+  const body: AdminErrorBody = { error: e.code, message: e.message };
+  return reply.code(e.status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
 }

@@ -1,6 +1,7 @@
 // The console's files: the bundle `npm run build:console` writes to dist/console (index.html, and
 // scripts and styles named by their content hash). Hashed files are cached for a year, index.html
 // is revalidated, so a new release is picked up at once and a slow link fetches the bundle once.
+// They are the one public part besides the probes: every route registered here declares it.
 
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,15 @@ export function consoleDir(): string | null {
 }
 
 export async function registerConsole(app: FastifyInstance): Promise<void> {
+  await app.register(consoleFiles);
+}
+
+async function consoleFiles(app: FastifyInstance): Promise<void> {
+  // Scoped to this plugin: the routes @fastify/static registers (it takes no route config) declare
+  // themselves public, and nothing outside this scope does.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, access: 'public' };
+  });
   const root = consoleDir();
   if (root === null) {
     app.get('/', async () => {

@@ -1,17 +1,21 @@
 // Live tails of the admin API: one Server-Sent Events answer per tail, fed by its own ordered
 // consumer on the event log. A tail whose client leaves is closed at once (its consumer with it),
-// there are at most MAX_TAILS, and shutdown ends them all.
+// there are at most MAX_TAILS, no operator holds more than MAX_TAILS_PER_OPERATOR (so one token, or
+// one runaway script, cannot lock the others out), and shutdown ends them all.
 
 import type { JetStreamClient } from '@nats-io/jetstream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { LogEntry } from '../core/log-entry.js';
 import type { LogQuery } from '../core/log-query.js';
 import type { Logger } from '../core/logger.js';
 import { AdminError } from './admin-error.js';
+import type { Operator } from './admin-tokens.js';
 import { tailChannel, type Tail } from './log-reader.js';
 
 /** A few operators with a few tabs each; every tail is a consumer on the NATS server. */
 const MAX_TAILS = 64;
+/** A quarter each: at least four operators can always tail. */
+const MAX_TAILS_PER_OPERATOR = 16;
 /** Proxies and browsers drop a silent connection; a comment line keeps it open. */
 const KEEPALIVE_MS = 15_000;
 const MAX_BUFFERED = 4 * 1024 * 1024;
@@ -20,7 +24,8 @@ const KEEPALIVE = Buffer.from(': keepalive\n\n');
 export class TailHub {
   private readonly js: JetStreamClient;
   private readonly logger: Logger;
-  private readonly tails = new Set<() => Promise<void>>();
+  /** Each open tail's end, with the name of the operator who opened it. */
+  private readonly tails = new Map<() => Promise<void>, string>();
 
   constructor(js: JetStreamClient, logger: Logger) {
     this.js = js;
@@ -31,7 +36,9 @@ export class TailHub {
     return this.tails.size;
   }
 
-  async open(channel: string, query: LogQuery, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async open(channel: string, query: LogQuery, operator: Operator, reply: FastifyReply): Promise<void> {
+    const own = [...this.tails.values()].filter((name) => name === operator.name).length;
+    if (own >= MAX_TAILS_PER_OPERATOR) throw new AdminError('too_many_tails', `${operator.name} already follows ${MAX_TAILS_PER_OPERATOR} live tails; close one first.`);
     if (this.tails.size >= MAX_TAILS) throw new AdminError('too_many_tails', `This admin service already follows ${MAX_TAILS} live tails; close one first.`);
     const res = reply.raw;
     let ended = false;
@@ -48,7 +55,7 @@ export class TailHub {
       await tail?.close().catch(() => undefined);
       if (!res.writableEnded) res.end();
     };
-    this.tails.add(end);
+    this.tails.set(end, operator.name);
     // The response's close is the connection's: the request's own fires once its (empty) body is read.
     res.once('close', () => void end());
     try {
@@ -78,12 +85,12 @@ export class TailHub {
     res.write(`: tail of ${channel}\n\n`);
     for (const e of early) write(res, e);
     early = null;
-    this.logger.debug({ channel, operator: request.operator }, 'live tail opened');
+    this.logger.debug({ channel, operator: operator.name }, 'live tail opened');
   }
 
   /** Ends every tail (shutdown). */
   async closeAll(): Promise<void> {
-    await Promise.all([...this.tails].map((end) => end()));
+    await Promise.all([...this.tails.keys()].map((end) => end()));
   }
 }
 

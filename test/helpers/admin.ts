@@ -2,7 +2,7 @@
 // captured; and a fetch that signs requests with one of them.
 
 import { randomBytes } from 'node:crypto';
-import { startAdminServer, type AdminServer } from '../../services/admin/admin-server.js';
+import { startAdminServer, type AdminOptions, type AdminServer } from '../../services/admin/admin-server.js';
 import type { TestNats } from './nats.js';
 import { LogCapture } from './relay.js';
 
@@ -17,7 +17,7 @@ export interface AdminFixture {
   close(): Promise<void>;
 }
 
-export async function startAdmin(nats: TestNats, names: string[] = ['alice', 'bob'], env: Record<string, string> = {}): Promise<AdminFixture> {
+export async function startAdmin(nats: TestNats, names: string[] = ['alice', 'bob'], env: Record<string, string> = {}, extend?: AdminOptions['extend']): Promise<AdminFixture> {
   const tokens = Object.fromEntries(names.map((n) => [n, randomBytes(24).toString('hex')]));
   const logs = new LogCapture();
   const server = await startAdminServer({
@@ -32,6 +32,7 @@ export async function startAdmin(nats: TestNats, names: string[] = ['alice', 'bo
       ...env,
     },
     logDestination: logs,
+    ...(extend !== undefined ? { extend } : {}),
   });
   const first = names[0] ?? '';
   return {

@@ -4,6 +4,7 @@
 
 import { hostname } from 'node:os';
 import { parseDuration, parseSize } from '../units.js';
+import { parseAllowedHosts } from './admin-hosts.js';
 import { parseAdminTokens } from './admin-tokens.js';
 import type { Env, ServiceKind } from './schema.js';
 
@@ -89,6 +90,8 @@ export function buildConfig(service: ServiceKind, env: Env) {
     admin: {
       host: env.ADMIN_HOST,
       port: env.ADMIN_PORT,
+      /** Checked already; the Host values (host, and port when one was given) answered to. */
+      allowedHosts: parseAllowedHosts(env.ADMIN_HOST, env.ADMIN_ALLOWED_HOSTS).hosts,
       /** Checked already (length, names); empty only where no admin service runs. */
       tokens: parseAdminTokens(env.ADMIN_TOKEN, env.ADMIN_TOKENS).tokens,
     },

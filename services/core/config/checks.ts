@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { MIN_RETRY_MS } from '../../../schemas/close.js';
 import { maskUrlCredentials } from '../display.js';
 import { parseDuration, parseSize } from '../units.js';
+import { parseAllowedHosts } from './admin-hosts.js';
 import { parseAdminTokens } from './admin-tokens.js';
 import { envVariables, type ServiceKind } from './schema.js';
 
@@ -85,6 +86,9 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
     problems.push(...tokenProblems);
     // npm start generates one; a deployed admin service without a token would answer nobody.
     if (service === 'admin' && tokens.length === 0) problems.push('The admin service needs ADMIN_TOKEN (or named ADMIN_TOKENS); generate one with: openssl rand -hex 24');
+  }
+  if (ok('ADMIN_HOST', 'ADMIN_ALLOWED_HOSTS') && (service === 'admin' || service === 'all')) {
+    problems.push(...parseAllowedHosts(text('ADMIN_HOST'), text('ADMIN_ALLOWED_HOSTS')).problems);
   }
   if (ok('CLAIM_TTL') && ms('CLAIM_TTL') < 60_000) problems.push(`CLAIM_TTL must be at least 1m (got ${text('CLAIM_TTL')}).`);
   // A bound smaller than a few records would forget each key before its resend could arrive.

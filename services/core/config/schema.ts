@@ -184,6 +184,10 @@ const AdminEnv = {
     pattern: '^\\S+$',
     description: "Address the admin service (console and admin API) listens on; this machine only unless set (0.0.0.0 behind the operators' proxy).",
   }),
+  ADMIN_ALLOWED_HOSTS: Type.String({
+    default: '',
+    description: 'Host names the admin service answers to besides localhost, 127.0.0.1, [::1] and ADMIN_HOST: comma-separated host or host:port (the name operators reach it by through a proxy); any other Host is refused with 421.',
+  }),
   ADMIN_PORT: Type.Integer({ default: 8090, minimum: 0, maximum: 65535, description: 'Port of the admin service, never the client port (0 picks a free one).' }),
   ADMIN_TOKEN: Type.String({
     default: '',
