@@ -6,11 +6,12 @@
 // anything else is retried with capped, fully jittered back-off.
 
 import { Backoff } from './backoff.js';
-import { errorFromResponse, networkError, RelayError, retryableStatus, type ErrorCode } from './errors.js';
+import { networkError, RelayError, retryableStatus, type ErrorCode } from './errors.js';
 import { Emitter } from './events.js';
 import type { CloseEvent, Envelope, MetaFrame, Payload, PresencePayload } from './generated/wire.js';
 import { commonHeaders, resolveOptions, type ClientConfig, type RelayClientOptions } from './options.js';
 import { Coalescer, type Superseded } from './presence.js';
+import { errorFromResponse, REDIRECT, redirectRefusal } from './response.js';
 import { Sender, type SendResult } from './sender.js';
 import { Session } from './session.js';
 import { readSse } from './sse.js';
@@ -67,7 +68,7 @@ export class RelayClient extends Emitter<RelayClientEvents> {
   // Before the first connect() the client is as after close(): nothing under way.
   private current: ClientState = { state: 'closed', reason: 'client_closed', message: 'connect() has not been called', error: null };
   private lastId: string | null;
-  /** The relay's `retry:` (ms): the base of the back-off once it has sent one. */
+  /** The relay's `retry:` (ms, within the configured base and cap): the base of the back-off once it has sent one. */
   private retryMs: number | null = null;
   private running = false;
   /** Counts runs (connect() after closed starts a new one): a run that is no longer current stops. */
@@ -199,10 +200,10 @@ export class RelayClient extends Emitter<RelayClientEvents> {
         }
         if (!retryableStatus(e.status)) return this.finish(e);
         why = e;
-        delay = this.backoff.next(e.retryAfterMs ?? 0, this.baseMs());
+        delay = this.backoff.next(e.retryAfterMs, this.baseMs());
       } else if (a.kind === 'failed') {
         why = a.error;
-        delay = this.backoff.next(0, this.baseMs());
+        delay = this.backoff.next(undefined, this.baseMs());
       } else {
         if (a.openedAt !== null) {
           refreshed = false;
@@ -213,12 +214,12 @@ export class RelayClient extends Emitter<RelayClientEvents> {
         if (a.close !== null && !a.close.reconnect) return this.finish(RelayError.fromClose(a.close));
         if (a.close !== null) {
           why = RelayError.fromClose(a.close);
-          // The relay's advice (already jittered by it) stands for this reconnect; failures after
-          // it back off from there.
-          delay = a.close.retryAfterMs ?? this.backoff.next(0, this.baseMs());
+          // The relay's advice is a floor for this reconnect, never a licence to come back sooner
+          // than the back-off: a relay that closes every stream with retryAfterMs 0 made a storm.
+          delay = this.backoff.next(a.close.retryAfterMs, this.baseMs());
         } else {
           why = a.error ?? new RelayError('stream_ended', 'the relay ended the stream without a close event');
-          delay = this.backoff.next(0, this.baseMs());
+          delay = this.backoff.next(undefined, this.baseMs());
         }
       }
       this.setState({ state: 'reconnecting', attempt: this.backoff.attempts, delayMs: delay, reason: why.code, message: why.message, error: why });
@@ -273,12 +274,15 @@ export class RelayClient extends Emitter<RelayClientEvents> {
     try {
       let res: Response;
       try {
-        res = await this.config.fetch(this.config.endpoint, { method: 'GET', headers, signal: controller.signal });
+        res = await this.config.fetch(this.config.endpoint, { method: 'GET', headers, signal: controller.signal, redirect: REDIRECT });
       } catch (e) {
         if (!this.live(gen)) return { kind: 'aborted' };
         return { kind: 'failed', error: silent ? watchdog() : networkError(e) };
       }
       arm();
+      const redirect = await redirectRefusal(res);
+      // Retried with back-off like any failure: the relay's address may be fixed in front of it.
+      if (redirect !== null) return { kind: 'failed', error: redirect };
       if (res.status !== 200) return { kind: 'refused', error: await errorFromResponse(res), token };
       if (res.body === null || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
         await res.body?.cancel().catch(() => undefined);
@@ -295,7 +299,7 @@ export class RelayClient extends Emitter<RelayClientEvents> {
         await readSse(res.body, {
           onBytes: arm,
           onRetry: (ms) => {
-            this.retryMs = ms;
+            this.retryMs = this.backoff.advice(ms) ?? this.retryMs;
           },
           // The relay's greeting, sent once it has subscribed the stream.
           onComment: (text) => {
