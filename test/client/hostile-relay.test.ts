@@ -106,6 +106,18 @@ describe('a relay whose advice would make a reconnect storm', () => {
   });
 });
 
+describe('delays a program sets', () => {
+  it.each([
+    ['backoff.baseMs below the 50 ms floor', { backoff: { baseMs: 10 } }],
+    ['backoff.capMs past an hour (Node fires a timer past 2^31-1 ms at once)', { backoff: { capMs: 1e12 } }],
+    ['watchdogMs past an hour', { watchdogMs: 1e12 }],
+  ] as const)('%s: refused as misconfigured, before any request', async (_name, bad) => {
+    const relay = await server();
+    expect(() => client(relay.url, bad)).toThrow(expect.objectContaining({ code: 'misconfigured' }));
+    expect(relay.requests).toHaveLength(0);
+  });
+});
+
 describe('a refusal whose body never ends', () => {
   // Far beyond the 64 KiB the client reads (and beyond the kernel's socket buffers): a client that
   // reads it all lets the server finish; one that stops early leaves first.
