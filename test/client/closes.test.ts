@@ -15,7 +15,7 @@ const channel = (): string => `client-close-${++n}.example.net`;
 const clients: RelayClient[] = [];
 
 // Short back-off, so a client that wrongly tried again would do so many times within QUIET_MS.
-const BACKOFF = { baseMs: 20, capMs: 50 };
+const BACKOFF = { baseMs: 50, capMs: 100 };
 const QUIET_MS = 400;
 
 beforeAll(async () => {

@@ -71,7 +71,7 @@ describe('RelayClient.send', () => {
     const ch = channel();
     const rec = await listener(ch);
     const transport = new TestTransport();
-    const c = client(relay.player(), ch, { fetch: transport.fetch, backoff: { baseMs: 20, capMs: 50 } });
+    const c = client(relay.player(), ch, { fetch: transport.fetch, backoff: { baseMs: 50, capMs: 100 } });
     transport.loseAnswers(1);
     expect(await c.send([1, 2, 3].map((i) => ({ type: 'chat' as const, message: `batch ${i}` })))).toEqual({ accepted: 3, dropped: 0 });
     expect(transport.posts).toHaveLength(2);
@@ -89,7 +89,8 @@ describe('RelayClient.send', () => {
     const ch = channel();
     const rec = await listener(ch);
     const transport = new TestTransport();
-    const c = client(relay.player(), ch, { fetch: transport.fetch, backoff: { baseMs: 20, capMs: 50 } });
+    // The cap admits the relay's Retry-After (advice beyond the cap is cut to it).
+    const c = client(relay.player(), ch, { fetch: transport.fetch, backoff: { baseMs: 50, capMs: 5000 } });
     const answered = relay.profile.calls.length;
     relay.profile.setMode('down');
     const sent = c.send({ type: 'chat', message: 'after the outage' });
@@ -114,7 +115,7 @@ describe('RelayClient.send', () => {
       token: () => 'token',
       fetch: transport.fetch,
       sendAttempts: 3,
-      backoff: { baseMs: 10, capMs: 20 },
+      backoff: { baseMs: 50, capMs: 100 },
     });
     await expect(c.send({ type: 'chat', message: 'nobody' })).rejects.toMatchObject({ code: 'network_error', status: 0 });
     expect(transport.posts).toHaveLength(3);

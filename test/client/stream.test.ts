@@ -21,6 +21,7 @@ const clients: RelayClient[] = [];
 
 // The relay's drain advice is pinned so the test can tell the client waited for it.
 const DRAIN_RETRY_MS = 1500;
+const DRAIN_CAP_MS = 2000;
 // Timers may fire a millisecond before Date.now() says they are due.
 const TIMER_SLACK_MS = 5;
 const relayEnv = (): Record<string, string> => ({ PORT: String(port), RETRY_MIN: `${DRAIN_RETRY_MS}ms`, RETRY_MAX: `${DRAIN_RETRY_MS}ms` });
@@ -83,7 +84,7 @@ describe('RelayClient stream', () => {
     const ch = channel();
     const me = relay.player();
     const transport = new TestTransport();
-    const consumer = client(me, ch, { fetch: transport.fetch, backoff: { baseMs: 100, capMs: 1000 } });
+    const consumer = client(me, ch, { fetch: transport.fetch, backoff: { baseMs: 100, capMs: DRAIN_CAP_MS } });
     const rec = new Recorder(consumer);
     await consumer.connect();
     // The sender retries through the restart (connection refused, 503 while starting) like any send.
@@ -110,9 +111,12 @@ describe('RelayClient stream', () => {
     expect(new Set(ids).size).toBe(25);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
 
-    // It was told to come back after DRAIN_RETRY_MS, and did not come back sooner.
+    // It was told to come back after DRAIN_RETRY_MS, and did not come back sooner (its own back-off,
+    // from the relay's retry:, may ask longer, up to its cap).
     const reconnecting = await rec.state('reconnecting');
-    expect(reconnecting).toMatchObject({ reason: 'draining', delayMs: DRAIN_RETRY_MS });
+    expect(reconnecting).toMatchObject({ reason: 'draining' });
+    expect(reconnecting.delayMs).toBeGreaterThanOrEqual(DRAIN_RETRY_MS);
+    expect(reconnecting.delayMs).toBeLessThanOrEqual(DRAIN_CAP_MS);
     const drainedAt = rec.stateAt[rec.states.indexOf(reconnecting)]!;
     expect(transport.gets[1]!.at - drainedAt).toBeGreaterThanOrEqual(DRAIN_RETRY_MS - TIMER_SLACK_MS);
     // Every reconnect carried the last id it had seen.
@@ -121,11 +125,11 @@ describe('RelayClient stream', () => {
     expect(reopened).toMatchObject({ state: 'open', resumedFrom: expect.stringMatching(/^\d+$/) });
   });
 
-  it('after a connection drops without a word it waits within the relay’s retry: (not its own 60 s base) and resumes with Last-Event-ID', async () => {
+  it('after a connection drops without a word it backs off from the relay’s retry: (which raises its own 100 ms base) and resumes with Last-Event-ID', async () => {
     const ch = channel();
     const transport = new TestTransport();
-    // random pinned near 1: the longest wait full jitter allows, 0.99 x the relay's retry: 2000.
-    const consumer = client(relay.player(), ch, { fetch: transport.fetch, backoff: { baseMs: 60_000, capMs: 60_000, random: () => 0.99 } });
+    // random pinned near 1: the relay's retry: 2000 is the base, so the wait is 2000 + 0.99 x (3000 - 2000).
+    const consumer = client(relay.player(), ch, { fetch: transport.fetch, backoff: { baseMs: 100, capMs: 3000, random: () => 0.99 } });
     const rec = new Recorder(consumer);
     await consumer.connect();
     const sender = client(relay.player(), ch);
@@ -135,13 +139,13 @@ describe('RelayClient stream', () => {
     transport.cutStreams();
     await sender.send({ type: 'chat', message: 'while cut' });
     const reconnecting = await rec.state('reconnecting');
-    expect(reconnecting).toMatchObject({ reason: 'network_error', delayMs: 1980 });
+    expect(reconnecting).toMatchObject({ reason: 'network_error', delayMs: 2990 });
     await rec.until(() => rec.chats().includes('while cut'), 'the frame posted while cut');
     expect(rec.chats()).toEqual(['before', 'while cut']);
     expect(transport.gets).toHaveLength(2);
     expect(transport.gets[1]!.headers['last-event-id']).toBe(lastId);
     const droppedAt = rec.stateAt[rec.states.indexOf(reconnecting)]!;
-    expect(transport.gets[1]!.at - droppedAt).toBeGreaterThanOrEqual(1980 - TIMER_SLACK_MS);
+    expect(transport.gets[1]!.at - droppedAt).toBeGreaterThanOrEqual(2990 - TIMER_SLACK_MS);
   });
 
   it('a stream that goes silent is dropped after watchdogMs and resumed without losing what was posted meanwhile', async () => {

@@ -18,17 +18,29 @@ function body(text: string, chunkSize: number): ReadableStream<Uint8Array> {
 }
 
 describe('Backoff', () => {
-  it('full jitter: each wait is random within [0, min(cap, base x 2^n)), never below the floor; reset starts over', () => {
+  it('equal jitter: each wait is random within [max(base, w/2), w), w = min(cap, base x 2^(n+1)); reset starts over', () => {
     const top = new Backoff({ baseMs: 100, capMs: 1000, random: () => 0.999999 });
-    expect([1, 2, 3, 4, 5, 6].map(() => top.next())).toEqual([99, 199, 399, 799, 999, 999]);
+    expect([1, 2, 3, 4, 5, 6].map(() => top.next())).toEqual([199, 399, 799, 999, 999, 999]);
     expect(top.attempts).toBe(6);
     top.reset();
-    expect(top.next()).toBe(99);
+    expect(top.next()).toBe(199);
+    // The unluckiest draw still waits the base: no tight loop.
     const bottom = new Backoff({ baseMs: 100, capMs: 1000, random: () => 0 });
-    expect(bottom.next()).toBe(0);
-    expect(bottom.next(5000)).toBe(5000);
-    // The relay's retry: replaces the base.
-    expect(new Backoff({ baseMs: 60_000, capMs: 60_000, random: () => 0.5 }).next(0, 2000)).toBe(1000);
+    expect([1, 2, 3, 4, 5].map(() => bottom.next())).toEqual([100, 200, 400, 500, 500]);
+  });
+
+  it('relay advice is type-checked, floored at the base and capped: it may lengthen a wait, never shorten it or overflow a timer', () => {
+    const b = new Backoff({ baseMs: 100, capMs: 1000, random: () => 0 });
+    expect([0, -5, 50, 300, 1e12, Infinity, NaN, '0', null, undefined, {}].map((v) => b.advice(v))).toEqual([
+      100, 100, 100, 300, 1000, undefined, undefined, undefined, undefined, undefined, undefined,
+    ]);
+    expect(b.next(5000)).toBe(1000);
+    expect(b.next(0)).toBe(200);
+    // The relay's retry: raises the base within [base, cap], never below the configured one.
+    expect(new Backoff({ baseMs: 100, capMs: 60_000, random: () => 0 }).next(undefined, 2000)).toBe(2000);
+    expect(new Backoff({ baseMs: 60_000, capMs: 60_000, random: () => 0.5 }).next(undefined, 2000)).toBe(60_000);
+    expect(new Backoff({ baseMs: 100, capMs: 1000, random: () => 0 }).next(undefined, 0)).toBe(100);
+    expect(new Backoff({ baseMs: 100, capMs: 1000, random: () => 0 }).next(undefined, 1e12)).toBe(1000);
   });
 });
 

@@ -1,17 +1,23 @@
-// Reconnect delays: exponential back-off with full jitter (AWS architecture blog, "Exponential
-// Backoff And Jitter"), capped. Full jitter spreads the clients of a restarted relay over the whole
-// window instead of bringing them back in waves; the cap bounds the wait of a long outage.
+// Reconnect and resend delays: exponential back-off with jitter, floored and capped. Every delay the
+// relay advises (`retry:`, a close event's retryAfterMs, Retry-After) passes through `advice`: a relay
+// that is broken or hostile can lengthen a wait up to the cap, never shorten it below the base (a
+// `retry: 0` or retryAfterMs 0 made a reconnect storm), nor push a timer past the cap (Node fires a
+// timer beyond 2^31-1 ms after 1 ms).
 
 export interface BackoffOptions {
-  /** First window (ms); the relay's `retry:` replaces it when it sends one. Default 1000. */
+  /** Shortest wait (ms), at least MIN_BASE_MS; the relay's `retry:` raises it (never lowers it). Default 1000. */
   baseMs?: number;
-  /** Largest window (ms). Default 30000. */
+  /** Longest wait (ms), at most MAX_DELAY_MS; the relay's advice is cut to it. Default 30000. */
   capMs?: number;
   /** Source of randomness in [0, 1); tests pin it. Default Math.random. */
   random?: () => number;
 }
 
 export const DEFAULT_BACKOFF = { baseMs: 1000, capMs: 30_000 } as const;
+/** The smallest base a program may set: whatever it or the relay says, no wait is shorter. */
+export const MIN_BASE_MS = 50;
+/** The longest timer the library sets (a cap, a watchdog): one hour, far below Node's 2^31-1 ms. */
+export const MAX_DELAY_MS = 3_600_000;
 
 export class Backoff {
   readonly baseMs: number;
@@ -31,13 +37,26 @@ export class Backoff {
   }
 
   /**
-   * The wait before the next attempt, counting one more failure: a random time in
-   * [0, min(cap, base x 2^failures)), never less than `floorMs` (a Retry-After the relay gave).
+   * A delay the relay advised, made safe: a finite number, held within [base, cap]; anything else
+   * (absent, NaN, a string in a close event) is undefined, and the back-off decides alone.
    */
-  next(floorMs = 0, baseMs = this.baseMs): number {
-    const window = Math.min(this.capMs, baseMs * 2 ** Math.min(this.failures, 30));
+  advice(ms: unknown): number | undefined {
+    if (typeof ms !== 'number' || !Number.isFinite(ms)) return undefined;
+    return Math.min(this.capMs, Math.max(this.baseMs, Math.round(ms)));
+  }
+
+  /**
+   * The wait before the next attempt, counting one more failure: with window = min(cap, base x
+   * 2^(failures+1)), a random time in [max(base, window/2), window) ("equal jitter": spread, yet never
+   * below the base, so even an unlucky draw is no tight loop), and never less than the relay's
+   * `advisedMs` (checked by `advice`). `baseMs` is the relay's `retry:`, itself checked by `advice`.
+   */
+  next(advisedMs: unknown = undefined, baseMs: number = this.baseMs): number {
+    const base = this.advice(baseMs) ?? this.baseMs;
+    const window = Math.min(this.capMs, base * 2 ** Math.min(this.failures + 1, 30));
+    const low = Math.max(base, window / 2);
     this.failures++;
-    return Math.max(floorMs, Math.floor(this.random() * window));
+    return Math.max(this.advice(advisedMs) ?? 0, Math.floor(low + this.random() * (window - low)));
   }
 
   reset(): void {

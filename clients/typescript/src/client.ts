@@ -6,14 +6,14 @@
 // anything else is retried with capped, fully jittered back-off.
 
 import { Backoff } from './backoff.js';
-import { errorFromResponse, networkError, RelayError, retryableStatus, type ErrorCode } from './errors.js';
+import { RelayError, retryableStatus, type ErrorCode } from './errors.js';
 import { Emitter } from './events.js';
-import type { CloseEvent, Envelope, MetaFrame, Payload, PresencePayload } from './generated/wire.js';
-import { commonHeaders, resolveOptions, type ClientConfig, type RelayClientOptions } from './options.js';
+import type { Envelope, MetaFrame, Payload, PresencePayload } from './generated/wire.js';
+import { resolveOptions, type ClientConfig, type RelayClientOptions } from './options.js';
 import { Coalescer, type Superseded } from './presence.js';
 import { Sender, type SendResult } from './sender.js';
 import { Session } from './session.js';
-import { readSse } from './sse.js';
+import { attemptStream, type Attempt } from './stream-attempt.js';
 
 /** One delivered payload with the meta frame that preceded it. */
 export interface Frame<P extends Payload = Payload> {
@@ -47,12 +47,6 @@ export type SendOutcome = SendResult | (Superseded & { accepted: 0; dropped: 0 }
 /** A re-attribution envelope as a bridge writes it (legacy spellings left out). */
 export type EnvelopeInput = Pick<Envelope, 'user' | 'host' | 'message'> & { agent: string };
 
-type Attempt =
-  | { kind: 'aborted' }
-  | { kind: 'refused'; error: RelayError; token: string | undefined }
-  | { kind: 'failed'; error: RelayError }
-  | { kind: 'ended'; openedAt: number | null; close: CloseEvent | null; error: RelayError | null };
-
 interface Waiter {
   resolve: () => void;
   reject: (e: RelayError) => void;
@@ -67,7 +61,7 @@ export class RelayClient extends Emitter<RelayClientEvents> {
   // Before the first connect() the client is as after close(): nothing under way.
   private current: ClientState = { state: 'closed', reason: 'client_closed', message: 'connect() has not been called', error: null };
   private lastId: string | null;
-  /** The relay's `retry:` (ms): the base of the back-off once it has sent one. */
+  /** The relay's `retry:` (ms, within the configured base and cap): the base of the back-off once it has sent one. */
   private retryMs: number | null = null;
   private running = false;
   /** Counts runs (connect() after closed starts a new one): a run that is no longer current stops. */
@@ -199,10 +193,10 @@ export class RelayClient extends Emitter<RelayClientEvents> {
         }
         if (!retryableStatus(e.status)) return this.finish(e);
         why = e;
-        delay = this.backoff.next(e.retryAfterMs ?? 0, this.baseMs());
+        delay = this.backoff.next(e.retryAfterMs, this.baseMs());
       } else if (a.kind === 'failed') {
         why = a.error;
-        delay = this.backoff.next(0, this.baseMs());
+        delay = this.backoff.next(undefined, this.baseMs());
       } else {
         if (a.openedAt !== null) {
           refreshed = false;
@@ -213,12 +207,12 @@ export class RelayClient extends Emitter<RelayClientEvents> {
         if (a.close !== null && !a.close.reconnect) return this.finish(RelayError.fromClose(a.close));
         if (a.close !== null) {
           why = RelayError.fromClose(a.close);
-          // The relay's advice (already jittered by it) stands for this reconnect; failures after
-          // it back off from there.
-          delay = a.close.retryAfterMs ?? this.backoff.next(0, this.baseMs());
+          // The relay's advice is a floor for this reconnect, never a licence to come back sooner
+          // than the back-off: a relay that closes every stream with retryAfterMs 0 made a storm.
+          delay = this.backoff.next(a.close.retryAfterMs, this.baseMs());
         } else {
           why = a.error ?? new RelayError('stream_ended', 'the relay ended the stream without a close event');
-          delay = this.backoff.next(0, this.baseMs());
+          delay = this.backoff.next(undefined, this.baseMs());
         }
       }
       this.setState({ state: 'reconnecting', attempt: this.backoff.attempts, delayMs: delay, reason: why.code, message: why.message, error: why });
@@ -253,71 +247,23 @@ export class RelayClient extends Emitter<RelayClientEvents> {
       return { kind: 'failed', error: e as RelayError };
     }
     if (!this.live(gen)) return { kind: 'aborted' };
-    const controller = new AbortController();
-    this.inFlight = controller;
-    let silent = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // The watchdog: any byte (a keepalive pair, a comment) proves the connection alive.
-    const arm = (): void => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        silent = true;
-        controller.abort();
-      }, this.config.watchdogMs);
-    };
-    const watchdog = (): RelayError => new RelayError('watchdog_timeout', `nothing arrived for ${this.config.watchdogMs} ms`);
     const resumedFrom = this.lastId;
-    const headers: Record<string, string> = { ...commonHeaders(this.config, token), accept: 'text/event-stream', 'cache-control': 'no-cache' };
-    if (resumedFrom !== null) headers['last-event-id'] = resumedFrom;
-    arm();
-    try {
-      let res: Response;
-      try {
-        res = await this.config.fetch(this.config.endpoint, { method: 'GET', headers, signal: controller.signal });
-      } catch (e) {
-        if (!this.live(gen)) return { kind: 'aborted' };
-        return { kind: 'failed', error: silent ? watchdog() : networkError(e) };
-      }
-      arm();
-      if (res.status !== 200) return { kind: 'refused', error: await errorFromResponse(res), token };
-      if (res.body === null || !/^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
-        await res.body?.cancel().catch(() => undefined);
-        return { kind: 'failed', error: new RelayError('invalid_response', `expected an event stream, got ${res.headers.get('content-type') ?? 'no content type'}`, { status: res.status }) };
-      }
-      let openedAt: number | null = null;
-      let close: CloseEvent | null = null;
-      const open = (): void => {
-        if (openedAt !== null || !this.live(gen)) return;
-        openedAt = Date.now();
-        this.opened(resumedFrom);
-      };
-      try {
-        await readSse(res.body, {
-          onBytes: arm,
-          onRetry: (ms) => {
-            this.retryMs = ms;
-          },
-          // The relay's greeting, sent once it has subscribed the stream.
-          onComment: (text) => {
-            if (text.startsWith('connected')) open();
-          },
-          onClose: (event) => {
-            close = event;
-          },
-          onPair: (meta, payload, id) => {
-            open();
-            if (id !== null) this.lastId = id;
-            if (this.live(gen)) this.emit('payload', { payload, meta, id });
-          },
-        });
-      } catch (e) {
-        if (!this.live(gen)) return { kind: 'aborted' };
-        return { kind: 'ended', openedAt, close, error: silent ? watchdog() : networkError(e) };
-      }
-      return { kind: 'ended', openedAt, close, error: null };
-    } finally {
-      clearTimeout(timer);
-      if (this.inFlight === controller) this.inFlight = null;
-    }
+    return attemptStream(this.config, token, resumedFrom, {
+      live: () => this.live(gen),
+      started: (controller) => {
+        this.inFlight = controller;
+      },
+      finished: (controller) => {
+        if (this.inFlight === controller) this.inFlight = null;
+      },
+      opened: () => this.opened(resumedFrom),
+      retry: (ms) => {
+        this.retryMs = this.backoff.advice(ms) ?? this.retryMs;
+      },
+      frame: (meta, payload, id) => {
+        if (id !== null) this.lastId = id;
+        if (this.live(gen)) this.emit('payload', { payload, meta, id });
+      },
+    });
   }
 }

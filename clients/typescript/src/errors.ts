@@ -21,7 +21,9 @@ export type ClientErrorCode =
   /** An HTTP refusal without the relay's JSON body (a proxy's 502, say); `status` has it. */
   | 'http_error'
   /** The program's `token()` threw or returned nothing usable. */
-  | 'token_unavailable';
+  | 'token_unavailable'
+  /** The relay answered with a redirect (3xx): not followed, so the credentials stay on the configured origin. */
+  | 'redirect_refused';
 
 export type ErrorCode = HttpErrorCode | CloseReasonCode | ClientErrorCode;
 
@@ -63,7 +65,9 @@ export class RelayError extends Error {
   }
 
   static fromClose(event: CloseEvent): RelayError {
-    return new RelayError(event.reason, event.message, event.retryAfterMs === undefined ? {} : { retryAfterMs: event.retryAfterMs });
+    // The event is the relay's word, unchecked: only a number is kept as advice.
+    const advice: unknown = event.retryAfterMs;
+    return new RelayError(event.reason, event.message, typeof advice === 'number' && Number.isFinite(advice) ? { retryAfterMs: advice } : {});
   }
 }
 
@@ -77,11 +81,6 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** A refusal as a RelayError, from the relay's JSON body when it has one. */
-export async function errorFromResponse(res: Response): Promise<RelayError> {
-  return refusal(res.status, res.headers.get('retry-after'), await res.text().catch(() => ''));
 }
 
 export function refusal(status: number, retryAfterHeader: string | null, text: string): RelayError {

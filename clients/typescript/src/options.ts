@@ -2,8 +2,10 @@
 // without client credentials gets the account banned, spec rule A3) or refuse is reported here, at
 // construction, with a sentence saying what to fix.
 
-import { DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
+import { DEFAULT_BACKOFF, MAX_DELAY_MS, MIN_BASE_MS, type BackoffOptions } from './backoff.js';
 import { RelayError } from './errors.js';
+import type { REDIRECT } from './response.js';
+import { isEventId } from './sse.js';
 import type { TokenSource } from './session.js';
 
 /** What the client needs of fetch: the global one fits, and so does a test's or a runtime's own. */
@@ -14,6 +16,8 @@ export interface FetchInit {
   headers: Record<string, string>;
   body?: string;
   signal: AbortSignal;
+  /** Always 'manual': a fetch passed in must hand redirects back unfollowed (the library refuses them). */
+  redirect: typeof REDIRECT;
 }
 
 export interface RelayClientOptions {
@@ -77,6 +81,13 @@ function positive(name: string, v: number | undefined, fallback: number, integer
   return v;
 }
 
+/** A time in ms the library sets a timer for: within [min, MAX_DELAY_MS] (Node fires a longer timer at once). */
+function duration(name: string, v: number | undefined, fallback: number, min: number): number {
+  const ms = positive(name, v, fallback);
+  if (ms < min || ms > MAX_DELAY_MS) throw misconfigured(`${name} must be between ${min} and ${MAX_DELAY_MS} ms (got ${ms})`);
+  return ms;
+}
+
 export function resolveOptions(o: RelayClientOptions): ClientConfig {
   const session = o.token !== undefined;
   for (const name of ['clientId', 'clientSecret'] as const) {
@@ -103,13 +114,13 @@ export function resolveOptions(o: RelayClientOptions): ClientConfig {
   const server = o.server?.trim();
   if (server !== undefined && server === '') throw misconfigured('server is empty: name the multiplayer server, or omit it for a bridge stream on every channel');
   if (session && server === undefined) throw misconfigured('server is required with a token: the channel is the multiplayer server the player is on');
-  const baseMs = positive('backoff.baseMs', o.backoff?.baseMs, DEFAULT_BACKOFF.baseMs);
-  const capMs = positive('backoff.capMs', o.backoff?.capMs, Math.max(DEFAULT_BACKOFF.capMs, baseMs));
+  const baseMs = duration('backoff.baseMs', o.backoff?.baseMs, DEFAULT_BACKOFF.baseMs, MIN_BASE_MS);
+  const capMs = duration('backoff.capMs', o.backoff?.capMs, Math.max(DEFAULT_BACKOFF.capMs, baseMs), MIN_BASE_MS);
   if (capMs < baseMs) throw misconfigured(`backoff.capMs (${capMs}) must not be below backoff.baseMs (${baseMs})`);
   // Typed as possibly absent: the library runs where fetch may not exist.
   const fetchImpl: FetchLike | undefined = o.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') throw misconfigured('no fetch in this runtime: pass options.fetch');
-  if (o.lastEventId !== undefined && !/^\d+$/.test(o.lastEventId)) throw misconfigured(`lastEventId must be an id the relay sent (a whole number): ${JSON.stringify(o.lastEventId)}`);
+  if (o.lastEventId !== undefined && !isEventId(o.lastEventId)) throw misconfigured(`lastEventId must be an id the relay sent (a whole number): ${JSON.stringify(o.lastEventId)}`);
   return {
     endpoint: url.toString(),
     server,
@@ -119,7 +130,7 @@ export function resolveOptions(o: RelayClientOptions): ClientConfig {
     lastEventId: o.lastEventId,
     presencePerSecond: positive('presencePerSecond', o.presencePerSecond, 5),
     backoff: { ...o.backoff, baseMs, capMs },
-    watchdogMs: positive('watchdogMs', o.watchdogMs, 15_000),
+    watchdogMs: duration('watchdogMs', o.watchdogMs, 15_000, 1),
     sendAttempts: positive('sendAttempts', o.sendAttempts, 5, true),
     fetch: fetchImpl,
   };

@@ -6,6 +6,7 @@
 import { Backoff } from './backoff.js';
 import { networkError, refusal, RelayError, retryableStatus } from './errors.js';
 import { commonHeaders, type ClientConfig } from './options.js';
+import { readBody, REDIRECT, redirectRefusal } from './response.js';
 import type { Session } from './session.js';
 
 export interface SendResult {
@@ -49,7 +50,7 @@ export class Sender {
         failure = networkError(e);
       }
       if (attempt >= this.config.sendAttempts) throw failure;
-      await new Promise((r) => setTimeout(r, backoff.next(failure.retryAfterMs ?? 0)));
+      await new Promise((r) => setTimeout(r, backoff.next(failure.retryAfterMs)));
     }
   }
 
@@ -63,9 +64,16 @@ export class Sender {
         headers: { ...commonHeaders(this.config, token), 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
         body: json,
         signal: controller.signal,
+        redirect: REDIRECT,
       });
-      // The body is read under the same deadline.
-      return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+      // Not resent: the same request would be redirected again.
+      const redirect = await redirectRefusal(res);
+      if (redirect !== null) throw redirect;
+      // The body is read under the same deadline, and only so far.
+      const body = await readBody(res);
+      // A success whose answer broke off is a lost answer (resent under the same key).
+      if (res.status >= 200 && res.status < 300 && body.failure !== null) throw body.failure;
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), text: body.text };
     } finally {
       clearTimeout(timer);
     }
@@ -75,6 +83,7 @@ export class Sender {
 interface Answer {
   status: number;
   retryAfter: string | null;
+  /** At most MAX_BODY_BYTES of the body (of a refusal, what arrived before its deadline). */
   text: string;
 }
 

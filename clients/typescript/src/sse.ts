@@ -17,6 +17,18 @@ export interface SseHandlers {
 /** Far above anything the relay sends (an entry is at most 64 KiB); a stream past it is broken. */
 const MAX_BUFFER = 4 * 1024 * 1024;
 
+/** Longest id taken: a sequence is a 64-bit number, at most 20 digits. */
+const MAX_ID_DIGITS = 20;
+
+/**
+ * Whether `id` is an id the relay sends (its log sequence). Any other is ignored, never kept as
+ * Last-Event-ID: one a header cannot carry (a non-Latin-1 character) made every reconnect throw
+ * inside fetch before reaching the relay, for ever.
+ */
+export function isEventId(id: string | undefined): id is string {
+  return id !== undefined && id.length <= MAX_ID_DIGITS && /^\d+$/.test(id);
+}
+
 function parseObject(data: string): Record<string, unknown> | null {
   try {
     const v: unknown = JSON.parse(data);
@@ -51,8 +63,9 @@ export async function readSse(body: ReadableStream<Uint8Array>, h: SseHandlers):
       if (ev.event === undefined || ev.event === 'message') {
         const p = parseObject(ev.data);
         // A data event without its meta is not a frame the relay sends: skipped, and its id is not
-        // taken, so a resume would fetch it again with its meta.
-        if (meta !== null && p !== null && typeof p['type'] === 'string') h.onPair(meta, p as unknown as Payload, ev.id ?? null);
+        // taken, so a resume would fetch it again with its meta. A frame with an id the relay would
+        // not send is delivered without it.
+        if (meta !== null && p !== null && typeof p['type'] === 'string') h.onPair(meta, p as unknown as Payload, isEventId(ev.id) ? ev.id : null);
         meta = null;
         return;
       }
