@@ -22,7 +22,7 @@ export interface RelayCore {
   bans: BanStore;
   auth: Authenticator;
   /** The client's address, read the same way by both services (TRUSTED_PROXIES). */
-  addressOf(req: IncomingMessage): string;
+  addressOf: (req: IncomingMessage) => string;
   /** True while the NATS connection is up (false between a disconnect and the reconnect). */
   natsConnected(): boolean;
 }
