@@ -36,6 +36,8 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['BODY_TIMEOUT', '30s', '50ms', /at least 100ms/],
   ['PROFILE_API_CONCURRENCY', '16', '0', /whole number from 1 to 4096/],
   ['PROFILE_API_MAX_QUEUE', '0', 'many', /whole number of at least 0/],
+  ['PROFILE_API_PER_ADDRESS', '32', '0', /whole number from 1 to 100000/],
+  ['TRUSTED_PROXIES', '10.0.0.5, 172.16.0.0/12,loopback,::1', '10.0.0.0/33', /TRUSTED_PROXIES has "10.0.0.0\/33", which is not an IP address/],
   ['BODY_LIMIT', '2MiB', 'big', /size like/],
   ['BATCH_MAX_ENTRIES', '100', '0', /whole number from 1/],
   ['RATE_LIMIT_PER_SECOND', '0', '-1', /number of at least 0/],

@@ -52,10 +52,11 @@ export class Authenticator {
   }
 
   /**
-   * `log` is the request's own logger, so a ban line carries the request id. `signal` is aborted when
-   * the client goes away: a session look-up still waiting is then dropped.
+   * `address` is the client's (client-address.ts): session look-ups are shared fairly between
+   * addresses. `log` is the request's own logger, so a ban line carries the request id. `signal` is
+   * aborted when the client goes away: a session look-up still waiting is then dropped.
    */
-  async authenticate(headers: IncomingHttpHeaders, log: WarnSink = this.options.logger, signal?: AbortSignal): Promise<Principal> {
+  async authenticate(headers: IncomingHttpHeaders, address: string, log: WarnSink = this.options.logger, signal?: AbortSignal): Promise<Principal> {
     const { keys, bans, profiles } = this.options;
     const agent = userAgent(headers);
     // Two different client ids or secrets: 400 conflicting_credentials, thrown here, before any step
@@ -83,11 +84,10 @@ export class Authenticator {
     if (bearer === null) {
       throw new RelayError('invalid_session', 'The Authorization header must be "Bearer <game access token>".');
     }
-    // The credentials are read now (their verdict is applied at step 4, in order) because a request
-    // that presents valid ones goes ahead of those that do not in the profile API queue.
+    // Client credentials rank nothing here: they are public (DESIGN.md section 6). Their verdict is
+    // applied at step 4, in order, once the session is known.
+    const profile = await profiles.resolve(bearer[1]!, { address, ...(signal !== undefined ? { signal } : {}) });
     const check = credentials === null ? null : await keys.checkFresh(credentials.clientId, credentials.clientSecret);
-    const priority = check?.status === 'ok';
-    const profile = await profiles.resolve(bearer[1]!, { priority, ...(signal !== undefined ? { signal } : {}) });
 
     // 3. Already banned.
     if (bans.activeBan(profile.uuid) !== undefined) throw banned();

@@ -2,12 +2,17 @@
 // requests with made-up tokens (each a look-up) queued without bound behind the HTTP agent, and a
 // real player's new session waited behind all of them.
 //
-// Two queues: requests whose client credentials are valid go first, and a quarter of the places is
-// kept for them, so requests that present none (or wrong ones) can never hold every place. Each
-// queue is bounded (PROFILE_API_MAX_QUEUE); beyond it the request is refused at once with 503
-// profile_api_busy. A waiter leaves the queue at its deadline (the look-up's timeout counts from when
-// it was asked for, not from when a place came free) or when its client goes away.
+// Fairness is by client address (its /64 for IPv6, see client-address.ts), never by client
+// credentials: those are public (DESIGN.md section 6). One address has at most `perAddress`
+// look-ups running or waiting, so a flood from one address holds a few places and the rest serve
+// everyone else at once; when every place is taken, a freed place goes to the addresses waiting in
+// turn (round robin), so a long queue from one address is no queue for the others. The whole queue
+// stays bounded (PROFILE_API_MAX_QUEUE). Beyond either bound: 503 profile_api_busy at once. A waiter
+// leaves the queue at its deadline (the look-up's timeout counts from when it was asked for, not from
+// when a place came free) or when its client goes away. An address's state is dropped as soon as it
+// has nothing running or waiting.
 
+import { fairnessGroup } from './client-address.js';
 import { RelayError } from './errors.js';
 
 export interface Ticket {
@@ -19,87 +24,144 @@ export interface Ticket {
   cancel(): void;
 }
 
+/** Why the gate refused a look-up: its address has its share, or the whole queue is full. */
+export type GateRefusal = 'address_busy' | 'queue_full';
+
+export interface LookupGateOptions {
+  /** Look-ups running at once (PROFILE_API_CONCURRENCY). */
+  places: number;
+  /** Look-ups waiting, all addresses together (PROFILE_API_MAX_QUEUE). */
+  maxQueue: number;
+  /** Look-ups one address may have running or waiting (PROFILE_API_PER_ADDRESS). */
+  perAddress: number;
+  refused?: (reason: GateRefusal) => void;
+}
+
 interface Waiter {
   grant(): void;
   fail(e: RelayError): void;
-  timer: NodeJS.Timeout;
+}
+
+/** One address's (or /64's) look-ups. */
+interface Group {
+  running: number;
+  waiting: Waiter[];
 }
 
 const BUSY_RETRY_SECONDS = 2;
 
 export class LookupGate {
-  private readonly places: number;
-  /** Places requests without valid credentials may use. */
-  private readonly openPlaces: number;
-  private readonly maxQueue: number;
+  private readonly options: LookupGateOptions;
   private running = 0;
-  private readonly first: Waiter[] = [];
-  private readonly rest: Waiter[] = [];
+  private queued = 0;
+  /** Every address with a look-up running or waiting. */
+  private readonly groups = new Map<string, Group>();
+  /** Addresses with waiters, in the order they are served: the first is served, then moves last. */
+  private readonly turns = new Map<string, Group>();
 
-  constructor(places: number, maxQueue: number) {
-    this.places = places;
-    // With a single place nothing can be kept back: it serves everyone, valid credentials first.
-    this.openPlaces = Math.max(1, places - Math.ceil(places / 4));
-    this.maxQueue = maxQueue;
+  constructor(options: LookupGateOptions) {
+    this.options = options;
   }
 
-  /** Enters the gate; throws 503 profile_api_busy when the queue it would join is full. */
-  enter(priority: boolean, timeoutMs: number): Ticket {
-    if (this.running < (priority ? this.places : this.openPlaces)) {
-      this.running++;
-      return { granted: Promise.resolve(), leave: once(() => this.release()), cancel: () => undefined };
+  /** Addresses holding state (for tests: nothing a client abandons stays in memory). */
+  get addresses(): number {
+    return this.groups.size;
+  }
+
+  /** Enters the gate for `address`; throws 503 profile_api_busy beyond the address's share or the queue. */
+  enter(address: string, timeoutMs: number): Ticket {
+    const key = fairnessGroup(address);
+    const group = this.groups.get(key) ?? { running: 0, waiting: [] };
+    if (group.running + group.waiting.length >= this.options.perAddress) throw this.busy('address_busy');
+    // Places free means nobody waits (a freed place is handed on at once), so nobody is overtaken.
+    if (this.running < this.options.places) {
+      this.groups.set(key, group);
+      this.take(group);
+      return { granted: Promise.resolve(), leave: once(() => this.release(key, group)), cancel: () => undefined };
     }
-    const queue = priority ? this.first : this.rest;
-    if (queue.length >= this.maxQueue) {
-      throw new RelayError('profile_api_busy', 'Too many sessions are being checked right now; try again shortly.', {
-        retryAfter: BUSY_RETRY_SECONDS,
-      });
-    }
+    if (this.queued >= this.options.maxQueue) throw this.busy('queue_full');
+    this.groups.set(key, group);
+    return this.wait(key, group, timeoutMs);
+  }
+
+  private wait(key: string, group: Group, timeoutMs: number): Ticket {
     let waiter!: Waiter;
     let granted = false;
     const promise = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => waiter.fail(timedOut(timeoutMs)), timeoutMs);
       waiter = {
         grant: () => {
-          clearTimeout(waiter.timer);
+          clearTimeout(timer);
           granted = true;
           resolve();
         },
         fail: (e) => {
-          clearTimeout(waiter.timer);
-          remove(queue, waiter);
+          clearTimeout(timer);
+          this.unqueue(key, group, waiter);
           reject(e);
         },
-        timer: setTimeout(() => waiter.fail(timedOut(timeoutMs)), timeoutMs),
       };
     });
     // Rejections are read by whoever awaits `granted`; an abandoned ticket must not crash the process.
     promise.catch(() => undefined);
-    queue.push(waiter);
+    group.waiting.push(waiter);
+    this.queued++;
+    if (group.waiting.length === 1) this.turns.set(key, group);
     const cancel = (): void => {
       if (!granted) waiter.fail(new RelayError('profile_api_unavailable', 'The look-up was given up before it started.'));
     };
     return {
       granted: promise,
       leave: once(() => {
-        if (granted) this.release();
+        if (granted) this.release(key, group);
         else cancel();
       }),
       cancel,
     };
   }
 
-  private release(): void {
-    this.running--;
-    const next = this.first.shift() ?? (this.running < this.openPlaces ? this.rest.shift() : undefined);
-    if (next === undefined) return;
+  private take(group: Group): void {
     this.running++;
-    next.grant();
+    group.running++;
   }
-}
 
-function remove(queue: Waiter[], w: Waiter): void {
-  const i = queue.indexOf(w);
-  if (i !== -1) queue.splice(i, 1);
+  private release(key: string, group: Group): void {
+    this.running--;
+    group.running--;
+    this.dropIfIdle(key, group);
+    const next = this.turns.entries().next();
+    if (next.done === true) return;
+    const [nextKey, nextGroup] = next.value;
+    const waiter = nextGroup.waiting.shift()!;
+    this.queued--;
+    // Served: this address goes to the back of the line if it still waits.
+    this.turns.delete(nextKey);
+    if (nextGroup.waiting.length > 0) this.turns.set(nextKey, nextGroup);
+    this.take(nextGroup);
+    waiter.grant();
+  }
+
+  /** A waiter that leaves before its turn (deadline or cancel). */
+  private unqueue(key: string, group: Group, waiter: Waiter): void {
+    const i = group.waiting.indexOf(waiter);
+    if (i === -1) return;
+    group.waiting.splice(i, 1);
+    this.queued--;
+    if (group.waiting.length === 0) this.turns.delete(key);
+    this.dropIfIdle(key, group);
+  }
+
+  private dropIfIdle(key: string, group: Group): void {
+    if (group.running === 0 && group.waiting.length === 0) this.groups.delete(key);
+  }
+
+  private busy(reason: GateRefusal): RelayError {
+    this.options.refused?.(reason);
+    const who = reason === 'address_busy' ? 'from this address ' : '';
+    return new RelayError('profile_api_busy', `Too many sessions ${who}are being checked right now; try again shortly.`, {
+      retryAfter: BUSY_RETRY_SECONDS,
+    });
+  }
 }
 
 function once(f: () => void): () => void {

@@ -21,6 +21,7 @@ export class RelayMetrics {
   readonly publishDuration: Histogram;
   readonly bansIssued: Counter;
   readonly profileCalls: Counter<'outcome'>;
+  readonly lookupRefusals: Counter<'reason'>;
   readonly profileDuration: Histogram<'outcome'>;
   readonly natsConnected: Gauge;
   readonly channelSubscriptions: Gauge;
@@ -81,6 +82,12 @@ export class RelayMetrics {
       name: 'relay_profile_api_calls_total',
       help: 'Session look-ups by outcome (cached, valid, invalid, unavailable)',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.lookupRefusals = new Counter({
+      name: 'relay_session_lookups_refused_total',
+      help: 'Sessions refused without asking the profile API, by reason (token_too_long, token_malformed, remembered_invalid, address_busy, queue_full)',
+      labelNames: ['reason'],
       registers,
     });
     this.profileDuration = new Histogram({

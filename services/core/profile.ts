@@ -1,14 +1,18 @@
 // Who is behind a session token: the game's profile API (GET with the same bearer; 200 gives
 // {id, name}). Results are cached by a hash of the token, concurrent look-ups of one token share one
 // request, and every call has a timeout counted from when it was asked for. How many run at once and
-// who waits is the LookupGate's business (requests with valid client credentials first). Invalid
-// session: 401. The API unreachable, failing or busy: 503 with Retry-After, and never a ban (the
-// caller only bans on a session it could verify).
+// who waits is the LookupGate's business (fair across client addresses). What cannot be a token is
+// refused before any of it, and a token found invalid is remembered for a while in a cache of its
+// own (bounded, so junk never pushes out the sessions of real players): repeating it costs neither a
+// look-up nor a place in the gate. Invalid session: 401. The API unreachable, failing or busy: 503
+// with Retry-After, and never a ban (the caller only bans on a session it could verify).
 
 import { createHash } from 'node:crypto';
+import { tokenShapeProblem, type TokenShapeProblem } from './bearer-token.js';
 import { RelayError } from './errors.js';
+import { ExpiringCache } from './expiring-cache.js';
 import { ThrottledWarnings, type Logger } from './logger.js';
-import { LookupGate } from './lookup-gate.js';
+import { LookupGate, type GateRefusal } from './lookup-gate.js';
 import { parseProfile, ProfileHttp } from './profile-http.js';
 
 export interface Profile {
@@ -22,9 +26,12 @@ export interface ProfileObserver {
   (outcome: ProfileOutcome, seconds: number): void;
 }
 
+/** Why a session was refused without asking the profile API. */
+export type LookupRefusal = TokenShapeProblem | GateRefusal | 'remembered_invalid';
+
 export interface ResolveOptions {
-  /** The request presented valid client credentials: it goes ahead of those that did not. */
-  priority?: boolean;
+  /** The client's address (client-address.ts): look-ups are shared fairly between addresses. */
+  address?: string;
   /** Aborted when the client goes away: it stops waiting, and a look-up nobody waits for is dropped. */
   signal?: AbortSignal;
 }
@@ -40,14 +47,24 @@ export interface ProfileClientOptions {
   negativeCacheTtlMs: number;
   logger: Logger;
   observe?: ProfileObserver;
-  /** Look-ups in flight at once, and how many may wait for a place. */
+  /** A session refused without a look-up, and why. */
+  refused?: (reason: LookupRefusal) => void;
+  /** Look-ups in flight at once, how many may wait for a place, and how many one address may have. */
   concurrency: number;
   maxQueue: number;
-  /** Cache entries kept at most; the oldest go first. */
+  perAddress: number;
+  /** Valid sessions kept at most; the oldest go first. */
   maxEntries?: number;
 }
 
-type Cached = { expires: number; profile: Profile | null };
+/**
+ * Invalid tokens remembered at most. A client can only add one per look-up it is granted, and each
+ * entry is a hash (about 100 bytes with its Map slot): at most about 1 MB, and never at the expense
+ * of the valid sessions' cache.
+ */
+const MAX_INVALID_ENTRIES = 10_000;
+/** Where a request without a known address (a test calling resolve directly) is counted. */
+const NO_ADDRESS = 'unknown';
 
 /** One look-up in flight, shared by every request for the same token. */
 interface Lookup {
@@ -61,29 +78,44 @@ const RETRY_AFTER_SECONDS = 5;
 
 export class HttpProfileClient implements ProfileResolver {
   private readonly options: ProfileClientOptions;
-  private readonly cache = new Map<string, Cached>();
+  private readonly valid: ExpiringCache<Profile>;
+  private readonly invalid = new ExpiringCache<true>(MAX_INVALID_ENTRIES);
   private readonly inflight = new Map<string, Lookup>();
   private readonly gate: LookupGate;
-  private readonly maxEntries: number;
   private readonly warnings: ThrottledWarnings;
   private readonly http: ProfileHttp;
 
   constructor(options: ProfileClientOptions) {
     this.options = options;
     this.http = new ProfileHttp(options.url, options.concurrency);
-    this.gate = new LookupGate(options.concurrency, options.maxQueue);
+    this.gate = new LookupGate({
+      places: options.concurrency,
+      maxQueue: options.maxQueue,
+      perAddress: options.perAddress,
+      ...(options.refused !== undefined ? { refused: options.refused } : {}),
+    });
     this.warnings = new ThrottledWarnings(options.logger);
-    this.maxEntries = options.maxEntries ?? 100_000;
+    this.valid = new ExpiringCache(options.maxEntries ?? 100_000);
   }
 
   async resolve(token: string, options: ResolveOptions = {}): Promise<Profile> {
-    const id = createHash('sha256').update(token, 'utf8').digest('base64url');
-    const hit = this.cache.get(id);
-    if (hit !== undefined && hit.expires > Date.now()) {
-      this.options.observe?.('cached', 0);
-      return orInvalid(hit.profile);
+    const shape = tokenShapeProblem(token);
+    if (shape !== null) {
+      this.options.refused?.(shape);
+      throw invalidSession();
     }
-    const lookup = this.inflight.get(id) ?? this.start(id, token, options.priority === true);
+    const id = createHash('sha256').update(token, 'utf8').digest('base64url');
+    const hit = this.valid.get(id);
+    if (hit !== undefined) {
+      this.options.observe?.('cached', 0);
+      return hit;
+    }
+    if (this.invalid.get(id) !== undefined) {
+      this.options.observe?.('cached', 0);
+      this.options.refused?.('remembered_invalid');
+      throw invalidSession();
+    }
+    const lookup = this.inflight.get(id) ?? this.start(id, token, options.address ?? NO_ADDRESS);
     lookup.waiters++;
     try {
       return orInvalid(await untilAborted(lookup.promise, options.signal));
@@ -92,9 +124,9 @@ export class HttpProfileClient implements ProfileResolver {
     }
   }
 
-  private start(id: string, token: string, priority: boolean): Lookup {
+  private start(id: string, token: string, address: string): Lookup {
     const asked = performance.now();
-    const ticket = this.gate.enter(priority, this.options.timeoutMs);
+    const ticket = this.gate.enter(address, this.options.timeoutMs);
     const promise = ticket.granted
       .then(() => this.fetchProfile(token, Math.max(1, this.options.timeoutMs - (performance.now() - asked))))
       .finally(() => {
@@ -113,13 +145,8 @@ export class HttpProfileClient implements ProfileResolver {
   }
 
   private remember(id: string, profile: Profile | null): void {
-    const ttl = profile === null ? this.options.negativeCacheTtlMs : this.options.cacheTtlMs;
-    this.cache.delete(id);
-    this.cache.set(id, { expires: Date.now() + ttl, profile });
-    if (this.cache.size > this.maxEntries) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
+    if (profile === null) this.invalid.set(id, true, this.options.negativeCacheTtlMs);
+    else this.valid.set(id, profile, this.options.cacheTtlMs);
   }
 
   /** A profile, null for an invalid session; throws 503 when the API cannot say within `timeoutMs`. */
@@ -176,10 +203,12 @@ function clientGone(): RelayError {
 }
 
 function orInvalid(profile: Profile | null): Profile {
-  if (profile === null) {
-    throw new RelayError('invalid_session', 'The session token is not valid; log in to the game again and retry.');
-  }
+  if (profile === null) throw invalidSession();
   return profile;
+}
+
+function invalidSession(): RelayError {
+  return new RelayError('invalid_session', 'The session token is not valid; log in to the game again and retry.');
 }
 
 function unavailable(): RelayError {

@@ -1,8 +1,10 @@
 // What both services share at run time: configuration, logger, metrics, the NATS context, the
 // mirrored keys and bans, and the authenticator. Built once per process.
 
+import type { IncomingMessage } from 'node:http';
 import { Authenticator } from './auth.js';
 import { BanStore } from './bans.js';
+import { clientAddress, compileTrustedProxies } from './client-address.js';
 import type { RelayConfig } from './config.js';
 import { KeyStore } from './keys.js';
 import { createLogger, type Logger } from './logger.js';
@@ -19,6 +21,8 @@ export interface RelayCore {
   keys: KeyStore;
   bans: BanStore;
   auth: Authenticator;
+  /** The client's address, read the same way by both services (TRUSTED_PROXIES). */
+  addressOf: (req: IncomingMessage) => string;
   /** True while the NATS connection is up (false between a disconnect and the reconnect). */
   natsConnected(): boolean;
 }
@@ -66,7 +70,9 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
           negativeCacheTtlMs: config.profile.negativeCacheTtlMs,
           concurrency: config.profile.concurrency,
           maxQueue: config.profile.maxQueue,
+          perAddress: config.profile.perAddress,
           logger,
+          refused: (reason) => metrics.lookupRefusals.inc({ reason }),
           observe: (outcome, seconds) => {
             metrics.profileCalls.inc({ outcome });
             if (outcome !== 'cached') metrics.profileDuration.observe({ outcome }, seconds);
@@ -81,7 +87,18 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
     logger,
     observer: { banIssued: () => metrics.bansIssued.inc() },
   });
-  return { config, logger, metrics, nats, keys, bans, auth, natsConnected: () => connected && !nats.nc.isClosed() };
+  const trust = compileTrustedProxies(config.trustedProxies);
+  return {
+    config,
+    logger,
+    metrics,
+    nats,
+    keys,
+    bans,
+    auth,
+    addressOf: (req) => clientAddress(req, trust),
+    natsConnected: () => connected && !nats.nc.isClosed(),
+  };
 }
 
 export async function stopCore(core: RelayCore): Promise<void> {

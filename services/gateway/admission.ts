@@ -24,9 +24,11 @@ export class Admission {
   private readonly auth: Authenticator;
   private readonly logger: Logger;
   private readonly draining: () => boolean;
+  private readonly addressOf: (req: IncomingMessage) => string;
 
-  constructor(options: { auth: Authenticator; logger: Logger; draining: () => boolean }) {
+  constructor(options: { auth: Authenticator; logger: Logger; draining: () => boolean; addressOf: (req: IncomingMessage) => string }) {
     this.auth = options.auth;
+    this.addressOf = options.addressOf;
     this.logger = options.logger;
     this.draining = options.draining;
   }
@@ -40,7 +42,7 @@ export class Admission {
       throw new RelayError('not_acceptable', 'GET opens a Server-Sent Events stream: send Accept: text/event-stream.');
     }
     const warn = { warn: (fields: Record<string, unknown>, message: string) => this.logger.warn({ reqId, ...fields }, message) };
-    const principal = await this.auth.authenticate(headers, warn, left);
+    const principal = await this.auth.authenticate(headers, this.addressOf(req), warn, left);
     if (left.aborted) return null;
     // A drain that began during the session check has already closed every stream it knew of.
     this.refuseWhileDraining();

@@ -53,7 +53,7 @@ export class Gateway {
       liveness: this.liveness,
       onEvict: (id) => this.evict(id),
     });
-    this.admission = new Admission({ auth, logger, draining: () => this.draining });
+    this.admission = new Admission({ auth, logger, draining: () => this.draining, addressOf: core.addressOf });
     this.streamContext = {
       scheduler: this.hub,
       maxQueuedBytes: config.gateway.queueMaxBytes,

@@ -87,7 +87,7 @@ export class Ingress {
     }
     // No abort signal here (unlike a stream's open): an AbortController per POST cost about 5 % of the
     // ingress's CPU in a profile, and a POST abandoned in the look-up queue is gone at its timeout.
-    const principal = await auth.authenticate(request.headers, request.log);
+    const principal = await auth.authenticate(request.headers, this.core.addressOf(request.raw), request.log);
     const channel = requestChannel(request.url, request.headers['x-irc-multiplayer-server']);
     const key = idempotencyKey(request.headers['idempotency-key']);
     const { entries, banned } = planBatch(request.body, {

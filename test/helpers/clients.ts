@@ -1,5 +1,6 @@
 // What a real client sends: a player with a live session at the (fake) profile API, and the headers
 // of spec 5.1. Shared by the in-process fixture and the multi-process mesh.
+import { request } from 'node:http';
 import type { CreatedKey } from '../../services/core/keys.js';
 import type { FakeProfileApi } from './profile-api.js';
 
@@ -55,4 +56,37 @@ export async function postTo(baseUrl: string, body: unknown, headers: Record<str
     parsed = { raw: text };
   }
   return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/**
+ * A POST from a chosen client address: 127.0.0.2 to .254 are distinct clients on loopback (the
+ * relay's fairness counts by address). Plain node:http, one connection per request.
+ */
+export function postFrom(localAddress: string, baseUrl: string, body: unknown, headers: Record<string, string>, path = '/'): Promise<PostResult> {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      new URL(path, baseUrl),
+      { method: 'POST', localAddress, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers } },
+      (res) => {
+        let answer = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (answer += c));
+        res.once('error', reject);
+        res.once('end', () => {
+          let parsed: Record<string, unknown>;
+          try {
+            parsed = JSON.parse(answer) as Record<string, unknown>;
+          } catch {
+            parsed = { raw: answer };
+          }
+          const out = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
+          resolve({ status: res.statusCode ?? 0, body: parsed, headers: out });
+        });
+      },
+    );
+    req.once('error', reject);
+    req.end(text);
+  });
 }

@@ -256,12 +256,14 @@ export class SseStream {
 export interface OpenOptions {
   path?: string;
   headers?: Record<string, string>;
+  /** The client socket's own address (127.0.0.2 to .254 are distinct client addresses on loopback). */
+  localAddress?: string;
 }
 
 /** Opens GET <path> and resolves once the response head is in (or the connection ended). */
 export async function openStream(baseUrl: string, options: OpenOptions = {}): Promise<SseStream> {
   const url = new URL(options.path ?? '/', baseUrl);
-  const socket = connect({ host: url.hostname, port: Number(url.port) });
+  const socket = connect({ host: url.hostname, port: Number(url.port), ...(options.localAddress !== undefined ? { localAddress: options.localAddress } : {}) });
   await new Promise<void>((resolve, reject) => {
     socket.once('connect', resolve);
     socket.once('error', reject);

@@ -52,7 +52,10 @@ export function buildConfig(service: ServiceKind, env: Env) {
       negativeCacheTtlMs: ms(env.PROFILE_NEGATIVE_CACHE_TTL),
       concurrency: env.PROFILE_API_CONCURRENCY,
       maxQueue: env.PROFILE_API_MAX_QUEUE,
+      perAddress: env.PROFILE_API_PER_ADDRESS,
     },
+    /** Checked already: each an IP, a CIDR range or a proxy-addr range name. */
+    trustedProxies: list(env.TRUSTED_PROXIES),
     clientHeaderPrefixes: list(env.CLIENT_HEADER_PREFIXES),
     stream: {
       maxAgeMs: ms(env.STREAM_MAX_AGE),

@@ -6,6 +6,7 @@
 import { Ajv } from 'ajv';
 import { buildConfig, type RelayConfig } from './build.js';
 import { crossChecks } from './checks.js';
+import { trustedProxiesProblems } from '../client-address.js';
 import { ENV_SCHEMAS, envVariables, type Env, type ServiceKind } from './schema.js';
 import { envProblem } from './wording.js';
 
@@ -41,11 +42,18 @@ export function loadConfig(service: ServiceKind, source: NodeJS.ProcessEnv = pro
     const name = e.instancePath.replace(/^\//, '');
     if (!failed.has(name) || e.keyword === 'anyOf') failed.set(name, envProblem(e, source));
   }
-  const problems = [...failed.values(), ...crossChecks(service, values, new Set(failed.keys()))];
+  const problems = [...failed.values(), ...crossChecks(service, values, new Set(failed.keys())), ...proxyProblems(values, failed)];
   if (problems.length > 0) throw new ConfigError(problems);
   // The other services' variables take their defaults: a gateway's config still has an ingress
   // section, the schema's, so code shared by both never meets a missing value.
   const env: unknown = values;
   if (!validators.all(env)) throw new ConfigError((validators.all.errors ?? []).map((e) => envProblem(e, source)));
   return buildConfig(service, env);
+}
+
+/** TRUSTED_PROXIES, entry by entry, as the address logic will read it. */
+function proxyProblems(values: Readonly<Record<string, unknown>>, failed: ReadonlyMap<string, string>): string[] {
+  const value = values['TRUSTED_PROXIES'];
+  if (typeof value !== 'string' || failed.has('TRUSTED_PROXIES')) return [];
+  return trustedProxiesProblems(value.split(',').map((s) => s.trim()).filter((s) => s !== ''));
 }

@@ -112,12 +112,24 @@ const CommonEnv = {
     default: 64,
     minimum: 1,
     maximum: 4096,
-    description: 'Profile API look-ups in flight at once; a quarter is kept for requests with valid client credentials.',
+    description: 'Profile API look-ups in flight at once; when all are taken, a freed one goes to the waiting client addresses in turn.',
   }),
   PROFILE_API_MAX_QUEUE: Type.Integer({
     default: 1000,
     minimum: 0,
-    description: 'Look-ups that may wait for a free slot, in each of the two queues (valid credentials, the rest); beyond it, 503 profile_api_busy with Retry-After (never a ban).',
+    description: 'Look-ups that may wait for a free slot, all client addresses together; beyond it, 503 profile_api_busy with Retry-After (never a ban).',
+  }),
+  PROFILE_API_PER_ADDRESS: Type.Integer({
+    default: 8,
+    minimum: 1,
+    maximum: 100_000,
+    description:
+      'Look-ups one client address (an IPv6 /64) may have running or waiting at once; beyond it, 503 profile_api_busy with Retry-After (never a ban). Raise it for many players behind one NAT address.',
+  }),
+  TRUSTED_PROXIES: Type.String({
+    default: '',
+    description:
+      "Proxies whose X-Forwarded-For is believed (IPs, CIDRs, or loopback, linklocal, uniquelocal), comma-separated. Empty: nobody's; the socket's peer is the client. Behind nginx or HAProxy, name them here.",
   }),
 };
 
