@@ -94,6 +94,23 @@ describe('the client address', () => {
     }
   });
 
+  // Guards: behind a proxy left out of TRUSTED_PROXIES every player shares the proxy's one address,
+  // and nothing said so.
+  it('warns once when X-Forwarded-For arrives from a peer TRUSTED_PROXIES does not name', async () => {
+    const own = await RelayFixture.start({ nats: relay.nats, profile: relay.profile });
+    try {
+      const warnings = (): number => own.logs.lines.filter((l) => l.includes('TRUSTED_PROXIES does not name')).length;
+      await postFrom(PLAYER, own.url, chat, { authorization: 'Bearer plain', 'x-irc-multiplayer-server': 'x.example.net' });
+      expect(warnings()).toBe(0);
+      for (const n of [1, 2, 3]) {
+        await postFrom(PLAYER, own.url, chat, { authorization: `Bearer fwd-${n}`, 'x-forwarded-for': `10.0.0.${n}`, 'x-irc-multiplayer-server': 'x.example.net' });
+      }
+      expect(warnings()).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
   describe.each([
     ['nginx', startNginx],
     ['haproxy', startHaproxy],
