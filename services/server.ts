@@ -69,13 +69,15 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
     }
   }
   const { metrics } = core;
+  const draining = (): boolean => (ingress?.isDraining ?? false) || (gateway?.isDraining ?? false);
+  metrics.observeReadiness(config.service, () => core.natsConnected() && !draining());
   const heartbeat = new NodeHeartbeat({
     kv: core.nats.buckets.nodes,
     nodeId: config.nodeId,
     role: config.service,
     beatMs: Math.round(config.gateway.nodeTimeoutMs / 3),
     status: async () => ({
-      ready: core.natsConnected() && !(ingress?.isDraining ?? false) && !(gateway?.isDraining ?? false),
+      ready: core.natsConnected() && !draining(),
       ...(gateway !== null ? { streams: gateway.streamCount, framesDelivered: total(await metrics.framesDelivered.get()) } : {}),
       ...(ingress !== null ? { entriesPublished: total(await metrics.entriesPublished.get()) } : {}),
     }),

@@ -25,6 +25,12 @@ export class RelayMetrics {
   readonly profileDuration: Histogram<'outcome'>;
   readonly natsConnected: Gauge;
   readonly channelSubscriptions: Gauge;
+  readonly replaysBeyondRetention: Counter;
+  readonly ready: Gauge<'service'>;
+  readonly renewalOverdue: Gauge;
+  /** Read at every scrape from whoever knows (the server, the gateway's ownership); unset, no sample. */
+  private readiness: { service: string; check: () => boolean } | null = null;
+  private overdueMs: (() => number) | null = null;
 
   constructor(nodeId: string) {
     const registers = [this.registry];
@@ -103,5 +109,38 @@ export class RelayMetrics {
       help: 'Core NATS subscriptions held by this gateway (one per channel with local streams)',
       registers,
     });
+    this.replaysBeyondRetention = new Counter({
+      name: 'relay_replays_beyond_retention_total',
+      help: 'Resumes (Last-Event-ID) that asked for frames the log no longer keeps',
+      registers,
+    });
+    this.ready = new Gauge({
+      name: 'relay_ready',
+      help: '1 while this process would answer /readyz ready (NATS connected, not draining), by service (gateway, ingress, all)',
+      labelNames: ['service'],
+      registers,
+      collect: () => {
+        const r = this.readiness;
+        if (r !== null) this.ready.set({ service: r.service }, r.check() ? 1 : 0);
+      },
+    });
+    this.renewalOverdue = new Gauge({
+      name: 'relay_ownership_renewal_overdue_seconds',
+      help: 'How far this gateway\'s most overdue stream claim is past its renewal (0 while renewals keep up)',
+      registers,
+      collect: () => {
+        if (this.overdueMs !== null) this.renewalOverdue.set(this.overdueMs() / 1000);
+      },
+    });
+  }
+
+  /** What `relay_ready` reports at each scrape. */
+  observeReadiness(service: string, check: () => boolean): void {
+    this.readiness = { service, check };
+  }
+
+  /** What `relay_ownership_renewal_overdue_seconds` reports at each scrape. */
+  observeRenewalOverdue(overdueMs: () => number): void {
+    this.overdueMs = overdueMs;
   }
 }

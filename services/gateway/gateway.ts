@@ -53,6 +53,7 @@ export class Gateway {
       liveness: this.liveness,
       onEvict: (id) => this.evict(id),
     });
+    metrics.observeRenewalOverdue(() => this.ownership.renewalOverdueMs());
     this.admission = new Admission({ auth, logger, draining: () => this.draining, addressOf: core.addressOf });
     this.streamContext = {
       scheduler: this.hub,
@@ -153,7 +154,7 @@ export class Gateway {
     if (stream.closed) return;
     // Sent once the node is subscribed: from here on nothing published to the channel is missed.
     stream.ready(encodeComment(`connected to ${stream.channel ?? 'every channel'}`));
-    if (request.lastEventId !== null) await replay(nats.js, logger, stream, request.lastEventId);
+    if (request.lastEventId !== null) await replay(nats.js, logger, stream, request.lastEventId, metrics.replaysBeyondRetention);
   }
 
   private refuse(req: IncomingMessage, res: ServerResponse, reqId: string, err: unknown): void {

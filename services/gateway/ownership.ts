@@ -69,6 +69,8 @@ interface LocalClaim {
   readonly key: string;
   /** The revision our claim was written at; 0 while the write is in flight. */
   revision: number;
+  /** When it was last written (ms): renewals that fall behind show as its age. */
+  writtenAt: number;
   /** The tick of the renewal period at which it is renewed. */
   readonly slice: number;
   /** The newest revision another connection wrote while ours was in flight. */
@@ -226,6 +228,7 @@ export class Ownership {
     this.reclaiming.add(c);
     try {
       const revision = await this.kv.create(c.key, encodeRecord(this.recordOf(c.stream)));
+      c.writtenAt = Date.now();
       if (this.claims.get(c.stream.id) === c) c.revision = revision;
       else this.queueDelete(c, revision);
     } catch {
@@ -241,11 +244,12 @@ export class Ownership {
    * written (the client left) has the claim taken back as soon as it lands.
    */
   async claim(stream: ClaimedStream): Promise<void> {
-    const claim: LocalClaim = { stream, key: streamClaimKey(stream), revision: 0, foreignRevision: 0, slice: Math.floor(Math.random() * this.renewalSlices) };
+    const claim: LocalClaim = { stream, key: streamClaimKey(stream), revision: 0, writtenAt: 0, foreignRevision: 0, slice: Math.floor(Math.random() * this.renewalSlices) };
     this.claims.set(stream.id, claim);
     this.byKey.add(claim.key, claim);
     try {
       claim.revision = await this.kv.put(claim.key, encodeRecord(this.recordOf(stream)));
+      claim.writtenAt = Date.now();
     } catch (err) {
       // The write may have been applied although its answer was lost: once the mirror has caught
       // up, the claim is taken back if it names this stream (the stream is refused and closes).
@@ -312,6 +316,16 @@ export class Ownership {
     }
   }
 
+  /**
+   * How far (ms) the most overdue claim of this node is past its renewal (written more than a period
+   * and a tick ago): 0 while renewals keep up. Claims not renewed before CLAIM_TTL age out of the bucket.
+   */
+  renewalOverdueMs(now = Date.now()): number {
+    let oldest = now;
+    for (const c of this.claims.values()) if (c.revision !== 0 && c.writtenAt < oldest) oldest = c.writtenAt;
+    return Math.max(0, now - oldest - (this.renewalSlices + 1) * RENEWAL_TICK_MS);
+  }
+
   private async renewDue(): Promise<void> {
     for (;;) {
       const c = this.renewals.values().next();
@@ -329,6 +343,7 @@ export class Ownership {
     if (holder !== undefined && holder.conn !== c.stream.id) return;
     try {
       const revision = await this.kv.update(c.key, encodeRecord(this.recordOf(c.stream)), c.revision);
+      c.writtenAt = Date.now();
       // Released while the renewal was in flight: its delete named the old revision.
       if (this.claims.get(c.stream.id) === c) c.revision = revision;
       else this.queueDelete(c, revision);

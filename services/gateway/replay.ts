@@ -4,6 +4,7 @@
 // oldest kept frame, and says so.
 
 import type { JetStreamClient } from '@nats-io/jetstream';
+import type { Counter } from 'prom-client';
 import type { Logger } from '../core/logger.js';
 import { channelSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import type { ClientStream } from './client-stream.js';
@@ -13,11 +14,15 @@ import { frameFromMessage } from './frame.js';
 import { logBounds, readLog } from './log-reader.js';
 import { encodeComment } from './sse.js';
 
-/** Sends what the client missed since `lastId`, then releases the held live frames. */
-export async function replay(js: JetStreamClient, logger: Logger, stream: ClientStream, lastId: number): Promise<void> {
+/**
+ * Sends what the client missed since `lastId`, then releases the held live frames. `beyondRetention`
+ * counts resumes that asked for more than the log keeps (retention too short for clients' absences).
+ */
+export async function replay(js: JetStreamClient, logger: Logger, stream: ClientStream, lastId: number, beyondRetention: Counter): Promise<void> {
   try {
     const bounds = await logBounds(js);
     if (lastId + 1 < bounds.first) {
+      beyondRetention.inc();
       stream.writeRaw(encodeComment(`frames after ${lastId} up to ${bounds.first - 1} are no longer kept; resuming from ${bounds.first}`));
     }
     const filter = stream.channel === null ? STREAM_SUBJECTS : channelSubject(stream.channel);
