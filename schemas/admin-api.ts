@@ -3,6 +3,7 @@
 
 import { Type, type Static } from '@sinclair/typebox';
 import { AuditRecord, BanRecord, KeyRecord, StreamClaim } from './records.js';
+import { PlainText } from './text.js';
 
 /** Every refusal of the admin API: the code carries its status. Bodies are {error, message}. */
 export const ADMIN_ERRORS = {
@@ -99,7 +100,7 @@ export type KeyView = Static<typeof KeyView>;
 export const KeyCreateBody = Type.Object(
   {
     scopes: Type.Array(Type.String(), { minItems: 1, maxItems: 32 }),
-    label: Type.Optional(Type.String({ maxLength: 200 })),
+    label: Type.Optional(PlainText({ maxLength: 200 })),
     /** A duration from now (30d) or an ISO 8601 date or time. */
     expires: Type.Optional(Type.String({ maxLength: 64 })),
   },
@@ -140,7 +141,7 @@ export type AuditQuery = Static<typeof AuditQuery>;
 export const BanAddBody = Type.Object(
   {
     uuid: Type.String({ maxLength: 64 }),
-    reason: Type.String({ minLength: 1, maxLength: 500 }),
+    reason: PlainText({ minLength: 1, maxLength: 500 }),
     expires: Type.Optional(Type.String({ maxLength: 64 })),
   },
   { additionalProperties: false },

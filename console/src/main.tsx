@@ -5,6 +5,7 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Session } from '../../schemas/admin-api.js';
 import { api, ApiError, authorize } from './api.js';
+import { Page } from './components/notes.js';
 import { AuditPage } from './pages/audit.js';
 import { BansPage } from './pages/bans.js';
 import { ChannelPage } from './pages/channel.js';
@@ -76,7 +77,9 @@ function App() {
   if (session === null) return checking ? <p class="muted">Signing in…</p> : <SignInPage onToken={signIn} error={error} />;
   const channel = /^#\/channel\/(.+)$/.exec(hash);
   let page;
-  if (channel !== null) page = <ChannelPage channel={decodeURIComponent(channel[1] ?? '')} />;
+  const channelName = channel === null ? null : decodedOrNull(channel[1] ?? '');
+  if (channel !== null && channelName === null) page = <Page title="No such channel"><p role="alert">This link names no channel: its address has a broken escape.</p></Page>;
+  else if (channelName !== null) page = <ChannelPage channel={channelName} />;
   else if (hash === '#/channels') page = <ChannelsPage />;
   else if (hash === '#/keys') page = <KeysPage scopes={session.scopes} />;
   else if (hash === '#/bans') page = <BansPage />;
@@ -105,4 +108,13 @@ const root = document.getElementById('app');
 if (root !== null) {
   root.textContent = '';
   render(<App />, root);
+}
+
+/** A link's percent-escapes decoded, or null for a broken one (decodeURIComponent throws on %ZZ). */
+function decodedOrNull(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
 }

@@ -41,6 +41,8 @@ export interface AdminServer {
   /** Every route the server registers, HEAD included: what the route-table test walks. */
   routes: RegisteredRoute[];
   port: number;
+  /** The live tails open now (how many, for the operator's overview and the tests). */
+  tails: Pick<TailHub, 'size'>;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,12 @@ export interface AdminOptions {
   /** Adds routes beside the API before the server listens: the route-table test plants one. */
   extend?: (app: FastifyInstance) => void;
 }
+
+/** Time a client has for its headers, and for its whole request (a tail's answer is not bounded by it). */
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+/** A few operators with a few tabs each; a flood of connections must not take every descriptor. */
+const MAX_CONNECTIONS = 1024;
 
 /** Bodies are a key's scopes or a ban's reason: small. */
 const BODY_LIMIT = 64 * 1024;
@@ -91,6 +99,11 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
     // A URL the router cannot read (a broken escape): refused in our shape, not the framework's.
     frameworkErrors: (error, _request, reply) => void refuse(reply, asAdminError(error)),
     logController: new LogController({ disableRequestLogging: true }),
+    // A connection that never finishes its request is cut off, and there are only so many: half-sent
+    // headers held by the thousand once took every file descriptor of the process. Node checks its
+    // deadlines every connectionsCheckingInterval (30 s by default, far coarser than they are).
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     // A member the schema does not name is refused, not silently dropped.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
@@ -141,6 +154,7 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
   await registerConsole(app);
   options.extend?.(app);
 
+  app.server.maxConnections = MAX_CONNECTIONS;
   await app.listen({ host: config.admin.host, port: config.admin.port });
   const address = app.server.address() as AddressInfo;
   const host = config.admin.host === '0.0.0.0' || config.admin.host === '::' ? '127.0.0.1' : config.admin.host;
@@ -160,7 +174,7 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
   };
   const routes = registered.flatMap((r) => [r.method].flat().map((method): RegisteredRoute => ({ method, url: r.url, access: r.config?.access })));
   const apiRoutes = routes.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD').map((r) => `${r.method} ${r.url}`);
-  return { config, logger, nats, app, url, port: address.port, apiRoutes, routes, close };
+  return { config, logger, nats, app, url, port: address.port, tails, apiRoutes, routes, close };
 }
 
 function refuse(reply: FastifyReply, e: AdminError): FastifyReply {

@@ -96,8 +96,9 @@ export const adminApi: FastifyPluginAsyncTypebox<ApiDeps> = async (api, deps) =>
   api.post('/keys/:clientId/revoke', { schema: { params: ClientIdParams } }, async (request) => {
     const { clientId } = request.params;
     if (!/^[A-Za-z0-9_-]{1,128}$/.test(clientId)) throw new AdminError('not_found', `No key with client id ${JSON.stringify(clientId.slice(0, 64))}.`);
-    const revoked = await keys.revoke(clientId);
-    await audited(request, { action: 'key.revoke', target: clientId, ...(revoked.label !== undefined ? { label: revoked.label } : {}) });
+    const { key: revoked, changed } = await keys.revoke(clientId);
+    // Revoking twice changes nothing, so the trail says it once.
+    if (changed) await audited(request, { action: 'key.revoke', target: clientId, ...(revoked.label !== undefined ? { label: revoked.label } : {}) });
     return keyView(revoked);
   });
 

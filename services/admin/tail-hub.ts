@@ -63,8 +63,12 @@ export class TailHub {
       tail = await tailChannel(this.js, channel, query, (e) => {
         if (early !== null) return void early.push(e);
         write(res, e);
-        // A reader that cannot keep up is let go rather than buffered without bound.
-        if (res.writableLength > MAX_BUFFERED) void end();
+        // A reader that cannot keep up is let go rather than buffered without bound: destroyed, since
+        // end() would wait for it to read what is buffered and hold the socket and buffer meanwhile.
+        if (res.writableLength > MAX_BUFFERED) {
+          res.destroy();
+          void end();
+        }
       });
     } catch (e) {
       await end();

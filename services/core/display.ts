@@ -20,9 +20,10 @@ export function maskUrlCredentials(text: string): string {
     .join(',');
 }
 
-// C0 (tab, CR, ESC...), DEL, C1 (0x9b is a one-byte CSI), the line and paragraph separators, and
-// the bidi embeddings, overrides and isolates that reorder what follows them ("Trojan Source").
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+import { UNSAFE_TEXT_CHARS } from '../../schemas/text.js';
+
+// The characters that could move, erase, recolour or reorder a terminal's display (schemas/text.ts).
+const UNSAFE = new RegExp(`[${UNSAFE_TEXT_CHARS}]`, 'gu');
 
 function escapeOne(c: string): string {
   const code = c.charCodeAt(0);

@@ -9,6 +9,7 @@ import { RelayError } from './errors.js';
 import { encodeRecord, KvMirror } from './kv-mirror.js';
 import { ThrottledWarnings, type Logger } from './logger.js';
 import { parseKeyRecord } from './records.js';
+import { plainTextProblem } from '../../schemas/text.js';
 import { unknownScopes } from './scopes.js';
 import { BUCKET_KEYS } from './subjects.js';
 
@@ -160,6 +161,8 @@ export class KeyStore {
       throw new RelayError('bad_request', `Unknown scope(s): ${unknown.join(', ')}.`);
     }
     if (options.scopes.length === 0) throw new RelayError('bad_request', 'A key needs at least one scope.');
+    const labelProblem = options.label === undefined ? null : plainTextProblem('A key label', options.label);
+    if (labelProblem !== null) throw new RelayError('bad_request', labelProblem);
     const clientId = `relay_${randomBytes(12).toString('hex')}`;
     const clientSecret = randomBytes(32).toString('base64url');
     const record: KeyRecord = {
@@ -170,24 +173,28 @@ export class KeyStore {
     };
     if (options.label !== undefined) record.label = options.label;
     if (options.expiresAt !== undefined) record.expiresAt = options.expiresAt;
-    await this.kv.create(clientId, encodeRecord(record));
+    // Remembered at once, so a listing right after the answer shows the key (the watch follows).
+    this.mirror.remember(clientId, record, await this.kv.create(clientId, encodeRecord(record)));
     const created: CreatedKey = { clientId, clientSecret, scopes: record.scopes };
     if (record.label !== undefined) created.label = record.label;
     if (record.expiresAt !== undefined) created.expiresAt = record.expiresAt;
     return created;
   }
 
-  /** Marks a key revoked (kept for the audit trail); every node closes its streams. */
-  async revoke(clientId: string): Promise<KeyRecord> {
+  /**
+   * Marks a key revoked (kept for the audit trail); every node closes its streams. `changed` is false
+   * when it already was, so a repeated revoke writes no second audit record.
+   */
+  async revoke(clientId: string): Promise<{ key: KeyRecord; changed: boolean }> {
     const entry = await this.kv.get(clientId);
     if (entry === null || entry.operation !== 'PUT') {
       throw new RelayError('not_found', `No key with client id ${clientId}.`);
     }
     const record = parseKeyRecord(entry.json<unknown>());
     if (record === null) throw new RelayError('internal_error', `The record of key ${clientId} is malformed.`);
-    if (record.revokedAt !== undefined) return record;
+    if (record.revokedAt !== undefined) return { key: record, changed: false };
     const revoked: KeyRecord = { ...record, revokedAt: new Date().toISOString() };
-    await this.kv.update(clientId, encodeRecord(revoked), entry.revision);
-    return revoked;
+    this.mirror.remember(clientId, revoked, await this.kv.update(clientId, encodeRecord(revoked), entry.revision));
+    return { key: revoked, changed: true };
   }
 }

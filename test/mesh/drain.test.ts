@@ -12,7 +12,7 @@ import { readMetrics } from '../helpers/metrics.js';
 let mesh: Mesh;
 
 beforeAll(async () => {
-  mesh = await Mesh.start({ gateways: 2, ingresses: 1, env: { RETRY_MIN: '500ms', RETRY_MAX: '2s' } });
+  mesh = await Mesh.start({ gateways: 2, ingresses: 1, env: { RETRY_MIN: '1s', RETRY_MAX: '2s' } });
 });
 afterAll(async () => {
   await mesh?.close();
@@ -43,7 +43,7 @@ describe('graceful drain', () => {
       await s.waitForComment(/restarting; reconnect with Last-Event-ID/);
       await s.waitClosed();
       const retry = s.retries.at(-1)!;
-      expect(retry).toBeGreaterThanOrEqual(500);
+      expect(retry).toBeGreaterThanOrEqual(1000);
       expect(retry).toBeLessThanOrEqual(2000);
       const seenIds = s.events.filter((e) => e.id !== null).map((e) => Number(e.id));
       lastIds.push(seenIds.length > 0 ? Math.max(...seenIds) : 0);

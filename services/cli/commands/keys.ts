@@ -80,11 +80,11 @@ export function registerKeys(program: Command): void {
     .action(async (value: string, opts: { json?: boolean }) => {
       const clientId = clientIdArg(value);
       const revoked = await withAdmin({}, async (admin) => {
-        const key = await admin.keys.revoke(clientId).catch((e: unknown) => {
+        const { key, changed } = await admin.keys.revoke(clientId).catch((e: unknown) => {
           if (isRelayError(e)) throw new CliError(e.message, e.status === 404 ? 3 : 1);
           throw e;
         });
-        await admin.audited({ action: 'key.revoke', target: key.clientId });
+        if (changed) await admin.audited({ action: 'key.revoke', target: key.clientId });
         return key;
       });
       if (opts.json) return printJson(keyView(revoked));
