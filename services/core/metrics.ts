@@ -25,6 +25,9 @@ export class RelayMetrics {
   readonly profileDuration: Histogram<'outcome'>;
   readonly natsConnected: Gauge;
   readonly channelSubscriptions: Gauge;
+  readonly resumeWindowBytes: Gauge;
+  readonly resumes: Counter<'answered'>;
+  readonly resumeLookups: Counter;
 
   constructor(nodeId: string) {
     const registers = [this.registry];
@@ -101,6 +104,18 @@ export class RelayMetrics {
     this.channelSubscriptions = new Gauge({
       name: 'relay_channel_subscriptions',
       help: 'Core NATS subscriptions held by this gateway (one per channel with local streams)',
+      registers,
+    });
+    this.resumeWindowBytes = new Gauge({ name: 'relay_resume_window_bytes', help: 'Bytes of recent frames kept to answer resumes from memory (RESUME_WINDOW_BYTES)', registers });
+    this.resumes = new Counter({
+      name: 'relay_resumes_total',
+      help: 'Streams opened with Last-Event-ID, by what answered them: memory (the resume window, no JetStream request) or log (a JetStream read)',
+      labelNames: ['answered'],
+      registers,
+    });
+    this.resumeLookups = new Counter({
+      name: 'relay_resume_lookups_total',
+      help: "Look-ups of a channel's newest frame (one JetStream request, no consumer) for a resume on a channel this gateway had heard nothing of",
       registers,
     });
   }
