@@ -11,11 +11,12 @@ import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
-import type { ClientStream, FlushScheduler } from './client-stream.js';
+import type { ClientStream } from './client-stream.js';
 import { hears } from './delivery-rules.js';
 import { frameFromMessage, type Frame } from './frame.js';
 import { fromSequence, readRange } from '../core/log-reader.js';
 import { ChannelWindow, type ResumeWindows } from './resume-window.js';
+import type { TurnFlusher } from './turn-flusher.js';
 
 /** How long a gap fill or catch-up keeps retrying while the log cannot be read. */
 const RECOVERY_DEADLINE_MS = 120_000;
@@ -38,7 +39,7 @@ interface Group {
   window: ChannelWindow;
 }
 
-export class ChannelHub implements FlushScheduler {
+export class ChannelHub {
   private readonly nc: NatsConnection;
   private readonly js: JetStreamClient;
   private readonly logger: Logger;
@@ -46,15 +47,12 @@ export class ChannelHub implements FlushScheduler {
   private readonly metrics: RelayMetrics;
   private readonly windows: ResumeWindows;
   private readonly groups = new Map<string, Group>();
-  private dirty: ClientStream[] = [];
-  private turnFrames: Frame[] = [];
-  /** Presence snapshots replaced in the streams' queues since the last flush. */
-  private coalesced = 0;
-  private flushScheduled = false;
+  private readonly flusher: TurnFlusher;
 
-  constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics, windows: ResumeWindows) {
+  constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics, windows: ResumeWindows, flusher: TurnFlusher) {
     this.nc = nc;
     this.windows = windows;
+    this.flusher = flusher;
     this.js = js;
     this.logger = logger;
     this.warnings = new ThrottledWarnings(logger);
@@ -156,10 +154,7 @@ export class ChannelHub implements FlushScheduler {
         heard = true;
       }
     }
-    if (heard && frame.publishedAt > 0) {
-      this.turnFrames.push(frame);
-      this.scheduleFlush();
-    }
+    if (heard && frame.publishedAt > 0) this.flusher.heard(frame);
   }
 
   private async fillGap(group: Group, subject: string, from: number, until: number): Promise<void> {
@@ -241,38 +236,6 @@ export class ChannelHub implements FlushScheduler {
 
   groupKeys(): IterableIterator<string> {
     return this.groups.keys();
-  }
-
-  markDirty(stream: ClientStream): void {
-    this.dirty.push(stream);
-    this.scheduleFlush();
-  }
-
-  countCoalesced(): void {
-    this.coalesced++;
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flushAll());
-    }
-  }
-
-  /** One write per dirty stream per event-loop turn. */
-  private flushAll(): void {
-    this.flushScheduled = false;
-    const dirty = this.dirty;
-    this.dirty = [];
-    let pairs = 0;
-    for (const s of dirty) pairs += s.flush();
-    if (pairs > 0) this.metrics.framesDelivered.inc(pairs);
-    if (this.coalesced > 0) this.metrics.framesDropped.inc({ reason: 'coalesced' }, this.coalesced);
-    this.coalesced = 0;
-    const now = Date.now();
-    for (const f of this.turnFrames) this.metrics.deliveryLag.observe((now - f.publishedAt) / 1000);
-    this.turnFrames = [];
   }
 
   close(): void {

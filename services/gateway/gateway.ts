@@ -22,6 +22,7 @@ import { NodeLiveness } from '../core/node-liveness.js';
 import { Ownership } from './ownership.js';
 import { replay, type ReplayDeps } from './replay.js';
 import { ResumeWindows } from './resume-window.js';
+import { TurnFlusher } from './turn-flusher.js';
 import { encodeComment } from './sse.js';
 import { checkStreamCaps } from './stream-caps.js';
 import { StreamRegistry } from './stream-registry.js';
@@ -45,7 +46,8 @@ export class Gateway {
   constructor(core: RelayCore) {
     this.core = core;
     const { nats, logger, metrics, config, auth } = core;
-    this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics));
+    const flusher = new TurnFlusher(metrics);
+    this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher);
     this.replayDeps = { js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics };
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
     this.ownership = new Ownership({
@@ -58,7 +60,7 @@ export class Gateway {
     });
     this.admission = new Admission({ auth, logger, draining: () => this.draining, addressOf: core.addressOf });
     this.streamContext = {
-      scheduler: this.hub,
+      scheduler: flusher,
       maxQueuedBytes: config.gateway.queueMaxBytes,
       ended: (stream, reason) => this.streamEnded(stream, reason),
     };
