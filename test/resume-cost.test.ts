@@ -50,8 +50,9 @@ async function logRequestsDuring(work: () => Promise<void>): Promise<string[]> {
 }
 
 async function consumersLeft(): Promise<number> {
-  const list = await relay.server.core.nats.jsm.consumers.list(STREAM_NAME).next();
-  return list.length;
+  let n = 0;
+  for await (const _ of relay.server.core.nats.jsm.consumers.list(STREAM_NAME)) n++;
+  return n;
 }
 
 /** A channel some other player keeps open on `on` (its gateway subscribes), and `me` seen up to a frame. */

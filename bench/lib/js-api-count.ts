@@ -48,7 +48,10 @@ export class JsApiCounter {
 
   async consumersLeft(): Promise<number> {
     const jsm = await jetstreamManager(this.nc);
-    return (await jsm.consumers.list(STREAM_NAME).next()).length;
+    let n = 0;
+    // Every page (the server answers 256 a page).
+    for await (const _ of jsm.consumers.list(STREAM_NAME)) n++;
+    return n;
   }
 
   async close(): Promise<void> {
