@@ -28,6 +28,11 @@ export interface StreamSpec {
    * 30 s), until it is open or `retry.untilMs` after the start; refusals are counted apart.
    */
   retry?: { untilMs: number };
+  /**
+   * Open as the published client reconnects: with Last-Event-ID, the last id this stream index saw
+   * (kept across dropAll), or `lastEventId` when it saw none yet.
+   */
+  resume?: { lastEventId: number };
 }
 
 export interface PublishSpec {
@@ -55,6 +60,9 @@ export type Command =
   | { cmd: 'exit' };
 
 const TS = Buffer.from('t=');
+const ID = Buffer.from('\nid: ');
+/** The last SSE id each stream index saw, kept when its stream is dropped (a reconnect resumes from it). */
+const lastIds = new Map<number, number>();
 const LOCAL_ADDRESSES = Array.from({ length: 200 }, (_, i) => `127.0.0.${i + 2}`);
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -68,7 +76,7 @@ class StreamConn {
   readonly opened: Promise<boolean>;
   readonly ended: Promise<void>;
 
-  constructor(endpoint: Endpoint, request: string, marker: string, localAddress: string, private readonly sink: Sink) {
+  constructor(endpoint: Endpoint, request: string, marker: string, localAddress: string, private readonly sink: Sink, private readonly index = -1) {
     this.socket = connect({ host: endpoint.host, port: endpoint.port, localAddress });
     let resolveOpen!: (ok: boolean) => void;
     this.opened = new Promise((r) => (resolveOpen = r));
@@ -83,6 +91,7 @@ class StreamConn {
       if (!this.ready) {
         this.head += chunk.toString('latin1');
         if (this.head.includes(marker)) {
+          this.lastId(chunk);
           this.ready = true;
           this.head = '';
           resolveOpen(true);
@@ -95,8 +104,16 @@ class StreamConn {
     });
   }
 
+  /** Remembers the newest id this stream index saw, for its next open's Last-Event-ID. */
+  private lastId(chunk: Buffer): void {
+    if (this.index < 0) return;
+    const id = newestId(chunk);
+    if (id !== null) lastIds.set(this.index, id);
+  }
+
   /** Counts delivered frames and records their latency; a timestamp split across chunks is kept. */
   private scan(chunk: Buffer): void {
+    this.lastId(chunk);
     let buf = chunk;
     if (this.tail !== null) {
       buf = Buffer.concat([this.tail, chunk]);
@@ -118,6 +135,16 @@ class StreamConn {
     }
     if (buf.length >= 1 && buf[buf.length - 1] === 116) this.tail = buf.subarray(buf.length - 1); // a trailing "t"
   }
+}
+
+/** The newest `id:` line of a chunk (a line split across chunks is missed: the next frame's id follows). */
+function newestId(chunk: Buffer): number | null {
+  const at = chunk.lastIndexOf(ID);
+  if (at === -1) return null;
+  const end = chunk.indexOf(10, at + ID.length);
+  if (end === -1) return null;
+  const id = Number(chunk.toString('latin1', at + ID.length, end));
+  return Number.isSafeInteger(id) ? id : null;
 }
 
 class Sink {
@@ -149,9 +176,11 @@ async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Prom
       const i = next++;
       const n = i + offset;
       const channel = planned?.[n] ?? spec.channels[n % spec.channels.length]!;
-      const req = spec.template.replaceAll('{i}', String(n)).replaceAll('{channel}', channel);
+      const base = spec.template.replaceAll('{i}', String(n)).replaceAll('{channel}', channel);
       for (let attempt = 0; ; attempt++) {
-        const s = new StreamConn(spec.endpoint, req, spec.readyMarker, LOCAL_ADDRESSES[n % LOCAL_ADDRESSES.length]!, sink);
+        // Read at each attempt: a retried open resumes from what the stream saw last, as the client does.
+        const req = spec.resume === undefined ? base : base.replace(/\r\n\r\n$/, `\r\nLast-Event-ID: ${lastIds.get(n) ?? spec.resume.lastEventId}\r\n\r\n`);
+        const s = new StreamConn(spec.endpoint, req, spec.readyMarker, LOCAL_ADDRESSES[n % LOCAL_ADDRESSES.length]!, sink, n);
         into.push(s);
         if (await s.opened) {
           opened++;

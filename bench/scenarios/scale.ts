@@ -4,6 +4,8 @@
 // stream per process, CPU at rest (keepalives only), live delivery at 20,000 and 50,000 deliveries/s
 // with everything open, and a storm (every stream dropped and reopened, as after a restart).
 // `--cluster`: the same on three clustered nats-servers, log and buckets replicated three times.
+// Every open resumes as the published client does, with Last-Event-ID (the last id its stream saw;
+// on a first open, the end of the log), and the JetStream requests and consumers that costs are counted.
 
 import { Histogram } from '../lib/histogram.js';
 import { LoadGen } from '../lib/loadgen-client.js';
@@ -20,6 +22,7 @@ import { loadConfig } from '../../services/core/config.js';
 import { createLogger } from '../../services/core/logger.js';
 import { openNatsContext } from '../../services/core/nats.js';
 import { BUCKET_STREAMS } from '../../services/core/subjects.js';
+import { JsApiCounter, type JsApiCounts } from '../lib/js-api-count.js';
 
 /** Sockets per process, under the hard open-files limit here (20,000) with room for the rest. */
 const PER_PROCESS = 17_000;
@@ -65,16 +68,26 @@ interface Delivery {
   loadgenCpu: number;
 }
 
-/** Opens every group's streams at once; the slowest group decides the time. */
-async function openAll(relay: RelaySystem, loadgens: LoadGen[], plan: Planned[], per: number, concurrency: number, retry = false): Promise<OpenResult> {
+/**
+ * Opens every group's streams at once; the slowest group decides the time. Each open carries
+ * Last-Event-ID: the last id its stream saw, or `resumeFrom` for a stream that saw none.
+ */
+async function openAll(relay: RelaySystem, loadgens: LoadGen[], plan: Planned[], per: number, concurrency: number, resumeFrom: number, retry = false): Promise<OpenResult> {
   const t0 = performance.now();
   const results = await Promise.all(
     loadgens.map((lg, g) =>
-      lg.send<OpenResult>({ cmd: 'open', spec: { ...relay.streamSpecOn(g, per, [], concurrency), plan, offset: g * per, ...(retry ? { retry: { untilMs: STORM_RETRY_MS } } : {}) } }),
+      lg.send<OpenResult>({ cmd: 'open', spec: { ...relay.streamSpecOn(g, per, [], concurrency), plan, offset: g * per, resume: { lastEventId: resumeFrom }, ...(retry ? { retry: { untilMs: STORM_RETRY_MS } } : {}) } }),
     ),
   );
   const sum = (f: (r: OpenResult) => number): number => results.reduce((s, r) => s + f(r), 0);
   return { opened: sum((r) => r.opened), failed: sum((r) => r.failed), refused: sum((r) => r.refused), ms: performance.now() - t0 };
+}
+
+/** JetStream requests since `before`; a resume's look-up follows its stream's ready marker, so a moment is left for the last. */
+async function apiSince(counter: JsApiCounter, before: JsApiCounts): Promise<JsApiCounts> {
+  await new Promise((r) => setTimeout(r, 1000));
+  const now = await counter.snapshot();
+  return { requests: now.requests - before.requests, consumersCreated: now.consumersCreated - before.consumersCreated };
 }
 
 /** Memory of a gateway after a forced collection: RSS now, and the heap its process reports. */
@@ -182,7 +195,7 @@ async function costPoint(total: number, opts: ScenarioOptions, profiles: PhasePr
   const loadgens = Array.from({ length: groups }, () => new LoadGen());
   try {
     const baseline = await Promise.all(relay.gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
-    await openAll(relay, loadgens, plan, per, 200);
+    await openAll(relay, loadgens, plan, per, 200, 0);
     const memory = await Promise.all(relay.gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
     const phase = `delivery at ${CURVE_RATE.toLocaleString('en-US')}/s, ${(groups * per).toLocaleString('en-US')} streams`;
     const delivery = await profiled(relay, phase, profiles, opts, () => deliver(relay, loadgens, plan.slice(0, 5), CURVE_RATE, opts.quick ? 3000 : 5000));
@@ -220,7 +233,7 @@ async function ownershipPhase(total: number, opts: ScenarioOptions): Promise<Own
   const quiet = createLogger({ level: 'warn', pretty: false });
   const ctx = await openNatsContext(loadConfig('all', { NATS_URL: relay.natsUrl }), 'bench-ownership', quiet, { applyLimits: false });
   try {
-    await openAll(relay, loadgens, plan, per, 200);
+    await openAll(relay, loadgens, plan, per, 200, 0);
     const lastSeq = async (): Promise<number> => (await ctx.jsm.streams.info(`KV_${BUCKET_STREAMS}`)).state.last_seq;
     const windowMs = opts.quick ? 30_000 : 60_000;
     // First the renewals alone (two of their 30-s cycles in a full run), then evictions over as long.
@@ -272,9 +285,14 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const baseline = await Promise.all(gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
     const meter = new CpuMeter(relay.pids());
     meter.begin();
-    const first = await profiled(relay, 'first opens', profiles, opts, () => openAll(relay, loadgens, plan, per, 200));
+    const counter = await JsApiCounter.start(relay.natsUrl);
+    // First opens resume at the end of the log: clients back after the relay restarted, having missed nothing.
+    const endOfLog = await counter.logLastSeq();
+    const apiBefore = await counter.snapshot();
+    const first = await profiled(relay, 'first opens', profiles, opts, () => openAll(relay, loadgens, plan, per, 200, endOfLog));
     const openCpu = meter.percent();
-    opts.log(`scale: ${first.opened} open (${first.failed} refused) in ${(first.ms / 1000).toFixed(1)} s`);
+    const firstApi = await apiSince(counter, apiBefore);
+    opts.log(`scale: ${first.opened} open (${first.failed} refused) in ${(first.ms / 1000).toFixed(1)} s; ${firstApi.requests} JetStream requests on the log, ${firstApi.consumersCreated} consumers`);
 
     const memory = await Promise.all(gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
     // At rest: nothing posted, only the keepalives (every stream, every KEEPALIVE_INTERVAL) and the
@@ -295,14 +313,18 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
 
     opts.log(`scale: storm: dropping all ${first.opened} and reopening`);
     let stormCpu = 0;
+    const stormBefore = await counter.snapshot();
     const storm = await profiled(relay, 'storm (drop all, reopen)', profiles, opts, async () => {
       await Promise.all(loadgens.map((lg) => lg.send({ cmd: 'dropAll' })));
       meter.begin();
-      const reopened = await openAll(relay, loadgens, plan, per, 500, true);
+      const reopened = await openAll(relay, loadgens, plan, per, 500, endOfLog, true);
       stormCpu = meter.percent();
       return reopened;
     });
-    opts.log(`scale: storm: ${storm.opened} back in ${(storm.ms / 1000).toFixed(1)} s (${storm.refused} refused and retried, ${storm.failed} not back)`);
+    const stormApi = await apiSince(counter, stormBefore);
+    const consumersLeft = await counter.consumersLeft();
+    await counter.close();
+    opts.log(`scale: storm: ${storm.opened} back in ${(storm.ms / 1000).toFixed(1)} s (${storm.refused} refused and retried, ${storm.failed} not back); ${stormApi.requests} JetStream requests on the log, ${stormApi.consumersCreated} consumers, ${consumersLeft} left on the server`);
 
     const kib = (b: number): number => b / 1024;
     const memRows = gatewayPids.map((pid, i) => [
@@ -342,15 +364,16 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
         curve.map((c) => [c.streams, c.gateways, c.rssKiB, c.heapKiB, c.delivery.gatewayUs, c.delivery.relayUs, c.delivery.p99]),
       ) +
       '\n\n' +
-      table(['phase', 'streams', 'opened', 'refused, retried', 'not opened', 'opens/s', 'seconds', 'relay CPU %'], [
-        ['first open (200 in flight per generator)', groups * per, first.opened, first.refused, first.failed, (first.opened / first.ms) * 1000, first.ms / 1000, openCpu],
-        ['storm reopen (500 in flight per generator, refusals retried after 1 s x 2^n)', groups * per, storm.opened, storm.refused, storm.failed, (storm.opened / storm.ms) * 1000, storm.ms / 1000, stormCpu],
+      table(['phase', 'streams', 'opened', 'refused, retried', 'not opened', 'opens/s', 'seconds', 'relay CPU %', 'JetStream requests on the log', 'consumers created'], [
+        ['first open (200 in flight per generator)', groups * per, first.opened, first.refused, first.failed, (first.opened / first.ms) * 1000, first.ms / 1000, openCpu, firstApi.requests, firstApi.consumersCreated],
+        ['storm reopen (500 in flight per generator, refusals retried after 1 s x 2^n)', groups * per, storm.opened, storm.refused, storm.failed, (storm.opened / storm.ms) * 1000, storm.ms / 1000, stormCpu, stormApi.requests, stormApi.consumersCreated],
       ]) +
+      `\n\nEvery open resumed with Last-Event-ID (first opens: the end of the log, ${endOfLog}; the storm: the last id each stream saw). Consumers on the event log left on the server after the storm: ${consumersLeft}.` +
       `\n\nOwnership at scale: the same ${ownership.streams.toLocaleString('en-US')} streams with CLAIM_TTL=1m (every claim rewritten every 30 s rather than 30 min), for ${ownership.seconds.toFixed(0)} s: the rate of writes to KV relay-streams (renewals alone), then, over as long, the eviction time across two gateways (20 trials a second) while the renewals go on.\n\n` +
       table(['claims', 'KV writes/s', 'eviction trials', 'failures', 'p50 ms', 'p99 ms', 'max ms'], [[ownership.streams, ownership.kvWritesPerSecond, ownership.trials, ownership.failures, ownership.p50, ownership.p99, ownership.max]]) +
       '\n' +
       profileText(profiles);
-    return { scenario: opts.cluster ? 'scale (cluster)' : 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, memory, baseline, rest, deliveries, curve, ownership, profiles } };
+    return { scenario: opts.cluster ? 'scale (cluster)' : 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, firstApi, stormApi, consumersLeft, memory, baseline, rest, deliveries, curve, ownership, profiles } };
   } finally {
     if (!stopped) {
       await Promise.all(loadgens.map((lg) => lg.close()));

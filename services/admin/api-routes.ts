@@ -21,7 +21,7 @@ import { parseExpiry, parseSince, parseWholeNumber } from '../core/units.js';
 import { RELAY_VERSION } from '../core/version.js';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { AdminError } from './admin-error.js';
-import { replayChannel } from './log-reader.js';
+import { replayChannel } from './replay-page.js';
 import type { MeshView } from './mesh-view.js';
 import { operatorOf } from './request-guard.js';
 import type { TailHub } from './tail-hub.js';

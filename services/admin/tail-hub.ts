@@ -1,16 +1,17 @@
 // Live tails of the admin API: one Server-Sent Events answer per tail, fed by its own ordered
-// consumer on the event log. A tail whose client leaves is closed at once (its consumer with it),
+// consumer on the event log (core/log-reader.ts, following). A tail whose client leaves is closed at once (its consumer with it),
 // there are at most MAX_TAILS, no operator holds more than MAX_TAILS_PER_OPERATOR (so one token, or
 // one runaway script, cannot lock the others out), and shutdown ends them all.
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { FastifyReply } from 'fastify';
-import type { LogEntry } from '../core/log-entry.js';
+import { logEntry, type LogEntry } from '../core/log-entry.js';
 import type { LogQuery } from '../core/log-query.js';
+import { LogReader } from '../core/log-reader.js';
 import type { Logger } from '../core/logger.js';
 import { AdminError } from './admin-error.js';
 import type { Operator } from './admin-tokens.js';
-import { tailChannel, type Tail } from './log-reader.js';
+import { channelSubject } from '../core/subjects.js';
 
 /** A few operators with a few tabs each; every tail is a consumer on the NATS server. */
 const MAX_TAILS = 64;
@@ -42,7 +43,7 @@ export class TailHub {
     if (this.tails.size >= MAX_TAILS) throw new AdminError('too_many_tails', `This admin service already follows ${MAX_TAILS} live tails; close one first.`);
     const res = reply.raw;
     let ended = false;
-    let tail: Tail | null = null;
+    let tail: LogReader | null = null;
     let early: LogEntry[] | null = [];
     const keepalive = setInterval(() => {
       if (early === null) res.write(KEEPALIVE);
@@ -60,15 +61,24 @@ export class TailHub {
     res.once('close', () => void end());
     try {
       // Entries read before the answer's head is written wait their turn.
-      tail = await tailChannel(this.js, channel, query, (e) => {
-        if (early !== null) return void early.push(e);
-        write(res, e);
-        // A reader that cannot keep up is let go rather than buffered without bound: destroyed, since
-        // end() would wait for it to read what is buffered and hold the socket and buffer meanwhile.
-        if (res.writableLength > MAX_BUFFERED) {
-          res.destroy();
-          void end();
+      tail = await LogReader.open(this.js, { filter: channelSubject(channel), start: query.start, follow: true, batch: 256 });
+      const reader = tail;
+      void (async () => {
+        for await (const m of reader) {
+          const e = logEntry(m.headers, m.data, m.seq, m.time);
+          if (e === null || !query.keep(e)) continue;
+          if (early !== null) early.push(e);
+          else write(res, e);
+          // A reader that cannot keep up is let go rather than buffered without bound: destroyed, since
+          // end() would wait for it to read what is buffered and hold the socket and buffer meanwhile.
+          if (res.writableLength > MAX_BUFFERED) {
+            res.destroy();
+            void end();
+          }
         }
+      })().catch((err: unknown) => {
+        this.logger.warn({ err, channel }, 'live tail stopped reading');
+        void end();
       });
     } catch (e) {
       await end();

@@ -31,6 +31,9 @@ export class RelayMetrics {
   /** Read at every scrape from whoever knows (the server, the gateway's ownership); unset, no sample. */
   private readiness: { service: string; check: () => boolean } | null = null;
   private overdueMs: (() => number) | null = null;
+  readonly resumeWindowBytes: Gauge;
+  readonly resumes: Counter<'answered'>;
+  readonly resumeLookups: Counter;
 
   constructor(nodeId: string) {
     const registers = [this.registry];
@@ -131,6 +134,18 @@ export class RelayMetrics {
       collect: () => {
         if (this.overdueMs !== null) this.renewalOverdue.set(this.overdueMs() / 1000);
       },
+    });
+    this.resumeWindowBytes = new Gauge({ name: 'relay_resume_window_bytes', help: 'Bytes of recent frames kept to answer resumes from memory (RESUME_WINDOW_BYTES)', registers });
+    this.resumes = new Counter({
+      name: 'relay_resumes_total',
+      help: 'Streams opened with Last-Event-ID, by what answered them: memory (the resume window, no JetStream request) or log (a JetStream read)',
+      labelNames: ['answered'],
+      registers,
+    });
+    this.resumeLookups = new Counter({
+      name: 'relay_resume_lookups_total',
+      help: "Look-ups of a channel's newest frame (one JetStream request, no consumer) for a resume on a channel this gateway had heard nothing of",
+      registers,
     });
   }
 

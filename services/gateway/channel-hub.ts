@@ -3,6 +3,7 @@
 // message to this node once and the node fans it out. Each message becomes one Frame whose bytes
 // every recipient shares. RePublish headers carry the previous sequence of the subject, so a
 // message lost on the way (a reconnect, a slow route) shows up as a gap and is read from the log.
+// Every frame dispatched also enters the group's resume window (resume-window.ts).
 
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { JetStreamClient } from '@nats-io/jetstream';
@@ -10,10 +11,12 @@ import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
-import type { ClientStream, FlushScheduler } from './client-stream.js';
+import type { ClientStream } from './client-stream.js';
 import { hears } from './delivery-rules.js';
 import { frameFromMessage, type Frame } from './frame.js';
-import { readLog } from './log-reader.js';
+import { fromSequence, readRange } from '../core/log-reader.js';
+import { ChannelWindow, type ResumeWindows } from './resume-window.js';
+import type { TurnFlusher } from './turn-flusher.js';
 
 /** How long a gap fill or catch-up keeps retrying while the log cannot be read. */
 const RECOVERY_DEADLINE_MS = 120_000;
@@ -33,23 +36,23 @@ interface Group {
   lastSeq: number;
   /** While a gap is being filled, live messages wait here, in order. */
   backlog: Msg[] | null;
+  window: ChannelWindow;
 }
 
-export class ChannelHub implements FlushScheduler {
+export class ChannelHub {
   private readonly nc: NatsConnection;
   private readonly js: JetStreamClient;
   private readonly logger: Logger;
   private readonly warnings: ThrottledWarnings;
   private readonly metrics: RelayMetrics;
+  private readonly windows: ResumeWindows;
   private readonly groups = new Map<string, Group>();
-  private dirty: ClientStream[] = [];
-  private turnFrames: Frame[] = [];
-  /** Presence snapshots replaced in the streams' queues since the last flush. */
-  private coalesced = 0;
-  private flushScheduled = false;
+  private readonly flusher: TurnFlusher;
 
-  constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics) {
+  constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics, windows: ResumeWindows, flusher: TurnFlusher) {
     this.nc = nc;
+    this.windows = windows;
+    this.flusher = flusher;
     this.js = js;
     this.logger = logger;
     this.warnings = new ThrottledWarnings(logger);
@@ -84,6 +87,7 @@ export class ChannelHub implements FlushScheduler {
     group.streams.delete(stream);
     if (group.streams.size === 0) {
       group.sub.unsubscribe();
+      this.windows.drop(group.window);
       this.groups.delete(key);
       this.metrics.channelSubscriptions.set(this.groups.size);
     }
@@ -99,6 +103,7 @@ export class ChannelHub implements FlushScheduler {
       lastBySubject: new Map(),
       lastSeq: 0,
       backlog: null,
+      window: new ChannelWindow(),
       sub: this.nc.subscribe(subject, {
         callback: (err, msg) => {
           if (err !== null) {
@@ -129,13 +134,19 @@ export class ChannelHub implements FlushScheduler {
       void this.fillGap(group, subject, known + 1, seq - 1);
       return;
     }
-    this.dispatch(group, subject, seq, frameFromMessage(h, msg.data, seq));
+    // A bridge's window hears every subject: what precedes its first frame is the stream's, not the subject's.
+    this.dispatch(group, subject, seq, frameFromMessage(h, msg.data, seq), group.key === ALL_CHANNELS ? seq - 1 : previous);
   }
 
-  private dispatch(group: Group, subject: string, seq: number, frame: Frame | null): void {
+  /** `previous`: the sequence before this one on its subject (live), null when not known (read from the log). */
+  private dispatch(group: Group, subject: string, seq: number, frame: Frame | null, previous: number | null): void {
     group.lastBySubject.set(subject, seq);
     if (seq > group.lastSeq) group.lastSeq = seq;
-    if (frame === null) return;
+    if (frame === null) {
+      group.window.heard(seq, previous);
+      return;
+    }
+    this.windows.record(group.window, frame, previous);
     let heard = false;
     for (const s of group.streams) {
       if (hears(s, frame)) {
@@ -143,10 +154,7 @@ export class ChannelHub implements FlushScheduler {
         heard = true;
       }
     }
-    if (heard && frame.publishedAt > 0) {
-      this.turnFrames.push(frame);
-      this.scheduleFlush();
-    }
+    if (heard && frame.publishedAt > 0) this.flusher.heard(frame);
   }
 
   private async fillGap(group: Group, subject: string, from: number, until: number): Promise<void> {
@@ -156,6 +164,7 @@ export class ChannelHub implements FlushScheduler {
     } catch (err) {
       this.logger.error({ err, channel: group.key, from, until }, 'could not fill a gap in the live feed; frames were skipped');
       group.lastBySubject.set(subject, until);
+      group.window.skipTo(until);
     }
     this.drainBacklog(group);
   }
@@ -170,6 +179,7 @@ export class ChannelHub implements FlushScheduler {
           await this.readIntoGroup(group, group.filter, () => group.lastSeq + 1, null);
         } catch (err) {
           this.logger.error({ err, channel: group.key }, 'catch-up after reconnect failed; later gaps are still filled');
+          group.window.forget();
         }
         this.drainBacklog(group);
       }),
@@ -187,9 +197,11 @@ export class ChannelHub implements FlushScheduler {
     let total = 0;
     for (;;) {
       try {
-        total += await readLog(this.js, { filter, fromSeq: from(), untilSeq: until }, (m) => {
+        const fromSeq = from();
+        if (until !== null && until < fromSeq) return total;
+        total += await readRange(this.js, { filter, start: fromSequence(fromSeq), untilSeq: until }, (m) => {
           if (m.seq > (group.lastBySubject.get(m.subject) ?? 0)) {
-            this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq));
+            this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq), null);
           }
         });
         if (total > 0) this.metrics.gapsFilled.inc(total);
@@ -209,6 +221,12 @@ export class ChannelHub implements FlushScheduler {
     for (const m of backlog) this.onLive(group, m);
   }
 
+  /** The resume window of the stream's group, and whether it is whole now (no gap being filled). */
+  windowOf(stream: ClientStream): { window: ChannelWindow; settled: boolean } | null {
+    const group = this.groups.get(stream.channel ?? ALL_CHANNELS);
+    return group === undefined ? null : { window: group.window, settled: group.backlog === null };
+  }
+
   /** Sends a frame to every stream of one group (server keepalives). */
   broadcast(key: string, frame: Frame): void {
     const group = this.groups.get(key);
@@ -220,40 +238,11 @@ export class ChannelHub implements FlushScheduler {
     return this.groups.keys();
   }
 
-  markDirty(stream: ClientStream): void {
-    this.dirty.push(stream);
-    this.scheduleFlush();
-  }
-
-  countCoalesced(): void {
-    this.coalesced++;
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flushAll());
-    }
-  }
-
-  /** One write per dirty stream per event-loop turn. */
-  private flushAll(): void {
-    this.flushScheduled = false;
-    const dirty = this.dirty;
-    this.dirty = [];
-    let pairs = 0;
-    for (const s of dirty) pairs += s.flush();
-    if (pairs > 0) this.metrics.framesDelivered.inc(pairs);
-    if (this.coalesced > 0) this.metrics.framesDropped.inc({ reason: 'coalesced' }, this.coalesced);
-    this.coalesced = 0;
-    const now = Date.now();
-    for (const f of this.turnFrames) this.metrics.deliveryLag.observe((now - f.publishedAt) / 1000);
-    this.turnFrames = [];
-  }
-
   close(): void {
-    for (const g of this.groups.values()) g.sub.unsubscribe();
+    for (const g of this.groups.values()) {
+      g.sub.unsubscribe();
+      this.windows.drop(g.window);
+    }
     this.groups.clear();
     this.metrics.channelSubscriptions.set(0);
   }

@@ -220,6 +220,11 @@ export class ClientStream implements Listener {
     this.held = [];
   }
 
+  /** The client has every frame up to `seq`: none of them is sent again (held or live). */
+  resumeAfter(seq: number): void {
+    if (seq > this.lastSeq) this.lastSeq = seq;
+  }
+
   /** Ends a replay: live frames that arrived meanwhile are delivered, skipping what the replay sent. */
   releaseHeld(): void {
     const held = this.held ?? [];

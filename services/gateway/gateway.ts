@@ -20,7 +20,9 @@ import { keepaliveFrame } from './frame.js';
 import { KEEPALIVE_SLICES, keepaliveSlice } from './keepalive-slices.js';
 import { NodeLiveness } from '../core/node-liveness.js';
 import { Ownership } from './ownership.js';
-import { replay } from './replay.js';
+import { replay, type ReplayDeps } from './replay.js';
+import { ResumeWindows } from './resume-window.js';
+import { TurnFlusher } from './turn-flusher.js';
 import { encodeComment } from './sse.js';
 import { checkStreamCaps } from './stream-caps.js';
 import { StreamRegistry } from './stream-registry.js';
@@ -36,6 +38,7 @@ export class Gateway {
   private readonly admission: Admission;
   private readonly registry = new StreamRegistry();
   private readonly streamContext: StreamContext;
+  private readonly replayDeps: ReplayDeps;
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private keepaliveTick = 0;
   private draining = false;
@@ -43,7 +46,9 @@ export class Gateway {
   constructor(core: RelayCore) {
     this.core = core;
     const { nats, logger, metrics, config, auth } = core;
-    this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics);
+    const flusher = new TurnFlusher(metrics);
+    this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher);
+    this.replayDeps = { js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics };
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
     this.ownership = new Ownership({
       js: nats.js,
@@ -56,7 +61,7 @@ export class Gateway {
     metrics.observeRenewalOverdue(() => this.ownership.renewalOverdueMs());
     this.admission = new Admission({ auth, logger, draining: () => this.draining, addressOf: core.addressOf });
     this.streamContext = {
-      scheduler: this.hub,
+      scheduler: flusher,
       maxQueuedBytes: config.gateway.queueMaxBytes,
       ended: (stream, reason) => this.streamEnded(stream, reason),
     };
@@ -119,7 +124,7 @@ export class Gateway {
   }
 
   private async open(req: IncomingMessage, res: ServerResponse, reqId: string, left: AbortSignal): Promise<void> {
-    const { config, metrics, logger, nats } = this.core;
+    const { config, metrics, logger } = this.core;
     const request = await this.admission.admit(req, reqId, left);
     if (request === null) return;
     checkStreamCaps(request.identity, config.gateway, this.registry, this.ownership);
@@ -154,7 +159,7 @@ export class Gateway {
     if (stream.closed) return;
     // Sent once the node is subscribed: from here on nothing published to the channel is missed.
     stream.ready(encodeComment(`connected to ${stream.channel ?? 'every channel'}`));
-    if (request.lastEventId !== null) await replay(nats.js, logger, stream, request.lastEventId, metrics.replaysBeyondRetention);
+    if (request.lastEventId !== null) await replay(this.replayDeps, stream, request.lastEventId);
   }
 
   private refuse(req: IncomingMessage, res: ServerResponse, reqId: string, err: unknown): void {

@@ -1,42 +1,97 @@
-// Last-Event-ID: what a resuming stream missed, read from the log with the same delivery rules, while
-// its live frames wait (the stream holds them); then the held frames follow, skipping what the
-// replay sent, so the client sees no gap and no duplicate. Beyond retention it resumes from the
-// oldest kept frame, and says so.
+// Last-Event-ID: what a resuming stream missed, with the same delivery rules, while its live frames
+// wait (the stream holds them); then the held frames follow, skipping what the replay sent, so the
+// client sees no gap and no duplicate.
+//
+// What it costs (DESIGN.md section 6): the stream's group already hears the channel, so when its
+// resume window covers the client's Last-Event-ID (the newest frame, or a short gap) the answer
+// comes from memory with no JetStream request. A channel this gateway has heard nothing of yet
+// costs one request for its newest frame (no consumer), shared by every stream resuming on it
+// meanwhile. Only a gap older than the window reads the log, on one consumer deleted when the read
+// ends. Beyond retention it resumes from the oldest kept frame, and says so.
 
-import type { JetStreamClient } from '@nats-io/jetstream';
-import type { Counter } from 'prom-client';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { fromSequence, readRange } from '../core/log-reader.js';
 import type { Logger } from '../core/logger.js';
-import { channelSubject, STREAM_SUBJECTS } from '../core/subjects.js';
+import type { RelayMetrics } from '../core/metrics.js';
+import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../core/subjects.js';
+import type { ChannelHub } from './channel-hub.js';
 import type { ClientStream } from './client-stream.js';
 import { CloseReason } from './close-reason.js';
 import { hears } from './delivery-rules.js';
 import { frameFromMessage } from './frame.js';
-import { logBounds, readLog } from './log-reader.js';
+import type { ChannelWindow } from './resume-window.js';
 import { encodeComment } from './sse.js';
 
-/**
- * Sends what the client missed since `lastId`, then releases the held live frames. `beyondRetention`
- * counts resumes that asked for more than the log keeps (retention too short for clients' absences).
- */
-export async function replay(js: JetStreamClient, logger: Logger, stream: ClientStream, lastId: number, beyondRetention: Counter): Promise<void> {
+export interface ReplayDeps {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  hub: ChannelHub;
+  logger: Logger;
+  metrics: RelayMetrics;
+}
+
+/** Sends what the client missed since `lastId`, then releases the held live frames. */
+export async function replay(deps: ReplayDeps, stream: ClientStream, lastId: number): Promise<void> {
   try {
-    const bounds = await logBounds(js);
-    if (lastId + 1 < bounds.first) {
-      beyondRetention.inc();
-      stream.writeRaw(encodeComment(`frames after ${lastId} up to ${bounds.first - 1} are no longer kept; resuming from ${bounds.first}`));
+    const joined = deps.hub.windowOf(stream);
+    if (joined !== null && joined.window.coverFrom === null && joined.window.newest === 0) {
+      await learnNewest(deps, stream, joined.window);
     }
-    const filter = stream.channel === null ? STREAM_SUBJECTS : channelSubject(stream.channel);
-    // A client that leaves mid-replay stops the read: nothing more is read for it.
-    await readLog(js, { filter, fromSeq: lastId + 1, untilSeq: null }, (m) => {
-      if (stream.closed) return false;
-      const frame = frameFromMessage(m.headers, m.data, m.seq);
-      if (frame !== null && hears(stream, frame)) stream.deliverReplayed(frame);
-      return true;
-    });
+    // Taken again: a gap fill may have begun while the look-up ran.
+    const now = deps.hub.windowOf(stream);
+    if (stream.closed) return;
+    if (now !== null && now.settled && now.window.covers(lastId)) {
+      for (const f of now.window.since(lastId)) if (hears(stream, f)) stream.deliverReplayed(f);
+      // Held frames up to the client's id were seen already (unless it names one not yet heard here).
+      stream.resumeAfter(Math.min(lastId, now.window.newest));
+      deps.metrics.resumes.inc({ answered: 'memory' });
+    } else {
+      await replayFromLog(deps, stream, lastId);
+      deps.metrics.resumes.inc({ answered: 'log' });
+    }
   } catch (err) {
-    logger.warn({ err }, 'replay from Last-Event-ID failed');
+    deps.logger.warn({ err }, 'replay from Last-Event-ID failed');
     stream.close(CloseReason.Error);
     return;
   }
   if (!stream.closed) stream.releaseHeld();
+}
+
+/**
+ * A channel heard of nothing yet: its newest stored frame (one request, no consumer). The group is
+ * subscribed already, so every later frame reaches the window: from here on the window covers it.
+ */
+function learnNewest(deps: ReplayDeps, stream: ClientStream, window: ChannelWindow): Promise<void> {
+  window.lookup ??= (async () => {
+    deps.metrics.resumeLookups.inc();
+    const newest =
+      stream.channel === null
+        ? (await deps.jsm.streams.info(STREAM_NAME)).state.last_seq
+        : ((await deps.jsm.direct.getMessage(STREAM_NAME, { last_by_subj: channelSubject(stream.channel) }))?.seq ?? 0);
+    window.learn(newest);
+  })().finally(() => {
+    window.lookup = null;
+  });
+  return window.lookup;
+}
+
+/** A gap older than the window: read from the log on a consumer deleted when the read ends. */
+async function replayFromLog(deps: ReplayDeps, stream: ClientStream, lastId: number): Promise<void> {
+  const info = await deps.jsm.streams.info(STREAM_NAME);
+  const { first_seq: first, last_seq: last } = info.state;
+  if (lastId + 1 < first) {
+    // Retention shorter than clients' absences: the alert on this counter says so.
+    deps.metrics.replaysBeyondRetention.inc();
+    stream.writeRaw(encodeComment(`frames after ${lastId} up to ${first - 1} are no longer kept; resuming from ${first}`));
+  }
+  stream.resumeAfter(Math.min(lastId, last));
+  if (lastId >= last) return;
+  const filter = stream.channel === null ? STREAM_SUBJECTS : channelSubject(stream.channel);
+  // Everything after `last` reaches the stream live; a client that leaves mid-replay stops the read.
+  await readRange(deps.js, { filter, start: fromSequence(lastId + 1), untilSeq: last }, (m) => {
+    if (stream.closed) return false;
+    const frame = frameFromMessage(m.headers, m.data, m.seq);
+    if (frame !== null && hears(stream, frame)) stream.deliverReplayed(frame);
+    return true;
+  });
 }

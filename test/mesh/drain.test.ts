@@ -3,8 +3,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logEntry } from '../../services/core/log-entry.js';
+import { fromSequence, readRange } from '../../services/core/log-reader.js';
 import { channelSubject } from '../../services/core/subjects.js';
-import { readLog } from '../../services/gateway/log-reader.js';
 import { waitUntil as eventually } from '../../tools/poll.js';
 import { Mesh } from '../helpers/mesh.js';
 import { readMetrics } from '../helpers/metrics.js';
@@ -109,7 +109,7 @@ describe('graceful drain', () => {
     // A POST that began after the drain started was refused, while the ten were still arriving.
     expect(late).toMatchObject({ status: 503, body: { error: 'draining' } });
     const stored = new Set<string>();
-    await readLog(mesh.nats.js, { filter: channelSubject(ch), fromSeq: 1, untilSeq: null }, (m) => {
+    await readRange(mesh.nats.js, { filter: channelSubject(ch), start: fromSequence(1) }, (m) => {
       stored.add(String(logEntry(m.headers, m.data, m.seq, m.time)!.data['message']));
     });
     expect(stored.size).toBe(200);

@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { escapeControlChars, terminalSafeJson } from '../../core/display.js';
 import { logEntry, summarise, type LogEntry } from '../../core/log-entry.js';
-import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
+import { LogReader } from '../../core/log-reader.js';
+import { channelSubject, STREAM_SUBJECTS } from '../../core/subjects.js';
 import { parseLogQuery, LogQueryError, type LogQuery, type LogQueryField } from '../../core/log-query.js';
 import { parseWholeNumber } from '../../core/units.js';
 import { CliError, withAdmin } from '../admin.js';
@@ -47,37 +48,35 @@ async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, 
   if (limit === null || limit < 1) throw new CliError(`--limit must be a whole number of at least 1, digits only (got "${opts.limit}").`, 2);
   const progress = process.stderr.isTTY && !opts.follow;
   await withAdmin({}, async (admin) => {
-    const consumer = await admin.nats.js.consumers.get(STREAM_NAME, { filter_subjects: filter, ...start });
-    const info = await consumer.info(true);
-    const total = info.num_pending;
+    // Its consumer is deleted when the read ends (or the server would keep it five minutes).
+    const reader = await LogReader.open(admin.nats.js, { filter, start, follow: opts.follow === true, batch: 1024 });
+    const total = reader.pending;
     if (total === 0 && !opts.follow) {
       process.stderr.write('Nothing stored for this selection.\n');
-      await consumer.delete().catch(() => undefined);
+      await reader.close();
       return;
     }
-    const messages = await consumer.consume({ max_messages: 1024 });
-    const stop = (): void => void messages.close();
+    const stop = (): void => void reader.close();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     let read = 0;
     let shown = 0;
-    for await (const m of messages) {
-      read++;
-      const entry = logEntry(m.headers, m.data, m.seq, m.time);
-      if (entry !== null && keep(entry)) {
-        printEntry(entry, opts.json === true, showChannel);
-        shown++;
+    try {
+      for await (const m of reader) {
+        read++;
+        const entry = logEntry(m.headers, m.data, m.seq, m.time);
+        if (entry !== null && keep(entry)) {
+          printEntry(entry, opts.json === true, showChannel);
+          shown++;
+        }
+        if (progress && read % 5000 === 0) process.stderr.write(`\r${read} of ${total} read...`);
+        if (shown >= limit) break;
       }
-      if (progress && read % 5000 === 0) process.stderr.write(`\r${read} of ${total} read...`);
-      if (shown >= limit) break;
-      if (!opts.follow && m.info.pending === 0) break;
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
     }
     if (progress && read >= 5000) process.stderr.write(`\r${read} of ${total} read.   \n`);
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    await messages.close();
-    // Otherwise the ordered consumer stays on the server five minutes after the command ends.
-    await consumer.delete().catch(() => undefined);
   });
 }
 

@@ -84,6 +84,7 @@ export function buildConfig(service: ServiceKind, env: Env) {
     gateway: {
       keepaliveMs: ms(env.KEEPALIVE_INTERVAL),
       queueMaxBytes: bytes(env.STREAM_QUEUE_MAX_BYTES),
+      resumeWindowBytes: bytes(env.RESUME_WINDOW_BYTES),
       nodeTimeoutMs: ms(env.NODE_TIMEOUT),
       retryMinMs: ms(env.RETRY_MIN),
       retryMaxMs: ms(env.RETRY_MAX),

@@ -171,6 +171,12 @@ const GatewayEnv = {
     ...size,
     description: 'Bytes a stream may have waiting for a slow client before it is closed.',
   }),
+  RESUME_WINDOW_BYTES: Type.String({
+    default: '64MiB',
+    ...size,
+    description:
+      'Recent frames each gateway keeps (all its channels together, oldest out first) to answer a Last-Event-ID resume from memory; older gaps are read from the event log. 0: keep none (a resume at the newest frame still costs no JetStream request).',
+  }),
   NODE_TIMEOUT: Type.String({
     default: '15s',
     ...duration,

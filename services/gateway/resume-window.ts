@@ -1,0 +1,159 @@
+// The resume window: the most recent frames of every channel this gateway subscribes to, kept so
+// a client reconnecting with Last-Event-ID is answered from memory when the window covers what it
+// missed, without a JetStream request. Bounded in bytes for the whole gateway (RESUME_WINDOW_BYTES):
+// past the bound the oldest frame of all goes, whichever channel it belongs to.
+//
+// A window knows from which sequence on it holds every frame of its channel (`coverFrom`): the
+// RePublish header Nats-Last-Sequence of the first frame it hears names the frame before it on the
+// same subject, so everything after that one is in the window; evicting a frame moves the mark up
+// to it; a hole in the live feed that could not be filled moves it past the hole.
+
+import type { RelayMetrics } from '../core/metrics.js';
+import type { Frame } from './frame.js';
+
+/** Bookkeeping per kept frame besides its bytes (the entry, its slots in two queues). */
+const ENTRY_OVERHEAD = 64;
+
+const sizeOf = (f: Frame): number => f.bytes.length + ENTRY_OVERHEAD;
+
+export class ChannelWindow {
+  /** Every frame after this sequence has reached the window (or been evicted past); null: unknown. */
+  coverFrom: number | null = null;
+  /** Highest sequence this gateway knows the channel has. */
+  newest = 0;
+  /** A look-up of the channel's newest frame under way (a cold channel), shared by its resumers. */
+  lookup: Promise<void> | null = null;
+  private frames: Frame[] = [];
+  private head = 0;
+  /** Dropped with its group: its frames no longer count, and nothing is added. */
+  dropped = false;
+  bytes = 0;
+
+  get size(): number {
+    return this.frames.length - this.head;
+  }
+
+  /** The window can answer a client that has every frame up to `lastId`. */
+  covers(lastId: number): boolean {
+    return this.coverFrom !== null && lastId >= this.coverFrom;
+  }
+
+  /** Frames after `lastId`, in sequence order. */
+  since(lastId: number): Frame[] {
+    const out: Frame[] = [];
+    let ordered = true;
+    for (let i = this.head; i < this.frames.length; i++) {
+      const f = this.frames[i]!;
+      if (f.seq <= lastId) continue;
+      if (out.length > 0 && f.seq < out[out.length - 1]!.seq) ordered = false;
+      out.push(f);
+    }
+    // A bridge's window mixes channels: a gap filled from the log lands after later frames of others.
+    return ordered ? out : out.sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
+   * Sequence `seq` was heard (kept or not); `previous` is the one before it on its subject when the
+   * live feed says so (null for a frame read from the log).
+   */
+  heard(seq: number, previous: number | null): void {
+    // The first frame heard names the one before it on its subject: all after that one is here.
+    if (this.coverFrom === null && previous !== null) this.coverFrom = previous;
+    if (seq > this.newest) this.newest = seq;
+  }
+
+  /** The channel's newest frame was `seq` (0: none) when nothing had reached the window yet. */
+  learn(seq: number): void {
+    if (this.coverFrom === null && this.newest === 0) this.coverFrom = seq;
+    if (seq > this.newest) this.newest = seq;
+  }
+
+  /** Frames up to `seq` may be missing (a gap that could not be filled): cover only what follows. */
+  skipTo(seq: number): void {
+    if (this.coverFrom !== null && seq > this.coverFrom) this.coverFrom = seq;
+    if (seq > this.newest) this.newest = seq;
+  }
+
+  /** Nothing is known any more (the live feed was down and could not be caught up). */
+  forget(): void {
+    this.coverFrom = null;
+  }
+
+  /** @internal Used by ResumeWindows. */
+  push(frame: Frame): void {
+    this.frames.push(frame);
+    this.bytes += sizeOf(frame);
+  }
+
+  /** @internal Used by ResumeWindows: drops the oldest frame, returning its size. */
+  shift(): number {
+    const f = this.frames[this.head++]!;
+    if (this.coverFrom !== null && f.seq > this.coverFrom) this.coverFrom = f.seq;
+    if (this.head > 1024 && this.head * 2 > this.frames.length) {
+      this.frames = this.frames.slice(this.head);
+      this.head = 0;
+    }
+    const size = sizeOf(f);
+    this.bytes -= size;
+    return size;
+  }
+}
+
+/** Every window of one gateway, under one byte budget. */
+export class ResumeWindows {
+  private readonly maxBytes: number;
+  private readonly metrics: RelayMetrics;
+  /** Whose frame is oldest, in arrival order over all windows (a window's own frames are in the same order). */
+  private order: ChannelWindow[] = [];
+  private head = 0;
+  private bytes = 0;
+  /** Queue slots of dropped windows not yet passed by eviction. */
+  private deadSlots = 0;
+
+  constructor(maxBytes: number, metrics: RelayMetrics) {
+    this.maxBytes = maxBytes;
+    this.metrics = metrics;
+  }
+
+  /** A frame reached a window: keeps it, and evicts the oldest frames past the budget. */
+  record(window: ChannelWindow, frame: Frame, previous: number | null): void {
+    window.heard(frame.seq, previous);
+    if (window.dropped) return;
+    if (this.maxBytes === 0) {
+      if (window.coverFrom !== null && frame.seq > window.coverFrom) window.coverFrom = frame.seq;
+      return;
+    }
+    window.push(frame);
+    this.order.push(window);
+    this.bytes += sizeOf(frame);
+    while (this.bytes > this.maxBytes && this.head < this.order.length) {
+      const oldest = this.order[this.head++]!;
+      if (oldest.dropped) this.deadSlots--;
+      else this.bytes -= oldest.shift();
+    }
+    this.compact();
+    this.metrics.resumeWindowBytes.set(this.bytes);
+  }
+
+  /** The group went away: its frames stop counting at once (their queue slots go lazily). */
+  drop(window: ChannelWindow): void {
+    if (window.dropped) return;
+    window.dropped = true;
+    this.bytes -= window.bytes;
+    this.deadSlots += window.size;
+    this.metrics.resumeWindowBytes.set(this.bytes);
+  }
+
+  private compact(): void {
+    if (this.head > 4096 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
+    }
+    // Slots of dropped windows are skipped at eviction; when they are most of the queue, rebuild it.
+    if (this.deadSlots > 4096 && this.deadSlots * 2 > this.order.length - this.head) {
+      this.order = this.order.slice(this.head).filter((w) => !w.dropped);
+      this.head = 0;
+      this.deadSlots = 0;
+    }
+  }
+}
