@@ -17,6 +17,7 @@ import type { ClaimStore } from './claim-store.js';
 const GATEWAY_ROLES = new Set(['gateway', 'all']);
 /** JetStream's answer when a stream of that name exists (another gateway created it meanwhile). */
 const STREAM_NAME_IN_USE = 10058;
+const DUPLICATE_WINDOW_MS = 60_000;
 
 export interface ClaimIndexOptions {
   nc: NatsConnection;
@@ -50,19 +51,21 @@ export class ClaimIndex {
   async start(sweepEveryMs: number): Promise<void> {
     const { jsm, replicas, claimTtlMs } = this.o;
     const maxAge = nanos(claimTtlMs);
+    // JetStream refuses a duplicate window longer than the max age.
+    const duplicates = Math.min(maxAge, nanos(DUPLICATE_WINDOW_MS));
     const info = await jsm.streams.info(CLAIM_INDEX_STREAM).catch((e: unknown) => {
       if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return null;
       throw e;
     });
     if (info === null) {
       await jsm.streams
-        .add({ name: CLAIM_INDEX_STREAM, subjects: [`${CLAIM_INDEX_PREFIX}>`], retention: RetentionPolicy.Limits, storage: StorageType.File, discard: DiscardPolicy.Old, num_replicas: replicas, max_age: maxAge })
+        .add({ name: CLAIM_INDEX_STREAM, subjects: [`${CLAIM_INDEX_PREFIX}>`], retention: RetentionPolicy.Limits, storage: StorageType.File, discard: DiscardPolicy.Old, num_replicas: replicas, max_age: maxAge, duplicate_window: duplicates })
         .catch((e: unknown) => {
           // Another gateway created it meanwhile.
           if (!(e instanceof JetStreamApiError && e.code === STREAM_NAME_IN_USE)) throw e;
         });
     } else if (info.config.max_age !== maxAge || info.config.num_replicas !== replicas) {
-      await jsm.streams.update(CLAIM_INDEX_STREAM, { ...info.config, max_age: maxAge, num_replicas: replicas });
+      await jsm.streams.update(CLAIM_INDEX_STREAM, { ...info.config, max_age: maxAge, num_replicas: replicas, duplicate_window: duplicates });
     }
     await this.sweepNode(this.o.nodeId);
     this.timer = setInterval(() => void this.sweepDead().catch((err: unknown) => this.o.logger.warn({ err }, 'sweeping the claims of stopped gateways failed')), sweepEveryMs).unref();

@@ -4,11 +4,12 @@
 // Tests run the same rules over an in-memory store with the same revision semantics
 // (test/helpers/memory-claim-store.ts).
 
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { StreamClaim } from '../../schemas/records.js';
 import { encodeRecord } from '../core/kv-mirror.js';
 import { parseStreamClaim } from '../core/records.js';
+import { BUCKET_STREAMS, kvSubject } from '../core/subjects.js';
 
 /** A key as the bucket holds it now: its claim (null: deleted, a marker) and the revision of that. */
 export interface StoredClaim {
@@ -25,8 +26,12 @@ export class ClaimConflict extends Error {
 }
 
 export interface ClaimStore {
-  /** The key's current state; null when it was never written or has aged out. */
-  get(key: string): Promise<StoredClaim | null>;
+  /**
+   * The key's current state; null when it was never written or has aged out. Read from any replica
+   * (a follower may lag: a write at its revision then conflicts and is retried); `fresh` reads from
+   * the stream's leader, for a hint that must not be answered with the state before it.
+   */
+  get(key: string, fresh?: boolean): Promise<StoredClaim | null>;
   /** Writes the claim if the key is at `revision` (0: absent). Resolves to the new revision. */
   write(key: string, claim: StreamClaim, revision: number): Promise<number>;
   /** Deletes the key (leaves a marker) if it is at `revision`. */
@@ -45,18 +50,27 @@ function conflictOr(key: string, err: unknown): Error {
 
 export class NatsClaimStore implements ClaimStore {
   private readonly kv: KV;
+  private readonly jsm: JetStreamManager;
 
-  constructor(kv: KV) {
+  constructor(kv: KV, jsm: JetStreamManager) {
     this.kv = kv;
+    this.jsm = jsm;
   }
 
-  async get(key: string): Promise<StoredClaim | null> {
-    const e = await this.kv.get(key);
+  async get(key: string, fresh = false): Promise<StoredClaim | null> {
+    let e: { operation: string; revision: number; json: () => unknown } | null;
+    if (fresh) {
+      const m = await this.jsm.streams.getMessage(`KV_${BUCKET_STREAMS}`, { last_by_subj: kvSubject(BUCKET_STREAMS, key) });
+      e = m === null ? null : { operation: m.header?.get('KV-Operation') || 'PUT', revision: m.seq, json: () => m.json<unknown>() };
+    } else {
+      const entry = await this.kv.get(key);
+      e = entry === null ? null : { operation: entry.operation, revision: entry.revision, json: () => entry.json<unknown>() };
+    }
     if (e === null) return null;
     if (e.operation !== 'PUT') return { claim: null, revision: e.revision };
     let claim: StreamClaim | null = null;
     try {
-      claim = parseStreamClaim(e.json<unknown>());
+      claim = parseStreamClaim(e.json());
     } catch {
       claim = null;
     }

@@ -35,7 +35,7 @@ export class MeshClaims {
   private readonly counted = new Set<string>();
 
   constructor(o: MeshClaimsOptions) {
-    const store = new NatsClaimStore(o.nats.buckets.streams);
+    const store = new NatsClaimStore(o.nats.buckets.streams, o.nats.jsm);
     this.claimTtlMs = o.claimTtlMs;
     this.owners = new OwnerIndex(o.nats.buckets.streamOwners, o.nodeId, (node) => o.liveness.isAlive(node));
     this.hints = new NatsClaimHints(o.nats.nc, o.nodeId, o.received);

@@ -180,7 +180,7 @@ export class Ownership implements HintListener {
   /** Brings our claim in line with the key: replaced -> lost; gone -> written again; ours -> its revision. */
   private async settle(c: LocalClaim): Promise<void> {
     if (!this.live(c)) return;
-    const now = await this.store.get(c.key);
+    const now = await this.store.get(c.key, true);
     if (!this.live(c)) return;
     if (now?.claim?.conn === c.stream.id) {
       // Our own write, perhaps one whose answer was lost: later renewals and the delete name it.
