@@ -24,7 +24,7 @@ export class RenewalSchedule<T> {
 
   start(periodMs: number): void {
     this.slices = Math.max(1, Math.floor(periodMs / RENEWAL_TICK_MS));
-    this.timer = setInterval(() => this.onTick(), RENEWAL_TICK_MS).unref();
+    this.timer = setInterval(() => void this.onTick(), RENEWAL_TICK_MS).unref();
   }
 
   add(item: T): void {
