@@ -8,7 +8,7 @@ import { DiscardPolicy, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
-import { BUCKET_BANS, BUCKET_IDEMPOTENCY, BUCKET_KEYS, BUCKET_NODES, BUCKET_STREAMS } from './subjects.js';
+import { BUCKET_BANS, BUCKET_IDEMPOTENCY, BUCKET_KEYS, BUCKET_NODES, BUCKET_STREAM_OWNERS, BUCKET_STREAMS } from './subjects.js';
 
 export interface Buckets {
   keys: KV;
@@ -16,6 +16,8 @@ export interface Buckets {
   streams: KV;
   nodes: KV;
   idempotency: KV;
+  /** Per account (or API key): the claim keys it holds and where, which the stream caps count. */
+  streamOwners: KV;
 }
 
 /** Heartbeat records expire after this (garbage collection only: liveness is NODE_TIMEOUT). */
@@ -51,6 +53,8 @@ function bucketSettings(config: BucketConfig): BucketSettings[] {
     // room and a resend of a forgotten key runs again (at-least-once; its entries' message ids still
     // de-duplicate within STREAM_DUPLICATE_WINDOW).
     { bucket: BUCKET_IDEMPOTENCY, history: 1, ttlMs: config.stream.duplicateWindowMs, maxBytes: config.idempotencyMaxBytes, discard: DiscardPolicy.Old },
+    // Entries of dead nodes are not counted and are pruned at the owner's next write (owner-index.ts).
+    { bucket: BUCKET_STREAM_OWNERS, history: 1, ttlMs: 0, ...unbounded },
   ];
 }
 
@@ -78,6 +82,6 @@ export async function openBuckets(nc: NatsConnection, jsm: JetStreamManager, con
       }
     }
   }
-  const [keys, bans, streams, nodes, idempotency] = opened as [KV, KV, KV, KV, KV];
-  return { keys, bans, streams, nodes, idempotency };
+  const [keys, bans, streams, nodes, idempotency, streamOwners] = opened as [KV, KV, KV, KV, KV, KV];
+  return { keys, bans, streams, nodes, idempotency, streamOwners };
 }

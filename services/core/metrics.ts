@@ -12,6 +12,7 @@ export class RelayMetrics {
   readonly framesDropped: Counter<'reason'>;
   readonly deliveryLag: Histogram;
   readonly evictions: Counter;
+  readonly claimMessages: Counter;
   readonly gapsFilled: Counter;
   readonly posts: Counter<'outcome'>;
   readonly postsInFlight: Gauge;
@@ -61,6 +62,11 @@ export class RelayMetrics {
       registers,
     });
     this.evictions = new Counter({ name: 'relay_evictions_total', help: 'Streams closed because the account opened another on the same channel', registers });
+    this.claimMessages = new Counter({
+      name: 'relay_claim_messages_received_total',
+      help: 'Claim writes and eviction notices this gateway received (the claims of its own accounts, not the mesh)',
+      registers,
+    });
     this.gapsFilled = new Counter({ name: 'relay_live_gaps_filled_total', help: 'Frames missing from the live feed, fetched from the stream', registers });
     this.posts = new Counter({ name: 'relay_posts_total', help: 'POST requests by outcome (status code)', labelNames: ['outcome'], registers });
     this.postsInFlight = new Gauge({

@@ -27,3 +27,16 @@ export function channelSubject(channel: string): string {
 export function liveSubject(channel: string): string {
   return LIVE_PREFIX + channelSubject(channel);
 }
+
+/** Where a gateway hears that another node's claim replaced one of its streams' (the node id follows). */
+export const CLAIM_NOTICE_PREFIX = 'relay.claim-notice.';
+/** The keys of each gateway's claims, one subject per node, so a dead node's claims can be found. */
+export const CLAIM_INDEX_STREAM = 'RELAY_CLAIM_INDEX';
+export const CLAIM_INDEX_PREFIX = 'relay.claim-index.';
+/** The per-owner lists of claim keys the stream caps count (one key per account or API key). */
+export const BUCKET_STREAM_OWNERS = 'relay-stream-owners';
+
+/** The subject a write to `key` of a KV bucket is published on (core subscribers see it too). */
+export function kvSubject(bucket: string, key: string): string {
+  return `$KV.${bucket}.${key}`;
+}

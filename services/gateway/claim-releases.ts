@@ -5,7 +5,7 @@
 // storm). Paced, the opens' claims go first, and a delete whose key a newer claim has already taken
 // (the client came back, here or on another gateway) is not sent at all: the server would refuse it.
 
-import type { KV } from '@nats-io/kv';
+import type { ClaimStore } from './claim-store.js';
 
 /** A claim to delete: its key, the revision it was written at, and the stream that held it. */
 export interface ReleasedClaim {
@@ -20,17 +20,15 @@ const DELETES_IN_FLIGHT = 32;
 const ATTEMPTS = 5;
 const RETRY_MS = 1000;
 
-interface Queued extends ReleasedClaim {
+interface Queued {
+  readonly key: string;
+  revision: number;
+  readonly conn: string;
   attempt: number;
 }
 
 export class ClaimReleases {
-  private readonly kv: KV;
-  /**
-   * The revision to delete the claim at, as this node's mirror sees the key now, or null when there
-   * is nothing to delete (another stream's newer claim holds the key; or, on a retry, it is gone).
-   */
-  private readonly revisionToDelete: (claim: ReleasedClaim, retry: boolean) => number | null;
+  private readonly store: ClaimStore;
   /** Copies of what to delete, never the stream: a closed stream is not kept alive by its delete. */
   private queue: Queued[] = [];
   private head = 0;
@@ -39,9 +37,8 @@ export class ClaimReleases {
   private retrying = 0;
   private idle: Array<() => void> = [];
 
-  constructor(kv: KV, revisionToDelete: (claim: ReleasedClaim, retry: boolean) => number | null) {
-    this.kv = kv;
-    this.revisionToDelete = revisionToDelete;
+  constructor(store: ClaimStore) {
+    this.store = store;
   }
 
   /** Deletes the claim unless a newer one has replaced it by the time its turn comes. */
@@ -64,14 +61,11 @@ export class ClaimReleases {
   private next(): void {
     while (this.inFlight < DELETES_IN_FLIGHT && this.head < this.queue.length) {
       const claim = this.queue[this.head++]!;
-      const revision = this.revisionToDelete(claim, claim.attempt > 0);
-      if (revision === null) continue;
       this.inFlight++;
-      void this.kv.delete(claim.key, { previousSeq: revision }).then(
+      void this.attempt(claim).then(
         () => this.done(),
         () => {
-          // Refused because a later claim replaced ours (what we want), or not answered: the
-          // mirror tells which by the time of the retry.
+          // Not answered (a timeout, a reconnect): tried again while the key still names the stream.
           if (++claim.attempt < ATTEMPTS) {
             this.retrying++;
             setTimeout(() => {
@@ -97,6 +91,21 @@ export class ClaimReleases {
       this.idle = [];
       for (const resolve of waiting) resolve();
     }
+  }
+
+  /** Deletes at the known revision; refused, the key is read: still ours (at a revision whose answer was lost), it is deleted there. */
+  private async attempt(claim: Queued): Promise<void> {
+    if (claim.attempt === 0) {
+      try {
+        return await this.store.remove(claim.key, claim.revision);
+      } catch {
+        // Replaced (what we want), or not answered: the key says which.
+      }
+    }
+    const now = await this.store.get(claim.key);
+    if (now?.claim?.conn !== claim.conn) return;
+    claim.revision = now.revision;
+    await this.store.remove(claim.key, now.revision);
   }
 
   private done(): void {

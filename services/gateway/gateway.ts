@@ -19,12 +19,12 @@ import { CloseReason } from './close-reason.js';
 import { keepaliveFrame } from './frame.js';
 import { KEEPALIVE_SLICES, keepaliveSlice } from './keepalive-slices.js';
 import { NodeLiveness } from '../core/node-liveness.js';
-import { Ownership } from './ownership.js';
+import { MeshClaims } from './mesh-claims.js';
 import { replay, type ReplayDeps } from './replay.js';
 import { ResumeWindows } from './resume-window.js';
 import { TurnFlusher } from './turn-flusher.js';
 import { encodeComment } from './sse.js';
-import { checkStreamCaps } from './stream-caps.js';
+import { checkStreamCaps, remoteHoldings } from './stream-caps.js';
 import { StreamRegistry } from './stream-registry.js';
 
 const CLIENT_RETRY_MS = 2000;
@@ -32,7 +32,7 @@ const CATCH_UP_AGAIN_MS = 2000;
 
 export class Gateway {
   private readonly hub: ChannelHub;
-  private readonly ownership: Ownership;
+  private readonly ownership: MeshClaims;
   private readonly liveness: NodeLiveness;
   private readonly core: RelayCore;
   private readonly admission: Admission;
@@ -50,13 +50,15 @@ export class Gateway {
     this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher);
     this.replayDeps = { js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics };
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
-    this.ownership = new Ownership({
-      js: nats.js,
-      kv: nats.buckets.streams,
+    this.ownership = new MeshClaims({
+      nats,
       nodeId: config.nodeId,
-      logger,
       liveness: this.liveness,
-      onEvict: (id) => this.evict(id),
+      logger,
+      replicas: config.kvReplicas,
+      claimTtlMs: config.claimTtlMs,
+      received: metrics.claimMessages,
+      evict: (id) => this.evict(id),
     });
     metrics.observeRenewalOverdue(() => this.ownership.renewalOverdueMs());
     this.admission = new Admission({ auth, logger, draining: () => this.draining, addressOf: core.addressOf });
@@ -79,7 +81,7 @@ export class Gateway {
   async start(): Promise<void> {
     const { bans, keys, nats, config, logger } = this.core;
     await this.liveness.start();
-    await this.ownership.start(config.claimTtlMs, config.gateway.nodeTimeoutMs);
+    await this.ownership.start(config.gateway.nodeTimeoutMs);
     bans.mirror.on('put', (uuid) => {
       if (bans.activeBan(uuid) !== undefined) closeAll(this.registry.ofAccount(uuid), CloseReason.Banned);
     });
@@ -127,7 +129,12 @@ export class Gateway {
     const { config, metrics, logger } = this.core;
     const request = await this.admission.admit(req, reqId, left);
     if (request === null) return;
-    checkStreamCaps(request.identity, config.gateway, this.registry, this.ownership);
+    const remote = await remoteHoldings(request.identity, config.gateway, this.ownership).catch((err: unknown) => {
+      throw new RelayError('unavailable', 'Could not count the streams this account holds; try again shortly.', { retryAfter: 1, cause: err });
+    });
+    if (left.aborted) return;
+    // From the count to the registration, one turn: a burst of opens on this node is counted whole.
+    checkStreamCaps(request.identity, config.gateway, this.registry, remote);
     // From here the stream owns the connection: its end, whenever it comes, undoes all of this.
     const stream = ClientStream.attach(request.identity, res, this.streamContext);
     if (stream === null) return;
@@ -184,7 +191,7 @@ export class Gateway {
     const { metrics } = this.core;
     this.registry.remove(stream);
     this.hub.leave(stream);
-    this.ownership.release(stream.id);
+    this.ownership.release(stream);
     metrics.streamsOpen.set(this.registry.size);
     metrics.streamsClosed.inc({ reason });
     if (reason === CloseReason.SlowConsumer) metrics.framesDropped.inc({ reason: 'slow_consumer' });
@@ -212,7 +219,7 @@ export class Gateway {
     await this.drain();
     if (this.keepaliveTimer !== undefined) clearInterval(this.keepaliveTimer);
     this.hub.close();
-    await this.ownership.stop();
+    this.ownership.stop();
     await this.liveness.stop();
   }
 }

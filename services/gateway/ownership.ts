@@ -1,297 +1,252 @@
 // One stream per (account, channel) across the mesh (spec 4.1 rule 4). Opening a stream writes its
-// claim to KV relay-streams; every gateway mirrors the bucket and closes its local stream when the
-// key names another connection at a later revision. Last writer wins, and since KV orders writes
-// every node agrees on the survivor, even for opens a millisecond apart on two nodes.
+// claim to KV relay-streams by compare-and-set: the node reads the key, writes at that revision, and
+// so learns whom it replaced; it tells that node directly (claim-hints.ts) and the replaced stream
+// closes. KV orders the writes, so for two opens a millisecond apart on two nodes one write fails,
+// is retried against the winner, and replaces it: exactly one survivor, the later claim.
 //
-// Stale claims never block anyone (a new open simply overwrites). They are removed when their stream
-// closes (only if still ours), by the bucket's max age, and by a sweep (stale-claims.ts).
+// No node keeps a copy of the bucket. Each holds its own claims, renews them (claim-renewals.ts),
+// deletes them when its streams end (claim-releases.ts), and hears only the writes to the keys of
+// the accounts it holds streams for. The eviction reads one way: a hint or notice -> this file reads
+// the key -> `evict(stream id)` -> the gateway closes the stream -> its end comes back as `release`.
 //
-// Every other stream (a bridge's, or one opened without a channel) has a claim of its own too, under
-// a key no other stream shares: the bucket is then the mesh-wide list of open streams, which is what
-// the per-account and per-key stream caps count.
-//
-// The claims of this node's streams are kept here, by stream id, and nowhere else. When another
-// connection wins a key, the stream's id is handed to `onEvict`; the stream's end comes back as
-// `release`, whoever ended it.
+// A notice lost on the way is made up for by the account's subscription and, at the latest, by the
+// renewal, which fails against the newer revision. A claim deleted behind a live stream's back (a
+// sweep that took this node for dead) is written again.
 
-import type { KV } from '@nats-io/kv';
-import type { JetStreamClient } from '@nats-io/jetstream';
-import type { StreamClaim } from '../../schemas/records.js';
-import { channelToken } from '../core/channel.js';
-import { encodeRecord, KvMirror } from '../core/kv-mirror.js';
-import type { Logger } from '../core/logger.js';
-import { parseStreamClaim } from '../core/records.js';
-import { BUCKET_STREAMS } from '../core/subjects.js';
-import { ClaimReleases, type ReleasedClaim } from './claim-releases.js';
+import { claimRecord, streamClaimKey, type ClaimedStream } from './claim-keys.js';
+import type { ClaimHints, ClaimNotice, HintListener } from './claim-hints.js';
+import { ClaimReleases } from './claim-releases.js';
+import { RenewalSchedule } from './claim-renewals.js';
+import { isConflict, type ClaimStore } from './claim-store.js';
 import { IndexMap } from './index-map.js';
-import type { NodeLiveness } from '../core/node-liveness.js';
-import { StaleClaims } from './stale-claims.js';
 
-/** How long after a claim write without an answer the mirror is asked whether it landed. */
+/** How long after a claim write without an answer the key is read to see whether it landed. */
 const LOST_WRITE_CHECK_MS = 5000;
-/** Claim renewals in flight at once per gateway. */
-const RENEWALS_IN_FLIGHT = 64;
-/**
- * The renewal period is cut in ticks of a second and each claim is renewed at its own tick: a steady
- * trickle of writes rather than every claim at once, which at 100,000 claims held up the writes of
- * evictions behind it (docs/BENCHMARKS.md, scale, ownership).
- */
-const RENEWAL_TICK_MS = 1000;
+export { claimKey, streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
 
-export function claimKey(account: string, channel: string): string {
-  return `${account}.${channelToken(channel)}`;
-}
+/** Compare-and-set rounds lost in a row before an open gives up (each loses only to a newer write). */
+const WRITE_ATTEMPTS = 5;
 
-/** What a claim says of the stream behind it. */
-export interface ClaimedStream {
-  readonly id: string;
-  readonly account: string | null;
-  readonly clientId: string;
-  readonly channel: string | null;
-  readonly agent?: string | null;
-  /** Epoch ms. */
-  readonly openedAt: number;
-}
-
-/** The claim key of a stream: shared by every stream of one (account, channel), else its own. */
-export function streamClaimKey(s: Pick<ClaimedStream, 'account' | 'channel' | 'id'>): string {
-  return s.account !== null && s.channel !== null ? claimKey(s.account, s.channel) : `solo.${s.id}`;
-}
-
-/** Whom a stream counts against: its account, or for a stream without a session its key. */
-export function streamOwner(s: Pick<ClaimedStream, 'account' | 'clientId'>): string {
-  return s.account ?? `key:${s.clientId}`;
-}
-
-/** The claim of one of this node's streams. */
 interface LocalClaim {
   readonly stream: ClaimedStream;
   readonly key: string;
   /** The revision our claim was written at; 0 while the write is in flight. */
   revision: number;
-  /** When it was last written (ms): renewals that fall behind show as its age. */
-  writtenAt: number;
-  /** The tick of the renewal period at which it is renewed. */
-  readonly slice: number;
   /** The newest revision another connection wrote while ours was in flight. */
   foreignRevision: number;
+  /** Another connection's claim replaced ours: nothing to renew or delete any more. */
+  lost: boolean;
+  /** Stops hearing the account's keys. */
+  unwatch: () => void;
 }
 
-/** What a gateway keeps of each claim in the mesh: who holds it, and whom it counts against. */
-interface Holder {
-  node: string;
-  conn: string;
-  owner: string;
-  /** When this node last saw the claim written (ms): live claims are rewritten every CLAIM_TTL/2. */
-  seenAt: number;
+export interface OwnershipOptions {
+  store: ClaimStore;
+  hints: ClaimHints;
+  nodeId: string;
+  /** Another connection holds this local stream's key: the stream is to close. */
+  evict: (streamId: string) => void;
+  /** The crash index (claim-index.ts): told of each key before it is claimed or renewed. */
+  index?: ClaimNotes;
 }
 
-export class Ownership {
-  readonly mirror: KvMirror<Holder>;
-  private readonly kv: KV;
+/** What the crash index is told. */
+export interface ClaimNotes {
+  claiming(key: string): void;
+  renewing(key: string): void;
+}
+
+const NO_NOTES: ClaimNotes = { claiming: () => undefined, renewing: () => undefined };
+
+export class Ownership implements HintListener {
+  private readonly store: ClaimStore;
+  private readonly hints: ClaimHints;
   private readonly nodeId: string;
-  private readonly stale: StaleClaims<Holder>;
-  private readonly onEvict: (streamId: string) => void;
-  /** This node's claims, by stream id, and by claim key (which another node's claim names). */
+  private readonly evict: (streamId: string) => void;
+  private readonly index: ClaimNotes;
+  /** This node's claims, by stream id and by key (a hint names a key). */
   private readonly claims = new Map<string, LocalClaim>();
   private readonly byKey = new IndexMap<LocalClaim>();
-  /** Deletes of released claims, paced (a drain waits for them). */
   private readonly releases: ClaimReleases;
-  /** Claims held by other nodes, per owner (this node's own streams are counted by the gateway). */
-  private readonly remoteCounts = new Map<string, number>();
-  /** Claims in the mirror per holding node, this one included. */
-  private readonly claimsByNode = new Map<string, number>();
-  /** Node ids repeat across every claim of a node: one string each. */
-  private readonly nodeNames = new Map<string, string>();
-  /** Claims being written again after another node deleted them. */
-  private readonly reclaiming = new Set<LocalClaim>();
-  /** Claims due for renewal, in the order they fell due, RENEWALS_IN_FLIGHT renewed at a time. */
-  private readonly renewals = new Set<LocalClaim>();
-  private renewing = 0;
-  private renewalTick = 0;
-  /** Ticks in a renewal period (CLAIM_TTL/2). */
-  private renewalSlices = 1;
-  private refreshTimer: NodeJS.Timeout | undefined;
-  private sweepTimer: NodeJS.Timeout | undefined;
+  readonly renewals: RenewalSchedule<LocalClaim>;
+  /** Claims being read after a hint (one read at a time each; a hint meanwhile asks for another). */
+  private readonly checking = new Map<LocalClaim, boolean>();
 
-  constructor(options: {
-    js: JetStreamClient;
-    kv: KV;
-    nodeId: string;
-    logger: Logger;
-    liveness: NodeLiveness;
-    /** Another connection won the key of this local stream: it is to close. */
-    onEvict: (streamId: string) => void;
-  }) {
-    this.kv = options.kv;
+  constructor(options: OwnershipOptions) {
+    this.store = options.store;
+    this.hints = options.hints;
     this.nodeId = options.nodeId;
-    this.onEvict = options.onEvict;
-    this.mirror = new KvMirror(options.js, BUCKET_STREAMS, (v) => this.holder(v), options.logger);
-    this.releases = new ClaimReleases(this.kv, (c, retry) => this.revisionToDelete(c, retry));
-    this.stale = new StaleClaims({
-      kv: this.kv,
-      mirror: this.mirror,
-      nodeId: this.nodeId,
-      liveness: options.liveness,
-      logger: options.logger,
-      holders: () => this.claimsByNode.keys(),
-    });
-    this.mirror.on('put', (key, claim, revision, previous) => {
-      this.count(previous, -1);
-      this.count(claim, 1);
-      this.onClaim(key, claim, revision);
-    });
-    this.mirror.on('delete', (key, previous, revision) => {
-      this.count(previous, -1);
-      this.onDeleted(key, revision);
-    });
+    this.evict = options.evict;
+    this.index = options.index ?? NO_NOTES;
+    this.releases = new ClaimReleases(this.store);
+    this.renewals = new RenewalSchedule((c) => this.renew(c));
   }
 
-  private count(holder: Holder | undefined, delta: number): void {
-    if (holder === undefined) return;
-    const held = (this.claimsByNode.get(holder.node) ?? 0) + delta;
-    if (held > 0) this.claimsByNode.set(holder.node, held);
-    else this.claimsByNode.delete(holder.node);
-    if (holder.node === this.nodeId) return;
-    const n = (this.remoteCounts.get(holder.owner) ?? 0) + delta;
-    if (n > 0) this.remoteCounts.set(holder.owner, n);
-    else this.remoteCounts.delete(holder.owner);
+  start(claimTtlMs: number): void {
+    this.renewals.start(claimTtlMs / 2);
   }
 
-  /** Streams other nodes hold for this owner, as this node's mirror sees them. */
-  remoteStreams(owner: string): number {
-    return this.remoteCounts.get(owner) ?? 0;
-  }
-
-  /** Whether another node holds this claim key (a new stream on it would evict that one). */
-  heldElsewhere(key: string): boolean {
-    const holder = this.mirror.get(key);
-    return holder !== undefined && holder.node !== this.nodeId;
-  }
-
-  /** Sweeps for claims of dead nodes every `sweepEveryMs` (the node timeout). */
-  async start(claimTtlMs: number, sweepEveryMs: number): Promise<void> {
-    await this.mirror.start();
-    await this.stale.dropOwn();
-    this.renewalSlices = Math.max(1, Math.floor(claimTtlMs / 2 / RENEWAL_TICK_MS));
-    this.refreshTimer = setInterval(() => this.refresh(), RENEWAL_TICK_MS).unref();
-    this.sweepTimer = setInterval(() => void this.stale.sweep(claimTtlMs), sweepEveryMs).unref();
-  }
-
-  private holder(value: unknown): Holder | null {
-    const claim = parseStreamClaim(value);
-    if (claim === null) return null;
-    let node = this.nodeNames.get(claim.node);
-    if (node === undefined) this.nodeNames.set(claim.node, (node = claim.node));
-    return { node, conn: claim.conn, owner: streamOwner({ account: claim.uuid, clientId: claim.clientId }), seenAt: Date.now() };
-  }
-
-  /** Where a released claim stands now: see ClaimReleases. */
-  private revisionToDelete(c: ReleasedClaim, retry: boolean): number | null {
-    const holder = this.mirror.get(c.key);
-    const revision = this.mirror.revision(c.key) ?? 0;
-    // Gone already, or (first try) our write not mirrored yet.
-    if (holder === undefined) return retry ? null : c.revision;
-    // Ours, perhaps at a later revision than we knew (a write applied whose answer was lost).
-    if (holder.conn === c.conn) return Math.max(revision, c.revision);
-    return revision > c.revision ? null : c.revision;
-  }
-
-  private onClaim(key: string, claim: Holder, revision: number): void {
-    for (const c of this.byKey.get(key)) {
-      if (c.stream.id === claim.conn) {
-        // Our own write coming back: a renewal whose answer was lost (timed out, yet applied) tells
-        // the claim its revision here, so later renewals and the delete name the right one.
-        if (c.revision !== 0) c.revision = Math.max(c.revision, revision);
-        continue;
-      }
-      // Ours is still being written: whichever revision is later decides, once ours is known.
-      if (c.revision === 0) c.foreignRevision = Math.max(c.foreignRevision, revision);
-      else if (revision > c.revision) this.onEvict(c.stream.id);
-    }
+  /** Whether the stream's claim is held (written or being written) and not lost. */
+  holds(streamId: string): boolean {
+    const c = this.claims.get(streamId);
+    return c !== undefined && !c.lost;
   }
 
   /**
-   * Another node deleted the claim of a stream still open here: a sweep that took this node for dead
-   * (its heartbeat late behind a stall) or an aged-out record. The stream is alive, so the claim is
-   * written again, unless someone claims the key first (then their claim evicts ours as usual).
-   */
-  private onDeleted(key: string, revision: number): void {
-    for (const c of this.byKey.get(key)) {
-      // (An older delete, of a claim this node released before, says nothing of ours.)
-      if (c.revision !== 0 && revision > c.revision) void this.reclaim(c);
-    }
-  }
-
-  private async reclaim(c: LocalClaim): Promise<void> {
-    if (this.reclaiming.has(c)) return;
-    this.reclaiming.add(c);
-    try {
-      const revision = await this.kv.create(c.key, encodeRecord(this.recordOf(c.stream)));
-      c.writtenAt = Date.now();
-      if (this.claims.get(c.stream.id) === c) c.revision = revision;
-      else this.queueDelete(c, revision);
-    } catch {
-      // The key is held again (by whoever claimed it meanwhile): their claim reaches the mirror.
-    } finally {
-      this.reclaiming.delete(c);
-    }
-  }
-
-  /**
-   * Writes the stream's claim; rejects when the write fails. A later claim already seen meanwhile
-   * evicts the stream through `onEvict`, like any other. A stream released while its claim was being
-   * written (the client left) has the claim taken back as soon as it lands.
+   * Writes the stream's claim; rejects when the write fails. A stream released while its claim was
+   * being written (the client left) has the claim taken back as soon as it lands.
    */
   async claim(stream: ClaimedStream): Promise<void> {
-    const claim: LocalClaim = { stream, key: streamClaimKey(stream), revision: 0, writtenAt: 0, foreignRevision: 0, slice: Math.floor(Math.random() * this.renewalSlices) };
-    this.claims.set(stream.id, claim);
-    this.byKey.add(claim.key, claim);
+    const key = streamClaimKey(stream);
+    const unwatch = stream.account !== null && stream.channel !== null ? this.hints.watchAccount(stream.account) : () => undefined;
+    const c: LocalClaim = { stream, key, revision: 0, foreignRevision: 0, lost: false, unwatch };
+    this.claims.set(stream.id, c);
+    this.byKey.add(key, c);
+    this.index.claiming(key);
+    let revision: number;
     try {
-      claim.revision = await this.kv.put(claim.key, encodeRecord(this.recordOf(stream)));
-      claim.writtenAt = Date.now();
+      revision = await this.write(c);
     } catch (err) {
-      // The write may have been applied although its answer was lost: once the mirror has caught
-      // up, the claim is taken back if it names this stream (the stream is refused and closes).
-      setTimeout(() => {
-        const revision = this.mirror.revision(claim.key);
-        if (revision !== undefined && this.mirror.get(claim.key)?.conn === stream.id) this.queueDelete(claim, revision);
-      }, LOST_WRITE_CHECK_MS).unref();
+      if (!isConflict(err)) this.checkLostWrite(c);
+      this.forget(c);
       throw err;
     }
-    if (this.claims.get(stream.id) !== claim) {
-      this.queueDelete(claim);
+    if (this.claims.get(stream.id) !== c) return this.releases.add({ key, revision, conn: stream.id });
+    c.revision = revision;
+    this.renewals.add(c);
+    if (c.foreignRevision > revision) this.lose(c);
+  }
+
+  /** Reads the key and writes over whatever it holds at that revision; tells the node it replaced. */
+  private async write(c: LocalClaim): Promise<number> {
+    const record = claimRecord(this.nodeId, c.stream);
+    for (let attempt = 1; ; attempt++) {
+      // A stream's own key (no channel) is new: nothing to read.
+      const now = c.key.startsWith('solo.') ? null : await this.store.get(c.key);
+      try {
+        const revision = await this.store.write(c.key, record, now?.revision ?? 0);
+        const replaced = now?.claim;
+        if (replaced != null && replaced.conn !== c.stream.id) this.hints.tell(replaced.node, { key: c.key, conn: replaced.conn, revision });
+        return revision;
+      } catch (err) {
+        // Someone wrote the key between our read and our write: read again, and replace them.
+        if (!isConflict(err) || attempt >= WRITE_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /** A write whose answer was lost may have been applied: once it would have landed, it is taken back if it names the stream. */
+  private checkLostWrite(c: LocalClaim): void {
+    setTimeout(() => {
+      void this.store.get(c.key).then(
+        (now) => {
+          if (now?.claim?.conn === c.stream.id) this.releases.add({ key: c.key, revision: now.revision, conn: c.stream.id });
+        },
+        () => undefined,
+      );
+    }, LOST_WRITE_CHECK_MS).unref();
+  }
+
+  /** A node whose write replaced one of ours says so. */
+  noticed(n: ClaimNotice): void {
+    const c = this.claims.get(n.conn);
+    if (c === undefined || c.key !== n.key) return;
+    // Ours is still being written: whichever revision is later decides, once ours is known.
+    if (c.revision === 0) c.foreignRevision = Math.max(c.foreignRevision, n.revision);
+    else if (n.revision > c.revision) this.lose(c);
+  }
+
+  /** A write or delete of the key was seen: each of our claims on it is checked against the bucket. */
+  hint(key: string): void {
+    for (const c of this.byKey.get(key)) if (c.revision !== 0 && !c.lost) void this.check(c);
+  }
+
+  private async check(c: LocalClaim): Promise<void> {
+    if (this.checking.has(c)) {
+      this.checking.set(c, true);
       return;
     }
-    if (claim.foreignRevision > claim.revision) this.onEvict(stream.id);
+    this.checking.set(c, false);
+    try {
+      do {
+        this.checking.set(c, false);
+        await this.settle(c).catch(() => undefined);
+      } while (this.checking.get(c) === true);
+    } finally {
+      this.checking.delete(c);
+    }
   }
 
-  private recordOf(stream: ClaimedStream): StreamClaim {
-    return {
-      node: this.nodeId,
-      conn: stream.id,
-      uuid: stream.account,
-      channel: stream.channel,
-      clientId: stream.clientId,
-      openedAt: new Date(stream.openedAt).toISOString(),
-      ...(stream.agent != null ? { agent: stream.agent } : {}),
-    };
+  /** Brings our claim in line with the key: replaced -> lost; gone -> written again; ours -> its revision. */
+  private async settle(c: LocalClaim): Promise<void> {
+    if (!this.live(c)) return;
+    const now = await this.store.get(c.key, true);
+    if (!this.live(c)) return;
+    if (now?.claim?.conn === c.stream.id) {
+      // Our own write, perhaps one whose answer was lost: later renewals and the delete name it.
+      c.revision = Math.max(c.revision, now.revision);
+      return;
+    }
+    if (now !== null && now.claim !== null) {
+      if (now.revision > c.revision) this.lose(c);
+      return;
+    }
+    // Deleted by another node (a sweep that took this node for dead) or aged out: the stream is
+    // alive, so the claim is written again unless someone claims the key first.
+    try {
+      const revision = await this.store.write(c.key, claimRecord(this.nodeId, c.stream), now?.revision ?? 0);
+      if (this.claims.get(c.stream.id) === c) c.revision = revision;
+      else this.releases.add({ key: c.key, revision, conn: c.stream.id });
+    } catch (err) {
+      if (isConflict(err)) await this.settle(c);
+    }
   }
 
-  /** Forgets an ended stream's claim and deletes it from the bucket if it is still the current one. */
+  private live(c: LocalClaim): boolean {
+    return !c.lost && this.claims.get(c.stream.id) === c;
+  }
+
+  private lose(c: LocalClaim): void {
+    if (c.lost) return;
+    c.lost = true;
+    this.renewals.delete(c);
+    this.evict(c.stream.id);
+  }
+
+  /** Rewrites a live claim at its revision; true once written (or nothing is due), false if not. */
+  private async renew(c: LocalClaim): Promise<boolean> {
+    if (c.revision === 0 || !this.live(c)) return true;
+    this.index.renewing(c.key);
+    try {
+      const revision = await this.store.write(c.key, claimRecord(this.nodeId, c.stream), c.revision);
+      // Released while the renewal was in flight: its delete named the old revision.
+      if (this.claims.get(c.stream.id) === c) c.revision = Math.max(c.revision, revision);
+      else this.releases.add({ key: c.key, revision, conn: c.stream.id });
+      return true;
+    } catch (err) {
+      // Not at our revision any more: replaced (a notice that never came), deleted, or ours at a
+      // revision whose answer was lost. The key says which.
+      if (isConflict(err)) await this.check(c);
+      return false;
+    }
+  }
+
+  /** Forgets an ended stream's claim and deletes it from the bucket unless another has replaced it. */
   release(streamId: string): void {
-    const claim = this.claims.get(streamId);
-    if (claim === undefined) return;
-    this.claims.delete(streamId);
-    this.renewals.delete(claim);
-    this.byKey.delete(claim.key, claim);
+    const c = this.claims.get(streamId);
+    if (c === undefined) return;
+    this.forget(c);
     // Still being written: `claim` takes it back when the write lands.
-    if (claim.revision === 0) return;
-    this.queueDelete(claim);
+    if (c.revision === 0 || c.lost) return;
+    this.releases.add({ key: c.key, revision: c.revision, conn: c.stream.id });
   }
 
-  private queueDelete(c: LocalClaim, revision = c.revision): void {
-    this.releases.add({ key: c.key, revision, conn: c.stream.id });
+  private forget(c: LocalClaim): void {
+    if (this.claims.get(c.stream.id) !== c) return;
+    this.claims.delete(c.stream.id);
+    this.byKey.delete(c.key, c);
+    this.renewals.delete(c);
+    c.unwatch();
   }
 
   /** Resolves once the claims released so far are deleted (or found replaced). */
@@ -299,66 +254,7 @@ export class Ownership {
     return this.releases.settled();
   }
 
-  /**
-   * Live claims are rewritten before the bucket's max age would drop them: each at its tick of the
-   * period (every CLAIM_TTL/2, a tick a second), RENEWALS_IN_FLIGHT at a time. One after another, a
-   * gateway of 16,000 streams on a replicated bucket took longer than the period (docs/BENCHMARKS.md,
-   * scale --cluster).
-   */
-  private refresh(): void {
-    const slice = this.renewalTick++ % this.renewalSlices;
-    // Oldest first, each claim queued once: when NATS is slower than the ticks, the queue is what is
-    // behind, not a growing list of repeats.
-    for (const c of this.claims.values()) if (c.slice === slice) this.renewals.add(c);
-    while (this.renewing < RENEWALS_IN_FLIGHT && this.renewals.size > 0) {
-      this.renewing++;
-      void this.renewDue().finally(() => this.renewing--);
-    }
-  }
-
-  /**
-   * How far (ms) the most overdue claim of this node is past its renewal (written more than a period
-   * and a tick ago): 0 while renewals keep up. Claims not renewed before CLAIM_TTL age out of the bucket.
-   */
-  renewalOverdueMs(now = Date.now()): number {
-    let oldest = now;
-    for (const c of this.claims.values()) if (c.revision !== 0 && c.writtenAt < oldest) oldest = c.writtenAt;
-    return Math.max(0, now - oldest - (this.renewalSlices + 1) * RENEWAL_TICK_MS);
-  }
-
-  private async renewDue(): Promise<void> {
-    for (;;) {
-      const c = this.renewals.values().next();
-      if (c.done === true) return;
-      this.renewals.delete(c.value);
-      await this.renew(c.value);
-    }
-  }
-
-  private async renew(c: LocalClaim): Promise<void> {
-    // Released since the refresh began, or still being written: nothing to rewrite.
-    if (c.revision === 0 || this.claims.get(c.stream.id) !== c) return;
-    const holder = this.mirror.get(c.key);
-    // Another connection holds the key: the mirror has evicted us, or is about to.
-    if (holder !== undefined && holder.conn !== c.stream.id) return;
-    try {
-      const revision = await this.kv.update(c.key, encodeRecord(this.recordOf(c.stream)), c.revision);
-      c.writtenAt = Date.now();
-      // Released while the renewal was in flight: its delete named the old revision.
-      if (this.claims.get(c.stream.id) === c) c.revision = revision;
-      else this.queueDelete(c, revision);
-    } catch {
-      // Not at our revision any more: replaced (the mirror will say by whom and evict us), or gone
-      // (aged out, or swept while this node was taken for dead), in which case it is written again.
-      // Creating it fails in the first case, so trying costs nothing. A stream released meanwhile
-      // has nothing to write back.
-      if (this.claims.get(c.stream.id) === c) await this.reclaim(c);
-    }
-  }
-
-  async stop(): Promise<void> {
-    if (this.refreshTimer !== undefined) clearInterval(this.refreshTimer);
-    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
-    await this.mirror.stop();
+  stop(): void {
+    this.renewals.stop();
   }
 }

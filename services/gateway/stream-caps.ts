@@ -1,10 +1,13 @@
-// MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY, counted across the mesh: the claims other nodes
-// hold (from the ownership bucket) plus this node's own streams, opening ones included, so a burst
-// of opens on one node cannot slip past while its claims are being written.
+// MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY, counted across the mesh: the streams other nodes
+// hold for the owner (its record in the owner index, read at open: owner-index.ts) plus this node's
+// own streams, opening ones included, so a burst of opens on one node cannot slip past while its
+// claims are being written. The read is awaited first; the count and the registration that follows
+// run in one turn of the event loop.
 
 import { RelayError } from '../core/errors.js';
 import type { StreamIdentity } from './client-stream.js';
-import { streamClaimKey, streamOwner, type Ownership } from './ownership.js';
+import { streamClaimKey, streamOwner } from './claim-keys.js';
+import type { OwnerIndex, RemoteHoldings } from './owner-index.js';
 import type { StreamRegistry } from './stream-registry.js';
 
 /** Retry-After on too_many_streams: streams close and free a place at any time. */
@@ -16,20 +19,26 @@ export interface StreamCaps {
   maxStreamsPerKey: number;
 }
 
+type Identity = Pick<StreamIdentity, 'id' | 'account' | 'clientId' | 'channel'>;
+
+function limitOf(s: Identity, caps: StreamCaps): number {
+  return s.account !== null ? caps.maxStreamsPerAccount : caps.maxStreamsPerKey;
+}
+
+/** What other nodes hold for the stream's owner; nothing to read when there is no cap. */
+export async function remoteHoldings(s: Identity, caps: StreamCaps, index: Pick<OwnerIndex, 'remote'>): Promise<RemoteHoldings> {
+  if (limitOf(s, caps) === 0) return { count: 0, holdsKey: false };
+  return index.remote(streamOwner(s), streamClaimKey(s));
+}
+
 /** Throws 429 too_many_streams when the stream would exceed its owner's cap. */
-export function checkStreamCaps(
-  s: Pick<StreamIdentity, 'id' | 'account' | 'clientId' | 'channel'>,
-  caps: StreamCaps,
-  node: Pick<StreamRegistry, 'ofOwner'>,
-  mesh: Pick<Ownership, 'heldElsewhere' | 'remoteStreams'>,
-): void {
-  const limit = s.account !== null ? caps.maxStreamsPerAccount : caps.maxStreamsPerKey;
+export function checkStreamCaps(s: Identity, caps: StreamCaps, node: Pick<StreamRegistry, 'ofOwner'>, remote: RemoteHoldings): void {
+  const limit = limitOf(s, caps);
   if (limit === 0) return;
-  const owner = streamOwner(s);
-  const local = node.ofOwner(owner);
+  const local = node.ofOwner(streamOwner(s));
   // A stream on a channel the account already holds replaces that one (eviction): it adds nothing.
-  const replacing = s.account !== null && s.channel !== null && (mesh.heldElsewhere(streamClaimKey(s)) || local.some((x) => x.channel === s.channel));
-  const held = mesh.remoteStreams(owner) + local.length - (replacing ? 1 : 0);
+  const replacing = s.account !== null && s.channel !== null && (remote.holdsKey || local.some((x) => x.channel === s.channel));
+  const held = remote.count + local.length - (replacing ? 1 : 0);
   if (held < limit) return;
   const whose = s.account !== null ? 'This account' : 'This API key (without a session)';
   throw new RelayError('too_many_streams', `${whose} already holds ${held} streams across the mesh, the most allowed; close one first.`, {

@@ -7,7 +7,7 @@ import { atDeadline, type DeadlineTimer } from '../core/deadline-timer.js';
 import type { ClientStream } from './client-stream.js';
 import { CloseReason } from './close-reason.js';
 import { IndexMap } from './index-map.js';
-import { streamOwner } from './ownership.js';
+import { streamOwner } from './claim-keys.js';
 
 export class StreamRegistry {
   private readonly byId = new Map<string, ClientStream>();

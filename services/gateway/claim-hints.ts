@@ -1,0 +1,112 @@
+// What tells a gateway, without a copy of the bucket, that one of its claims may have changed hands:
+//  - a notice on the node's own subject, sent by the node whose compare-and-set replaced the claim
+//    (it read the previous holder from the key); this is the eviction's path;
+//  - a core subscription per account this node holds streams for, `$KV.relay-streams.<account>.>`:
+//    KV writes are ordinary publishes, so it hears every later write and delete of that account's
+//    keys (a claim deleted behind a live stream's back, or a notice that was lost).
+// Neither is trusted on its own (a subscriber also sees writes the server refused): the rules read
+// the key before acting. A gateway thus hears the claim traffic of its own accounts, not the mesh's.
+
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import type { Counter } from 'prom-client';
+import { BUCKET_STREAMS, CLAIM_NOTICE_PREFIX, kvSubject } from '../core/subjects.js';
+
+/** Another connection's claim replaced `conn`'s on `key`, at `revision`. */
+export interface ClaimNotice {
+  key: string;
+  conn: string;
+  revision: number;
+}
+
+/** What the ownership rules are told, and how they tell others. */
+export interface ClaimHints {
+  /** Hears the account's keys until the returned function is called (counted: one subscription per account). */
+  watchAccount(account: string): () => void;
+  tell(node: string, notice: ClaimNotice): void;
+}
+
+export interface HintListener {
+  /** A write or delete of `key` was seen: read it before believing anything. */
+  hint(key: string): void;
+  noticed(notice: ClaimNotice): void;
+}
+
+export class NatsClaimHints implements ClaimHints {
+  private readonly nc: NatsConnection;
+  private readonly nodeId: string;
+  private readonly received: Counter;
+  private listener: HintListener | undefined;
+  private readonly accounts = new Map<string, { sub: Subscription; holders: number }>();
+  private readonly prefix = kvSubject(BUCKET_STREAMS, '');
+  private notices: Subscription | undefined;
+
+  constructor(nc: NatsConnection, nodeId: string, received: Counter) {
+    this.nc = nc;
+    this.nodeId = nodeId;
+    this.received = received;
+  }
+
+  /** Hears this node's notices, and from then on the accounts it watches, on behalf of `listener`. */
+  listen(listener: HintListener): void {
+    this.listener = listener;
+    this.notices = this.nc.subscribe(CLAIM_NOTICE_PREFIX + this.nodeId, {
+      callback: (err, msg) => {
+        if (err !== null) return;
+        this.received.inc();
+        const n = parseNotice(msg.string());
+        if (n !== null) listener.noticed(n);
+      },
+    });
+  }
+
+  watchAccount(account: string): () => void {
+    let w = this.accounts.get(account);
+    if (w === undefined) {
+      // Subscribed before the claim is written (same connection, so the server sees the SUB first).
+      const sub = this.nc.subscribe(kvSubject(BUCKET_STREAMS, `${account}.>`), {
+        callback: (err, msg) => {
+          if (err !== null) return;
+          this.received.inc();
+          this.listener?.hint(msg.subject.slice(this.prefix.length));
+        },
+      });
+      w = { sub, holders: 0 };
+      this.accounts.set(account, w);
+    }
+    w.holders++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--w.holders > 0) return;
+      w.sub.unsubscribe();
+      this.accounts.delete(account);
+    };
+  }
+
+  tell(node: string, notice: ClaimNotice): void {
+    this.nc.publish(CLAIM_NOTICE_PREFIX + node, JSON.stringify(notice));
+  }
+
+  /** Accounts watched now. */
+  get watched(): number {
+    return this.accounts.size;
+  }
+
+  close(): void {
+    this.notices?.unsubscribe();
+    this.notices = undefined;
+    for (const w of this.accounts.values()) w.sub.unsubscribe();
+    this.accounts.clear();
+  }
+}
+
+function parseNotice(text: string): ClaimNotice | null {
+  try {
+    const v = JSON.parse(text) as Partial<ClaimNotice>;
+    if (typeof v.key === 'string' && typeof v.conn === 'string' && typeof v.revision === 'number') return { key: v.key, conn: v.conn, revision: v.revision };
+  } catch {
+    // Not ours: ignored.
+  }
+  return null;
+}

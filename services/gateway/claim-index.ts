@@ -1,0 +1,153 @@
+// Finding a crashed gateway's claims without walking every claim of the mesh. Each gateway writes
+// the keys it claims to its own subject of the stream RELAY_CLAIM_INDEX, before the claim itself,
+// and the keys it renews, a batch per renewal tick; the stream keeps them CLAIM_TTL, as long as the
+// claims bucket keeps an unrenewed claim. When a gateway's heartbeat stops, one gateway (the live
+// one with the lowest id, so not all of them) reads that node's subject, deletes each key that
+// still names the dead node, and purges the subject. A restarted node does the same for its
+// previous life. What the sweep misses ages out of the bucket by its max age.
+
+import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import type { StreamClaim } from '../../schemas/records.js';
+import type { Logger } from '../core/logger.js';
+import type { NodeLiveness } from '../core/node-liveness.js';
+import { CLAIM_INDEX_PREFIX, CLAIM_INDEX_STREAM } from '../core/subjects.js';
+import type { ClaimStore } from './claim-store.js';
+
+const GATEWAY_ROLES = new Set(['gateway', 'all']);
+/** JetStream's answer when a stream of that name exists (another gateway created it meanwhile). */
+const STREAM_NAME_IN_USE = 10058;
+const DUPLICATE_WINDOW_MS = 60_000;
+
+export interface ClaimIndexOptions {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  store: ClaimStore;
+  nodeId: string;
+  liveness: NodeLiveness;
+  logger: Logger;
+  replicas: number;
+  claimTtlMs: number;
+  /** A swept claim: the owner index forgets it. */
+  swept: (key: string, claim: StreamClaim) => void;
+}
+
+export class ClaimIndex {
+  private readonly o: ClaimIndexOptions;
+  private readonly subject: string;
+  private renewed: string[] = [];
+  private flushing = false;
+  /** Dead nodes already swept (forgotten once they beat again). */
+  private readonly swept = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(options: ClaimIndexOptions) {
+    this.o = options;
+    this.subject = CLAIM_INDEX_PREFIX + options.nodeId;
+  }
+
+  /** Makes sure the stream exists with the bucket's lifetime, then clears what this node's previous life left. */
+  async start(sweepEveryMs: number): Promise<void> {
+    const { jsm, replicas, claimTtlMs } = this.o;
+    const maxAge = nanos(claimTtlMs);
+    // JetStream refuses a duplicate window longer than the max age.
+    const duplicates = Math.min(maxAge, nanos(DUPLICATE_WINDOW_MS));
+    const info = await jsm.streams.info(CLAIM_INDEX_STREAM).catch((e: unknown) => {
+      if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return null;
+      throw e;
+    });
+    if (info === null) {
+      await jsm.streams
+        .add({ name: CLAIM_INDEX_STREAM, subjects: [`${CLAIM_INDEX_PREFIX}>`], retention: RetentionPolicy.Limits, storage: StorageType.File, discard: DiscardPolicy.Old, num_replicas: replicas, max_age: maxAge, duplicate_window: duplicates })
+        .catch((e: unknown) => {
+          // Another gateway created it meanwhile.
+          if (!(e instanceof JetStreamApiError && e.code === STREAM_NAME_IN_USE)) throw e;
+        });
+    } else if (info.config.max_age !== maxAge || info.config.num_replicas !== replicas) {
+      await jsm.streams.update(CLAIM_INDEX_STREAM, { ...info.config, max_age: maxAge, num_replicas: replicas, duplicate_window: duplicates });
+    }
+    await this.sweepNode(this.o.nodeId);
+    this.timer = setInterval(() => void this.sweepDead().catch((err: unknown) => this.o.logger.warn({ err }, 'sweeping the claims of stopped gateways failed')), sweepEveryMs).unref();
+  }
+
+  /** Written before the claim, so a crash right after the claim still leaves its key here. */
+  claiming(key: string): void {
+    this.o.nc.publish(this.subject, key);
+  }
+
+  /** Renewed keys go in one message per event-loop turn (a renewal tick). */
+  renewing(key: string): void {
+    this.renewed.push(key);
+    if (this.flushing) return;
+    this.flushing = true;
+    setImmediate(() => {
+      this.flushing = false;
+      const keys = this.renewed;
+      this.renewed = [];
+      if (keys.length > 0) this.o.nc.publish(this.subject, keys.join('\n'));
+    });
+  }
+
+  /** Sweeps each dead gateway once, if this is the live gateway with the lowest id. */
+  async sweepDead(now = Date.now()): Promise<number> {
+    const { liveness, nodeId } = this.o;
+    const gateways = [...liveness.mirror.values()].filter((n) => GATEWAY_ROLES.has(n.role)).map((n) => n.node);
+    const dead = gateways.filter((n) => n !== nodeId && !liveness.isAlive(n, now));
+    for (const n of this.swept) if (liveness.isAlive(n, now)) this.swept.delete(n);
+    const sweeper = [nodeId, ...gateways.filter((n) => liveness.isAlive(n, now))].sort()[0];
+    if (sweeper !== nodeId) return 0;
+    let removed = 0;
+    for (const node of dead) {
+      if (this.swept.has(node)) continue;
+      removed += await this.sweepNode(node);
+      this.swept.add(node);
+    }
+    if (removed > 0) this.o.logger.info({ removed, nodes: dead }, 'removed stream claims of gateways that stopped');
+    return removed;
+  }
+
+  /** Deletes every claim the node's subject lists that still names the node; then clears the subject. */
+  async sweepNode(node: string): Promise<number> {
+    const subject = CLAIM_INDEX_PREFIX + node;
+    const keys = await this.readKeys(subject);
+    let removed = 0;
+    for (const key of keys) {
+      const now = await this.o.store.get(key).catch(() => null);
+      if (now?.claim?.node !== node) continue;
+      try {
+        await this.o.store.remove(key, now.revision);
+        this.o.swept(key, now.claim);
+        removed++;
+      } catch {
+        // Written meanwhile (its node is back, or a new open took it): not ours to delete.
+      }
+    }
+    await this.o.jsm.streams.purge(CLAIM_INDEX_STREAM, { filter: subject }).catch(() => undefined);
+    return removed;
+  }
+
+  private async readKeys(subject: string): Promise<Set<string>> {
+    const keys = new Set<string>();
+    const consumer = await this.o.js.consumers.get(CLAIM_INDEX_STREAM, { filter_subjects: subject });
+    try {
+      if ((await consumer.info(true)).num_pending === 0) return keys;
+      const messages = await consumer.consume({ max_messages: 512 });
+      try {
+        for await (const m of messages) {
+          for (const key of m.string().split('\n')) if (key !== '') keys.add(key);
+          if (m.info.pending === 0) break;
+        }
+      } finally {
+        await messages.close();
+      }
+      return keys;
+    } finally {
+      await consumer.delete().catch(() => undefined);
+    }
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+  }
+}

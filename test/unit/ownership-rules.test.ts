@@ -1,0 +1,221 @@
+// The claim rules at their own level: several nodes' Ownership over one in-memory bucket with
+// JetStream's revision semantics (test/helpers/memory-claim-store.ts). Write, renew, lose, reclaim,
+// lost answers, takeover of a dead node's claim, release; the mesh tests cover the same over NATS.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { HintListener } from '../../services/gateway/claim-hints.js';
+import { claimKey, type ClaimedStream } from '../../services/gateway/claim-keys.js';
+import { Ownership } from '../../services/gateway/ownership.js';
+import { MemoryClaimStore, MemoryHints } from '../helpers/memory-claim-store.js';
+
+const ACCOUNT = '11111111-2222-3333-4444-555555555555';
+const CHANNEL = 'play.example.net';
+const KEY = claimKey(ACCOUNT, CHANNEL);
+
+interface Node {
+  ownership: Ownership;
+  hints: MemoryHints;
+  evicted: string[];
+}
+
+let store: MemoryClaimStore;
+let listeners: Map<string, HintListener>;
+let nodes: Map<string, Node>;
+/** Whether the nodes' account subscriptions hear writes (off: only notices and renewals tell). */
+let subscriptions: boolean;
+let n = 0;
+
+function node(id: string): Node {
+  const hints = new MemoryHints(listeners);
+  const evicted: string[] = [];
+  const ownership = new Ownership({ store, hints, nodeId: id, evict: (s) => evicted.push(s) });
+  ownership.start(60_000);
+  const made = { ownership, hints, evicted };
+  listeners.set(id, ownership);
+  nodes.set(id, made);
+  return made;
+}
+
+function stream(account: string | null = ACCOUNT, channel: string | null = CHANNEL): ClaimedStream {
+  return { id: `conn-${++n}`, account, clientId: 'relay_key', channel, openedAt: 0 };
+}
+
+/** Lets every pending promise chain run. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+}
+
+beforeEach(() => {
+  store = new MemoryClaimStore(60_000);
+  listeners = new Map();
+  nodes = new Map();
+  subscriptions = true;
+  store.onChange = (key) => {
+    if (!subscriptions) return;
+    for (const x of nodes.values()) if (x.hints.watched.has(key.split('.')[0]!)) x.ownership.hint(key);
+  };
+});
+afterEach(() => {
+  for (const x of nodes.values()) x.ownership.stop();
+  vi.useRealTimers();
+});
+
+describe('claim rules', () => {
+  it('write: an open on a free key claims it, and the node hears the account while it holds it', async () => {
+    const a = node('a');
+    const s = stream();
+    await a.ownership.claim(s);
+    expect(store.peek(KEY)?.claim).toMatchObject({ node: 'a', conn: s.id, uuid: ACCOUNT, channel: CHANNEL });
+    expect(a.hints.watched.get(ACCOUNT)).toBe(1);
+    a.ownership.release(s.id);
+    await a.ownership.settled();
+    expect(a.hints.watched.has(ACCOUNT)).toBe(false);
+    expect(store.peek(KEY)?.claim).toBeNull();
+  });
+
+  it.each([
+    { how: 'a notice from the new holder', drop: false, subs: false, renewal: false },
+    { how: 'the account subscription, the notice lost', drop: true, subs: true, renewal: false },
+    { how: 'the renewal, notice and subscription both lost', drop: true, subs: false, renewal: true },
+  ])('lose: a later open on another node replaces the claim; the first hears it through $how', async ({ drop, subs, renewal }) => {
+    const [a, b] = [node('a'), node('b')];
+    const first = stream();
+    await a.ownership.claim(first);
+    a.hints.dropNotices = b.hints.dropNotices = drop;
+    subscriptions = subs;
+    const second = stream();
+    await b.ownership.claim(second);
+    await settle();
+    expect(b.hints.told).toEqual([{ node: 'a', notice: { key: KEY, conn: first.id, revision: store.peek(KEY)!.revision } }]);
+    if (renewal) {
+      expect(a.evicted).toEqual([]);
+      await a.ownership.renewals.onTick(); // one tick per renewal period here (60 s / 2 / 1 s = 30 slices): run them all
+      for (let i = 0; i < 30; i++) await a.ownership.renewals.onTick();
+      await settle();
+    }
+    expect(a.evicted).toEqual([first.id]);
+    expect(b.evicted).toEqual([]);
+    expect(store.peek(KEY)?.claim?.conn).toBe(second.id);
+    // The loser's end deletes nothing: the key is the winner's.
+    a.ownership.release(first.id);
+    await a.ownership.settled();
+    expect(store.peek(KEY)?.claim?.conn).toBe(second.id);
+  });
+
+  it('simultaneous opens on two nodes: exactly one survivor, the one the key names, every time', async () => {
+    for (let round = 0; round < 20; round++) {
+      const [a, b] = [node(`a${round}`), node(`b${round}`)];
+      const [sa, sb] = [stream(), stream()];
+      await Promise.all([a.ownership.claim(sa), b.ownership.claim(sb)]);
+      await settle();
+      const survivor = store.peek(KEY)!.claim!.conn;
+      const evicted = [...a.evicted, ...b.evicted];
+      expect(evicted, `round ${round}`).toHaveLength(1);
+      expect(evicted[0]).toBe(survivor === sa.id ? sb.id : sa.id);
+      a.ownership.release(sa.id);
+      b.ownership.release(sb.id);
+      await Promise.all([a.ownership.settled(), b.ownership.settled()]);
+    }
+  });
+
+  it('renew: a live claim is rewritten at its tick and outlives the bucket’s max age', async () => {
+    const a = node('a');
+    const s = stream();
+    await a.ownership.claim(s);
+    const first = store.peek(KEY)!.revision;
+    store.now = 40_000;
+    for (let i = 0; i < 30; i++) await a.ownership.renewals.onTick();
+    expect(store.peek(KEY)!.revision).toBeGreaterThan(first);
+    store.now = 70_000; // past the first write's max age, not the renewal's
+    expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
+  });
+
+  it('reclaim: a claim deleted behind a live stream’s back (a sweep that took its node for dead) is written again', async () => {
+    const a = node('a');
+    const s = stream();
+    await a.ownership.claim(s);
+    await store.remove(KEY, store.peek(KEY)!.revision);
+    await settle();
+    expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
+    expect(a.evicted).toEqual([]);
+  });
+
+  it('reclaim: a claim aged out of the bucket is written again at the next renewal', async () => {
+    const a = node('a');
+    const s = stream();
+    await a.ownership.claim(s);
+    store.now = 61_000;
+    expect(store.peek(KEY)).toBeUndefined();
+    for (let i = 0; i < 30; i++) await a.ownership.renewals.onTick();
+    await settle();
+    expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
+  });
+
+  it('takeover: an open finds the key held by a crashed node and simply replaces it', async () => {
+    const dead = node('dead');
+    await dead.ownership.claim(stream());
+    listeners.delete('dead'); // crashed: nobody hears its notices
+    const b = node('b');
+    const s = stream();
+    await b.ownership.claim(s);
+    expect(store.peek(KEY)?.claim).toMatchObject({ node: 'b', conn: s.id });
+  });
+
+  it('lost answer on an open: the stream is refused, and the claim it may have written is taken back', async () => {
+    vi.useFakeTimers();
+    const a = node('a');
+    const s = stream();
+    store.loseNextAnswer = true;
+    await expect(a.ownership.claim(s)).rejects.toThrow(/lost/);
+    expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
+    await vi.advanceTimersByTimeAsync(5000);
+    await a.ownership.settled();
+    expect(store.peek(KEY)?.claim).toBeNull();
+  });
+
+  it('lost answer on a renewal: the next renewal finds the claim still ours at the later revision, and the delete names it', async () => {
+    const a = node('a');
+    const s = stream();
+    await a.ownership.claim(s);
+    store.loseNextAnswer = true;
+    for (let i = 0; i < 30; i++) await a.ownership.renewals.onTick();
+    const applied = store.peek(KEY)!.revision;
+    for (let i = 0; i < 30; i++) await a.ownership.renewals.onTick();
+    await settle();
+    expect(store.peek(KEY)!.revision).toBeGreaterThanOrEqual(applied);
+    expect(a.evicted).toEqual([]);
+    a.ownership.release(s.id);
+    await a.ownership.settled();
+    expect(store.peek(KEY)?.claim).toBeNull();
+  });
+
+  it('release during the write: the claim is deleted as soon as it lands', async () => {
+    const a = node('a');
+    const s = stream();
+    const claiming = a.ownership.claim(s);
+    a.ownership.release(s.id);
+    await claiming;
+    await a.ownership.settled();
+    expect(store.peek(KEY)?.claim).toBeNull();
+  });
+
+  it('the same account reopening on the same node replaces its own stream there', async () => {
+    const a = node('a');
+    const [first, second] = [stream(), stream()];
+    await a.ownership.claim(first);
+    await a.ownership.claim(second);
+    await settle();
+    expect(a.evicted).toEqual([first.id]);
+    expect(a.hints.watched.get(ACCOUNT)).toBe(2);
+  });
+
+  it('streams without a channel each have a key of their own and evict nothing', async () => {
+    const a = node('a');
+    const [x, y] = [stream(null, null), stream(ACCOUNT, null)];
+    await a.ownership.claim(x);
+    await a.ownership.claim(y);
+    expect(store.peek(`solo.${x.id}`)?.claim?.conn).toBe(x.id);
+    expect(store.peek(`solo.${y.id}`)?.claim?.conn).toBe(y.id);
+    expect(a.evicted).toEqual([]);
+    expect(a.hints.told).toEqual([]);
+  });
+});
