@@ -347,8 +347,8 @@ export interface CloseEvent {
    */
   reconnect: boolean;
   /**
-   * Present when reconnect is true: how long to wait before reconnecting.
-   * @minimum 0
+   * Present when reconnect is true: how long to wait before reconnecting (never less than 1000).
+   * @minimum 1000
    */
   retryAfterMs?: number;
 }
