@@ -16,6 +16,7 @@ import { Sender, type SendResult } from './sender.js';
 import { Session } from './session.js';
 import type { ClientState, RelayClientEvents, SendOutcome } from './state.js';
 import { attemptStream, type Attempt } from './stream-attempt.js';
+import { wait } from './wait.js';
 
 interface Waiter {
   resolve: () => void;
@@ -37,7 +38,8 @@ export class RelayClient extends Emitter<RelayClientEvents> {
   /** Counts runs (connect() after closed starts a new one): a run that is no longer current stops. */
   private generation = 0;
   private inFlight: AbortController | null = null;
-  private wake: (() => void) | null = null;
+  /** Ends the reconnect wait under way (close()). */
+  private wakeup = new AbortController();
   private waiters: Waiter[] = [];
   /** close() was called (and connect() not since): sends reject with client_closed. */
   private stopped = false;
@@ -77,6 +79,7 @@ export class RelayClient extends Emitter<RelayClientEvents> {
       this.running = true;
       const gen = ++this.generation;
       this.backoff.reset();
+      this.wakeup = new AbortController();
       this.setState({ state: 'connecting' });
       this.run(gen).catch((e: unknown) => {
         if (this.live(gen)) this.finish(e instanceof RelayError ? e : new RelayError('invalid_response', String(e), { cause: e }));
@@ -122,7 +125,7 @@ export class RelayClient extends Emitter<RelayClientEvents> {
     if (!this.running) return;
     this.finish(null);
     this.inFlight?.abort();
-    this.wake?.();
+    this.wakeup.abort();
   }
 
   private setState(s: ClientState): void {
@@ -163,7 +166,7 @@ export class RelayClient extends Emitter<RelayClientEvents> {
       let why: RelayError;
       if (a.kind === 'refused') {
         const e = a.error;
-        if (e.status === 401 && !this.session.isBridge && !refreshed && this.session.invalidate(a.token)) {
+        if (e.status === 401 && !this.session.isBridge && this.session.invalidate(a.token) && !refreshed) {
           refreshed = true;
           continue;
         }
@@ -192,26 +195,12 @@ export class RelayClient extends Emitter<RelayClientEvents> {
         }
       }
       this.setState({ state: 'reconnecting', attempt: this.backoff.attempts, delayMs: delay, reason: why.code, message: why.message, error: why });
-      await this.sleep(delay);
+      await wait(delay, this.wakeup.signal);
     }
   }
 
   private baseMs(): number {
     return this.retryMs ?? this.config.backoff.baseMs;
-  }
-
-  /** Waits, unless close() wakes it first. */
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined = undefined;
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-      timer = setTimeout(done, ms);
-      this.wake = done;
-    });
   }
 
   /** One request: until the stream ends, or the refusal or failure that prevented it. */

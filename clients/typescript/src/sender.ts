@@ -7,6 +7,7 @@ import { Backoff } from './backoff.js';
 import { networkError, refusal, RelayError, retryableStatus } from './errors.js';
 import { commonHeaders, type ClientConfig } from './options.js';
 import { excerpt } from './frames.js';
+import { wait } from './wait.js';
 import { readBody, REDIRECT, redirectRefusal } from './response.js';
 import type { Session } from './session.js';
 
@@ -55,8 +56,10 @@ export class Sender {
         const res = await this.request(json, token, idempotencyKey, halt);
         if (res.status >= 200 && res.status < 300) return result(res, entries);
         failure = refusal(res.status, res.retryAfter, res.text);
-        // The session expired: ask the program for a fresh token once (if the session allows one now) and resend at once.
-        if (res.status === 401 && !this.session.isBridge && !refreshed && this.session.invalidate(token)) {
+        // The session expired: ask the program for a fresh token once (if the session allows one now)
+        // and resend at once. A refreshed token refused too is reported, so later sends fail fast.
+        const again = res.status === 401 && !this.session.isBridge && this.session.invalidate(token);
+        if (again && !refreshed) {
           refreshed = true;
           attempt--;
           continue;
@@ -99,19 +102,6 @@ export class Sender {
       halt.removeEventListener('abort', stop);
     }
   }
-}
-
-/** Waits `ms`, or less when `halt` aborts first. */
-function wait(ms: number, halt: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      halt.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    halt.addEventListener('abort', done);
-  });
 }
 
 interface Answer {
