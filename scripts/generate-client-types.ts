@@ -1,18 +1,24 @@
-// npm run client-types (and the client's build): writes clients/typescript/src/generated/wire.ts,
-// the client library's wire types, from schemas/. It is committed; a test fails when it is stale.
+// npm run client-types (and the client's build): writes clients/typescript/src/generated/wire.ts (the
+// client library's wire types) and generated/schemas.ts (what it checks delivered frames against),
+// both from schemas/. They are committed; a test fails when either is stale.
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clientWireSchemas } from './client-schemas.js';
 import { clientWireTypes } from './client-types.js';
 
-const out = fileURLToPath(new URL('../clients/typescript/src/generated/wire.ts', import.meta.url));
-const text = clientWireTypes();
-// Rewritten only when it changes: builds run while tests read it, and an unchanged file keeps its mtime.
-if (existsSync(out) && readFileSync(out, 'utf8') === text) {
-  process.stdout.write('clients/typescript/src/generated/wire.ts is up to date\n');
-} else {
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, text);
-  process.stdout.write('wrote clients/typescript/src/generated/wire.ts\n');
+for (const [name, text] of [
+  ['wire.ts', clientWireTypes()],
+  ['schemas.ts', clientWireSchemas()],
+] as const) {
+  const out = fileURLToPath(new URL(`../clients/typescript/src/generated/${name}`, import.meta.url));
+  // Rewritten only when it changes: builds run while tests read it, and an unchanged file keeps its mtime.
+  if (existsSync(out) && readFileSync(out, 'utf8') === text) {
+    process.stdout.write(`clients/typescript/src/generated/${name} is up to date\n`);
+  } else {
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, text);
+    process.stdout.write(`wrote clients/typescript/src/generated/${name}\n`);
+  }
 }

@@ -65,16 +65,18 @@ describe('readSse', () => {
       onBytes: () => undefined,
       onRetry: (ms) => seen.push(`retry ${ms}`),
       onComment: (c) => seen.push(`comment ${c}`),
-      onClose: (e) => seen.push(`close ${e.reason} ${e.retryAfterMs}`),
-      onPair: (meta, payload, id) => seen.push(`pair ${meta.uuid.slice(0, 4)} ${JSON.stringify(payload)} ${id}`),
+      onClose: (e) => seen.push(`close ${JSON.stringify(e)}`),
+      onPair: (meta, payload, id) => seen.push(`pair ${(meta as { uuid: string }).uuid.slice(0, 4)} ${JSON.stringify(payload)} ${id}`),
+      onInvalid: (reason, id) => seen.push(`invalid ${reason} ${id}`),
     });
     expect(seen).toEqual([
       'retry 2000',
       'comment connected to play.example.net',
       'pair 3f1e {"type":"chat","message":"héllo ✓"} 7',
+      'invalid unpaired_data null',
       'pair 0000 {"type":"keepalive"} null',
       'retry 1234',
-      'close draining 1234',
+      'close {"reason":"draining","message":"closed: the relay is restarting","reconnect":true,"retryAfterMs":1234}',
       'comment closed: the relay is restarting',
     ]);
   });

@@ -9,7 +9,11 @@ import type { Envelope as EnvelopeSchema } from '../../schemas/envelope.js';
 import type { MetaFrame as MetaFrameSchema } from '../../schemas/meta.js';
 import { PAYLOAD_TYPES as RELAY_PAYLOAD_TYPES } from '../../schemas/payload-types.js';
 import type * as Relay from '../../schemas/payloads.js';
+import { clientWireSchemas } from '../../scripts/client-schemas.js';
 import { clientWireTypes } from '../../scripts/client-types.js';
+import { checkPair } from '../../clients/typescript/src/frames.js';
+import { channelProblem, normaliseChannel } from '../../clients/typescript/src/channel.js';
+import { channelProblem as relayChannelProblem, normaliseChannel as relayNormalise } from '../../services/core/channel.js';
 import {
   CLOSE_REASONS,
   PAYLOAD_TYPES,
@@ -30,6 +34,24 @@ describe('generated wire types', () => {
   it('are what scripts/generate-client-types.ts writes from schemas/ now (run npm run client-types when this fails)', () => {
     const committed = readFileSync(new URL('../../clients/typescript/src/generated/wire.ts', import.meta.url), 'utf8');
     expect(committed, 'clients/typescript/src/generated/wire.ts is stale: run npm run client-types').toBe(clientWireTypes());
+  });
+
+  it('schemas.ts (what delivered frames are checked against) is what the generator writes from schemas/ now', () => {
+    const committed = readFileSync(new URL('../../clients/typescript/src/generated/schemas.ts', import.meta.url), 'utf8');
+    expect(committed, 'clients/typescript/src/generated/schemas.ts is stale: run npm run client-types').toBe(clientWireSchemas());
+  });
+
+  it('let every example payload of the relay through, in its delivered form, and the relay keepalive frame', () => {
+    const meta = { uuid: '3f1e8d2a-6b7c-4d5e-9f10-112233445566', agent: null, channel: 'play.example.net' };
+    for (const [type, payload] of Object.entries(validPayloads())) expect(checkPair(meta, payload, 'play.example.net'), type).toMatchObject({ ok: true });
+    expect(checkPair({ ...meta, uuid: '00000000-0000-0000-0000-000000000000', agent: 'relay' }, { type: 'keepalive' }, undefined)).toMatchObject({ ok: true });
+  });
+
+  it("the client's channel rules are the relay's (services/core/channel.ts)", () => {
+    for (const name of ['Play.Example.NET', 'play.example.net:25565.', 'play.example.net:25566', '[2001:DB8::1]:25566', '[::1', 'plаy.example.net', 'ünïcode.net', 'a b', '', ' x ', 'x'.repeat(254)]) {
+      expect(channelProblem(name) === null, name).toBe(relayChannelProblem(name) === null);
+      if (channelProblem(name) === null) expect(normaliseChannel(name), name).toBe(relayNormalise(name));
+    }
   });
 
   it('carry the relay catalogues (payload types, close reasons) as values', () => {

@@ -6,46 +6,17 @@
 // anything else is retried with capped, fully jittered back-off.
 
 import { Backoff } from './backoff.js';
-import { RelayError, retryableStatus, type ErrorCode } from './errors.js';
+import { checkEnvelopes, type EnvelopeInput } from './envelopes.js';
+import { RelayError, retryableStatus } from './errors.js';
 import { Emitter } from './events.js';
-import type { Envelope, MetaFrame, Payload, PresencePayload } from './generated/wire.js';
+import type { Payload, PresencePayload } from './generated/wire.js';
 import { resolveOptions, type ClientConfig, type RelayClientOptions } from './options.js';
-import { Coalescer, type Superseded } from './presence.js';
+import { Coalescer } from './presence.js';
 import { Sender, type SendResult } from './sender.js';
 import { Session } from './session.js';
+import type { ClientState, RelayClientEvents, SendOutcome } from './state.js';
 import { attemptStream, type Attempt } from './stream-attempt.js';
-
-/** One delivered payload with the meta frame that preceded it. */
-export interface Frame<P extends Payload = Payload> {
-  payload: P;
-  meta: MetaFrame;
-  /** Its sequence in the relay's log; null for frames that are not in it (the relay's keepalives). */
-  id: string | null;
-}
-
-export type ClientState =
-  /** The first attempt of connect() is under way. */
-  | { state: 'connecting' }
-  /** The stream is open and subscribed; `resumedFrom` is the Last-Event-ID it was opened with. */
-  | { state: 'open'; resumedFrom: string | null }
-  /** The stream ended or could not open; the client tries again after `delayMs`. */
-  | { state: 'reconnecting'; attempt: number; delayMs: number; reason: ErrorCode; message: string; error: RelayError }
-  /**
-   * For good: `reason` is the relay's close reason (evicted, banned, key_revoked, key_expired), its
-   * refusal code (invalid_session, missing_scope, ...), or client_closed after close().
-   */
-  | { state: 'closed'; reason: ErrorCode; message: string; error: RelayError | null };
-
-export interface RelayClientEvents {
-  payload: Frame;
-  state: ClientState;
-}
-
-/** A send whose presence snapshot was replaced by a newer one before it went out. */
-export type SendOutcome = SendResult | (Superseded & { accepted: 0; dropped: 0 });
-
-/** A re-attribution envelope as a bridge writes it (legacy spellings left out). */
-export type EnvelopeInput = Pick<Envelope, 'user' | 'host' | 'message'> & { agent: string };
+import { wait } from './wait.js';
 
 interface Waiter {
   resolve: () => void;
@@ -67,8 +38,11 @@ export class RelayClient extends Emitter<RelayClientEvents> {
   /** Counts runs (connect() after closed starts a new one): a run that is no longer current stops. */
   private generation = 0;
   private inFlight: AbortController | null = null;
-  private wake: (() => void) | null = null;
+  /** Ends the reconnect wait under way (close()). */
+  private wakeup = new AbortController();
   private waiters: Waiter[] = [];
+  /** close() was called (and connect() not since): sends reject with client_closed. */
+  private stopped = false;
 
   /** Throws RelayError `misconfigured` for options the relay would refuse or punish; no request is made. */
   constructor(options: RelayClientOptions) {
@@ -76,7 +50,7 @@ export class RelayClient extends Emitter<RelayClientEvents> {
     this.config = resolveOptions(options);
     this.session = new Session(options.token);
     this.sender = new Sender(this.config, this.session);
-    this.presence = new Coalescer(this.config.presencePerSecond, (p) => this.sender.post(p));
+    this.presence = new Coalescer(this.config.presencePerSecond, (p) => this.sender.post(p, 1));
     this.backoff = new Backoff(this.config.backoff);
     this.lastId = this.config.lastEventId ?? null;
   }
@@ -97,12 +71,15 @@ export class RelayClient extends Emitter<RelayClientEvents> {
    * `closed` it starts again (resuming from lastEventId).
    */
   connect(): Promise<void> {
+    this.stopped = false;
+    this.sender.resume();
     if (this.current.state === 'open') return Promise.resolve();
     const opened = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     if (!this.running) {
       this.running = true;
       const gen = ++this.generation;
       this.backoff.reset();
+      this.wakeup = new AbortController();
       this.setState({ state: 'connecting' });
       this.run(gen).catch((e: unknown) => {
         if (this.live(gen)) this.finish(e instanceof RelayError ? e : new RelayError('invalid_response', String(e), { cause: e }));
@@ -118,11 +95,12 @@ export class RelayClient extends Emitter<RelayClientEvents> {
    * once); other refusals throw RelayError with the relay's code and details.
    */
   async send(body: Payload | readonly Payload[]): Promise<SendOutcome> {
-    if (!Array.isArray(body) && (body as Payload).type === 'presence') {
+    if (this.stopped) throw new RelayError('client_closed', 'close() was called: nothing more is sent until connect()');
+    if (!Array.isArray(body) && (body as Payload | null)?.type === 'presence') {
       const r = await this.presence.push(body as PresencePayload);
       return 'superseded' in r ? { superseded: true, accepted: 0, dropped: 0 } : r;
     }
-    return this.sender.post(body);
+    return this.sender.post(body, Array.isArray(body) ? body.length : 1);
   }
 
   /**
@@ -130,22 +108,24 @@ export class RelayClient extends Emitter<RelayClientEvents> {
    * the relay silently drops envelopes of other keys, as the specification requires). Each envelope
    * names its server in `host`, so one call can reach several servers.
    */
-  sendAs(envelopes: EnvelopeInput | readonly EnvelopeInput[]): Promise<SendResult> {
-    const list: readonly EnvelopeInput[] = Array.isArray(envelopes) ? envelopes : [envelopes as EnvelopeInput];
-    const unnamed = list.findIndex((e) => e.host === undefined || e.host.trim() === '');
-    if (unnamed !== -1 && this.config.server === undefined) {
-      return Promise.reject(new RelayError('misconfigured', `envelope ${unnamed} names no host, and the client has no server to fall back on`));
-    }
-    return this.sender.post(list);
+  async sendAs(envelopes: EnvelopeInput | readonly EnvelopeInput[]): Promise<SendResult> {
+    if (this.stopped) throw new RelayError('client_closed', 'close() was called: nothing more is sent until connect()');
+    const list = checkEnvelopes(envelopes, this.config.server !== undefined);
+    return this.sender.post(list, list.length);
   }
 
-  /** Ends the stream for good (state `closed`, reason client_closed) and drops a presence snapshot not yet sent. */
+  /**
+   * Ends the stream for good (state `closed`, reason client_closed), drops a presence snapshot not yet
+   * sent and stops every send under way (they reject with client_closed) until connect().
+   */
   close(): void {
+    this.stopped = true;
+    this.sender.stop();
     this.presence.stop();
     if (!this.running) return;
     this.finish(null);
     this.inFlight?.abort();
-    this.wake?.();
+    this.wakeup.abort();
   }
 
   private setState(s: ClientState): void {
@@ -186,9 +166,8 @@ export class RelayClient extends Emitter<RelayClientEvents> {
       let why: RelayError;
       if (a.kind === 'refused') {
         const e = a.error;
-        if (e.status === 401 && !this.session.isBridge && !refreshed) {
+        if (e.status === 401 && !this.session.isBridge && this.session.invalidate(a.token) && !refreshed) {
           refreshed = true;
-          this.session.invalidate(a.token);
           continue;
         }
         if (!retryableStatus(e.status)) return this.finish(e);
@@ -204,38 +183,24 @@ export class RelayClient extends Emitter<RelayClientEvents> {
           // reset the back-off (the ping-pong a reset on every open causes).
           if (Date.now() - a.openedAt >= this.config.backoff.capMs) this.backoff.reset();
         }
-        if (a.close !== null && !a.close.reconnect) return this.finish(RelayError.fromClose(a.close));
+        if (a.close !== null && !a.close.reconnect) return this.finish(a.close.error);
         if (a.close !== null) {
-          why = RelayError.fromClose(a.close);
+          why = a.close.error;
           // The relay's advice is a floor for this reconnect, never a licence to come back sooner
           // than the back-off: a relay that closes every stream with retryAfterMs 0 made a storm.
-          delay = this.backoff.next(a.close.retryAfterMs, this.baseMs());
+          delay = this.backoff.next(why.retryAfterMs, this.baseMs());
         } else {
           why = a.error ?? new RelayError('stream_ended', 'the relay ended the stream without a close event');
           delay = this.backoff.next(undefined, this.baseMs());
         }
       }
       this.setState({ state: 'reconnecting', attempt: this.backoff.attempts, delayMs: delay, reason: why.code, message: why.message, error: why });
-      await this.sleep(delay);
+      await wait(delay, this.wakeup.signal);
     }
   }
 
   private baseMs(): number {
     return this.retryMs ?? this.config.backoff.baseMs;
-  }
-
-  /** Waits, unless close() wakes it first. */
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined = undefined;
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-      timer = setTimeout(done, ms);
-      this.wake = done;
-    });
   }
 
   /** One request: until the stream ends, or the refusal or failure that prevented it. */
@@ -244,7 +209,10 @@ export class RelayClient extends Emitter<RelayClientEvents> {
     try {
       token = await this.session.token();
     } catch (e) {
-      return { kind: 'failed', error: e as RelayError };
+      const error = e as RelayError;
+      // A refused session (within the refresh interval) or a token no header can carry: final.
+      if (error.code === 'invalid_session' || error.code === 'misconfigured') return { kind: 'refused', error, token: undefined };
+      return { kind: 'failed', error };
     }
     if (!this.live(gen)) return { kind: 'aborted' };
     const resumedFrom = this.lastId;
@@ -260,9 +228,20 @@ export class RelayClient extends Emitter<RelayClientEvents> {
       retry: (ms) => {
         this.retryMs = this.backoff.advice(ms) ?? this.retryMs;
       },
+      // The id moves only with a frame handed to the program, and never after close() (or a
+      // close()+connect() in a listener): what is not delivered is asked for again on resume.
       frame: (meta, payload, id) => {
+        if (!this.live(gen)) return;
         if (id !== null) this.lastId = id;
-        if (this.live(gen)) this.emit('payload', { payload, meta, id });
+        this.emit('payload', { payload, meta, id });
+      },
+      invalid: (frame) => {
+        if (this.live(gen)) this.emit('invalid_frame', frame);
+      },
+      final: (error) => {
+        if (!this.live(gen)) return;
+        this.finish(error);
+        this.inFlight?.abort();
       },
     });
   }

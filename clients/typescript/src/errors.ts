@@ -2,7 +2,7 @@
 // code, HTTP status and details), the reasons the relay gives for ending a stream, and the few
 // failures the client finds itself. Programs switch on `code`, never on the sentence.
 
-import type { CloseEvent, CloseReasonCode, HttpErrorCode } from './generated/wire.js';
+import type { CloseReasonCode, HttpErrorCode } from './generated/wire.js';
 
 /** Failures the client detects itself (no relay code exists for them). */
 export type ClientErrorCode =
@@ -23,7 +23,11 @@ export type ClientErrorCode =
   /** The program's `token()` threw or returned nothing usable. */
   | 'token_unavailable'
   /** The relay answered with a redirect (3xx): not followed, so the credentials stay on the configured origin. */
-  | 'redirect_refused';
+  | 'redirect_refused'
+  /** An event on the stream passed the 4 MiB bound (retried with back-off). */
+  | 'frame_too_large'
+  /** The relay closed the stream for a reason not in the close catalogue (a newer relay); `body.reason` has it. */
+  | 'unknown_close';
 
 export type ErrorCode = HttpErrorCode | CloseReasonCode | ClientErrorCode;
 
@@ -62,12 +66,6 @@ export class RelayError extends Error {
     this.details = init.details;
     this.retryAfterMs = init.retryAfterMs;
     this.body = init.body;
-  }
-
-  static fromClose(event: CloseEvent): RelayError {
-    // The event is the relay's word, unchecked: only a number is kept as advice.
-    const advice: unknown = event.retryAfterMs;
-    return new RelayError(event.reason, event.message, typeof advice === 'number' && Number.isFinite(advice) ? { retryAfterMs: advice } : {});
   }
 }
 

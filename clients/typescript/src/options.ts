@@ -3,7 +3,9 @@
 // construction, with a sentence saying what to fix.
 
 import { DEFAULT_BACKOFF, MAX_DELAY_MS, MIN_BASE_MS, type BackoffOptions } from './backoff.js';
+import { channelProblem, normaliseChannel } from './channel.js';
 import { RelayError } from './errors.js';
+import { headerValueProblem } from './header-values.js';
 import type { REDIRECT } from './response.js';
 import { isEventId } from './sse.js';
 import type { TokenSource } from './session.js';
@@ -50,11 +52,18 @@ export interface RelayClientOptions {
   sendAttempts?: number;
   /** The fetch to use (default: the global one). */
   fetch?: FetchLike;
+  /**
+   * Allow an `http://` url to a host that is not this machine (loopback). Off by default: the client
+   * secret and the session token would cross every network on the way in clear text.
+   */
+  allowInsecureHttp?: boolean;
 }
 
 export interface ClientConfig {
   endpoint: string;
   server: string | undefined;
+  /** The server as the relay normalises it (meta.channel); undefined for a bridge on every channel. */
+  channel: string | undefined;
   clientId: string;
   clientSecret: string;
   userAgent: string;
@@ -88,6 +97,12 @@ function duration(name: string, v: number | undefined, fallback: number, min: nu
   return ms;
 }
 
+/** This machine: localhost, 127.0.0.0/8 or ::1 (the URL parser gives IPv6 hosts in brackets). */
+function isLoopback(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost') || /^127(?:\.\d{1,3}){3}$/.test(h) || h === '[::1]';
+}
+
 export function resolveOptions(o: RelayClientOptions): ClientConfig {
   const session = o.token !== undefined;
   for (const name of ['clientId', 'clientSecret'] as const) {
@@ -99,9 +114,14 @@ export function resolveOptions(o: RelayClientOptions): ClientConfig {
       );
     }
   }
+  for (const name of ['clientId', 'clientSecret'] as const) {
+    // The value stays out of the message: it is a credential, and messages reach logs.
+    const problem = headerValueProblem(o[name].trim());
+    if (problem !== null) throw misconfigured(`${name} cannot be sent in a header: it ${problem}`);
+  }
   if (o.token !== undefined && typeof o.token !== 'function') throw misconfigured('token must be a function returning the game session token (or a promise of it)');
-  if (blank(o.userAgent) || /[\x00-\x1f\x7f]/.test(o.userAgent)) {
-    throw misconfigured('userAgent is required, without control characters: <mod_id>/<mod_version>+<git commit>');
+  if (blank(o.userAgent) || /[\x00-\x1f\x7f]|[^\x00-\xff]/.test(o.userAgent)) {
+    throw misconfigured('userAgent is required, without control characters or characters past U+00FF: <mod_id>/<mod_version>+<git commit>');
   }
   let url: URL;
   try {
@@ -110,9 +130,14 @@ export function resolveOptions(o: RelayClientOptions): ClientConfig {
     throw misconfigured(`url is not a URL: ${JSON.stringify(o.url)}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw misconfigured(`url must be http or https: ${o.url}`);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && o.allowInsecureHttp !== true) {
+    throw misconfigured(`url is http:// to ${url.hostname}: the client secret and session token would travel in clear text. Use https://, or set allowInsecureHttp: true for a network you trust`);
+  }
   if (!url.pathname.endsWith('/irc')) url.pathname = `${url.pathname.replace(/\/+$/, '')}/irc`;
   const server = o.server?.trim();
   if (server !== undefined && server === '') throw misconfigured('server is empty: name the multiplayer server, or omit it for a bridge stream on every channel');
+  const problem = server === undefined ? null : channelProblem(server);
+  if (problem !== null) throw misconfigured(`server is not a name the relay accepts as a channel: ${problem}`);
   if (session && server === undefined) throw misconfigured('server is required with a token: the channel is the multiplayer server the player is on');
   const baseMs = duration('backoff.baseMs', o.backoff?.baseMs, DEFAULT_BACKOFF.baseMs, MIN_BASE_MS);
   const capMs = duration('backoff.capMs', o.backoff?.capMs, Math.max(DEFAULT_BACKOFF.capMs, baseMs), MIN_BASE_MS);
@@ -124,6 +149,7 @@ export function resolveOptions(o: RelayClientOptions): ClientConfig {
   return {
     endpoint: url.toString(),
     server,
+    channel: server === undefined ? undefined : normaliseChannel(server),
     clientId: o.clientId.trim(),
     clientSecret: o.clientSecret.trim(),
     userAgent: o.userAgent,

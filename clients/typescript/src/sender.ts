@@ -6,6 +6,8 @@
 import { Backoff } from './backoff.js';
 import { networkError, refusal, RelayError, retryableStatus } from './errors.js';
 import { commonHeaders, type ClientConfig } from './options.js';
+import { excerpt } from './frames.js';
+import { wait } from './wait.js';
 import { readBody, REDIRECT, redirectRefusal } from './response.js';
 import type { Session } from './session.js';
 
@@ -19,43 +21,64 @@ export interface SendResult {
 export class Sender {
   private readonly config: ClientConfig;
   private readonly session: Session;
+  /** Aborted by stop() (the program's close()): every request and resend wait under way ends. */
+  private halt = new AbortController();
 
   constructor(config: ClientConfig, session: Session) {
     this.config = config;
     this.session = session;
   }
 
-  async post(body: unknown): Promise<SendResult> {
+  /** After close(): nothing more is posted, resends waiting stop, and post() rejects with client_closed. */
+  stop(): void {
+    this.halt.abort();
+  }
+
+  /** connect() after close(): posting is allowed again. */
+  resume(): void {
+    if (this.halt.signal.aborted) this.halt = new AbortController();
+  }
+
+  /** `entries`: how many payloads the body holds (the relay's `accepted` is at most that). */
+  async post(body: unknown, entries: number): Promise<SendResult> {
+    const halt = this.halt.signal;
+    const closed = (): RelayError => new RelayError('client_closed', 'close() was called: nothing more is sent');
     const json = JSON.stringify(body);
     const idempotencyKey = crypto.randomUUID();
     const backoff = new Backoff(this.config.backoff);
     let refreshed = false;
     for (let attempt = 1; ; attempt++) {
+      if (halt.aborted) throw closed();
       const token = await this.session.token();
+      if (halt.aborted) throw closed();
       let failure: RelayError;
       try {
-        const res = await this.request(json, token, idempotencyKey);
-        if (res.status >= 200 && res.status < 300) return result(res);
+        const res = await this.request(json, token, idempotencyKey, halt);
+        if (res.status >= 200 && res.status < 300) return result(res, entries);
         failure = refusal(res.status, res.retryAfter, res.text);
-        if (res.status === 401 && !this.session.isBridge && !refreshed) {
-          // The session expired: ask the program for a fresh token once and resend at once.
+        // The session expired: ask the program for a fresh token once (if the session allows one now)
+        // and resend at once. A refreshed token refused too is reported, so later sends fail fast.
+        const again = res.status === 401 && !this.session.isBridge && this.session.invalidate(token);
+        if (again && !refreshed) {
           refreshed = true;
-          this.session.invalidate(token);
           attempt--;
           continue;
         }
         if (!retryableStatus(res.status) || res.status === 429) throw failure;
       } catch (e) {
+        if (halt.aborted) throw closed();
         if (e instanceof RelayError) throw e;
         failure = networkError(e);
       }
       if (attempt >= this.config.sendAttempts) throw failure;
-      await new Promise((r) => setTimeout(r, backoff.next(failure.retryAfterMs)));
+      await wait(backoff.next(failure.retryAfterMs), halt);
     }
   }
 
-  private async request(json: string, token: string | undefined, idempotencyKey: string): Promise<Answer> {
+  private async request(json: string, token: string | undefined, idempotencyKey: string, halt: AbortSignal): Promise<Answer> {
     const controller = new AbortController();
+    const stop = (): void => controller.abort(new Error('close() was called'));
+    halt.addEventListener('abort', stop);
     // A POST the relay does not answer in time is given up and resent under the same key: safe.
     const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.config.watchdogMs} ms`)), this.config.watchdogMs);
     try {
@@ -76,6 +99,7 @@ export class Sender {
       return { status: res.status, retryAfter: res.headers.get('retry-after'), text: body.text };
     } finally {
       clearTimeout(timer);
+      halt.removeEventListener('abort', stop);
     }
   }
 }
@@ -87,12 +111,21 @@ interface Answer {
   text: string;
 }
 
-function result(res: Answer): SendResult {
+/** A count the relay reports: a whole number from 0 to the entries sent. */
+function count(v: unknown, entries: number): v is number {
+  return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= entries;
+}
+
+function result(res: Answer, entries: number): SendResult {
+  let body: { accepted?: unknown; dropped?: unknown } | null = null;
   try {
-    const body = JSON.parse(res.text) as { accepted?: unknown; dropped?: unknown };
-    if (typeof body.accepted === 'number') return { accepted: body.accepted, dropped: typeof body.dropped === 'number' ? body.dropped : 0 };
+    body = JSON.parse(res.text) as { accepted?: unknown; dropped?: unknown } | null;
   } catch {
     // reported below
   }
-  throw new RelayError('invalid_response', `the relay answered ${res.status} with a body that is not its JSON: ${res.text.slice(0, 200)}`, { status: res.status });
+  if (typeof body === 'object' && body !== null && count(body.accepted, entries)) {
+    const dropped = body.dropped === undefined ? 0 : body.dropped;
+    if (count(dropped, entries)) return { accepted: body.accepted, dropped };
+  }
+  throw new RelayError('invalid_response', `the relay answered ${res.status} with a body that is not its answer to ${entries} entries: ${excerpt(res.text)}`, { status: res.status });
 }

@@ -1,21 +1,27 @@
 // Reads the relay's event stream from a fetch body: `meta` events paired with the unnamed data event
 // that follows (spec 6), the `close` event the relay sends before ending a stream, `retry:` and
-// comments. eventsource-parser does the SSE framing; this file adds the relay's meaning.
+// comments. eventsource-parser does the SSE framing; this file pairs the events. Nothing here is
+// believed yet: frames.ts checks what it hands on.
 
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { CloseEvent, MetaFrame, Payload } from './generated/wire.js';
+import { RelayError } from './errors.js';
+import { excerpt, type InvalidFrameReason } from './frames.js';
 
 export interface SseHandlers {
   /** Any bytes arrived (the watchdog's heartbeat: comments and partial events count). */
   onBytes(): void;
-  onPair(meta: MetaFrame, payload: Payload, id: string | null): void;
-  onClose(event: CloseEvent): void;
+  /** A meta event and the data event that followed it, parsed but unchecked (see frames.ts). */
+  onPair(meta: unknown, payload: object, id: string | null): void;
+  /** Something that is not a frame the relay sends; `id` the data event's, when it is one. */
+  onInvalid(reason: InvalidFrameReason, id: string | null, message: string): void;
+  /** The data of a `close` event, parsed but unchecked. */
+  onClose(data: unknown): void;
   onRetry(ms: number): void;
   onComment(text: string): void;
 }
 
 /** Far above anything the relay sends (an entry is at most 64 KiB); a stream past it is broken. */
-const MAX_BUFFER = 4 * 1024 * 1024;
+export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
 /** Longest id taken: a sequence is a 64-bit number, at most 20 digits. */
 const MAX_ID_DIGITS = 20;
@@ -29,51 +35,55 @@ export function isEventId(id: string | undefined): id is string {
   return id !== undefined && id.length <= MAX_ID_DIGITS && /^\d+$/.test(id);
 }
 
-function parseObject(data: string): Record<string, unknown> | null {
+/**
+ * The relay's greeting (`: connected to <channel>`), sent once it has subscribed the stream: the one
+ * place that recognises it.
+ */
+export function isGreeting(comment: string): boolean {
+  return /^\s?connected(?:\s|$)/.test(comment);
+}
+
+function parseObject(data: string): object | null {
   try {
     const v: unknown = JSON.parse(data);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : null;
   } catch {
     return null;
   }
 }
 
-/**
- * Feeds the body to the handlers until it ends (resolves) or fails (rejects). Payloads are not
- * validated again: the relay validated every one at ingress against the same schemas.
- */
+/** Feeds the body to the handlers until it ends (resolves) or fails (rejects; frame_too_large for an oversized event). */
 export async function readSse(body: ReadableStream<Uint8Array>, h: SseHandlers): Promise<void> {
   // The meta frame waiting for its data event; anything else in between breaks the pair.
-  let meta: MetaFrame | null = null;
+  let meta: { value: unknown } | null = null;
   const broken: { error: Error | null } = { error: null };
   const parser = createParser({
-    maxBufferSize: MAX_BUFFER,
+    maxBufferSize: MAX_EVENT_BYTES,
     onRetry: (ms) => h.onRetry(ms),
     onComment: (text) => h.onComment(text),
     onError: (e) => {
       // Only an oversized event stops the stream; unknown fields are ignored, as SSE says.
-      if (e.type === 'max-buffer-size-exceeded') broken.error = e;
+      if (e.type === 'max-buffer-size-exceeded') broken.error = new RelayError('frame_too_large', `an event on the stream is larger than ${MAX_EVENT_BYTES} bytes`);
     },
     onEvent: (ev: EventSourceMessage) => {
       if (ev.event === 'meta') {
         const m = parseObject(ev.data);
-        meta = m !== null && typeof m['uuid'] === 'string' && typeof m['channel'] === 'string' ? (m as unknown as MetaFrame) : null;
+        if (m === null) h.onInvalid('invalid_json', null, `a meta event that is not a JSON object: ${excerpt(ev.data)}`);
+        meta = m === null ? null : { value: m };
         return;
       }
       if (ev.event === undefined || ev.event === 'message') {
+        // A frame with an id the relay would not send is reported or delivered without it.
+        const id = isEventId(ev.id) ? ev.id : null;
         const p = parseObject(ev.data);
-        // A data event without its meta is not a frame the relay sends: skipped, and its id is not
-        // taken, so a resume would fetch it again with its meta. A frame with an id the relay would
-        // not send is delivered without it.
-        if (meta !== null && p !== null && typeof p['type'] === 'string') h.onPair(meta, p as unknown as Payload, isEventId(ev.id) ? ev.id : null);
+        if (p === null) h.onInvalid('invalid_json', id, `a data event that is not a JSON object: ${excerpt(ev.data)}`);
+        else if (meta === null) h.onInvalid('unpaired_data', id, 'a data event without the meta event that precedes every frame');
+        else h.onPair(meta.value, p, id);
         meta = null;
         return;
       }
       meta = null;
-      if (ev.event === 'close') {
-        const c = parseObject(ev.data);
-        if (c !== null && typeof c['reason'] === 'string' && typeof c['reconnect'] === 'boolean') h.onClose(c as unknown as CloseEvent);
-      }
+      if (ev.event === 'close') h.onClose(parseObject(ev.data));
       // Other named events are for later versions of the relay: ignored.
     },
   });
