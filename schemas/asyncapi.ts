@@ -5,7 +5,7 @@
 // handshake (headers, refusals) is also in the OpenAPI document, which can say more about HTTP.
 
 import { CLOSE_REASON_CODES, CLOSE_REASONS, MIN_RETRY_MS, type CloseReasonEntry } from './close.js';
-import { componentSchemas, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
+import { componentSchemas, payloadDiscriminator, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
 import { NIL_UUID } from './uuid.js';
 
 const SCHEMA = '#/components/schemas/';
@@ -189,7 +189,22 @@ const QUERY: JsonObject = {
   },
 };
 
-const MESSAGE_NAMES = ['meta', 'payload', 'keepaliveMeta', 'keepalive', 'close'] as const;
+/**
+ * Not an SSE event: the JSON body of the HTTP response when the relay refuses to open the stream
+ * (every refusal of GET, listed in the OpenAPI document), the same shape as POST's refusals. Here so
+ * that models generated from this document alone can read it.
+ */
+const REFUSAL: JsonObject = {
+  name: 'refusal',
+  title: 'refusal (HTTP response body, not an event)',
+  summary: 'The JSON body of a refused GET (status 400 and above, before any event); POST refusals have the same shape.',
+  description: 'Sent instead of the stream, with `Content-Type: application/json`; its codes and statuses are in schemas/openapi.json.',
+  contentType: 'application/json',
+  payload: ref('ErrorBody'),
+  examples: [{ name: 'unauthorized', payload: { error: 'unauthorized', message: 'the game session could not be verified' } }],
+};
+
+const MESSAGE_NAMES = ['meta', 'payload', 'keepaliveMeta', 'keepalive', 'close', 'refusal'] as const;
 
 function channel(address: string): JsonObject {
   return {
@@ -214,6 +229,12 @@ function operation(channelId: string, address: string): JsonObject {
   };
 }
 
+function streamSchemas(): Record<string, JsonObject> {
+  const schemas = componentSchemas(STREAM_COMPONENTS, SCHEMA);
+  schemas['Payload'] = { ...schemas['Payload']!, discriminator: payloadDiscriminator('asyncapi', SCHEMA) };
+  return schemas;
+}
+
 /** The AsyncAPI 3.0 document; `version` is the relay's (package.json). */
 export function asyncApiDocument(version: string): JsonObject {
   return {
@@ -230,6 +251,6 @@ export function asyncApiDocument(version: string): JsonObject {
     },
     channels: { stream: channel('/'), streamIrc: channel('/irc') },
     operations: { receiveStream: operation('stream', '/'), receiveStreamIrc: operation('streamIrc', '/irc') },
-    components: { schemas: componentSchemas(STREAM_COMPONENTS, SCHEMA), messages: messages(version) },
+    components: { schemas: streamSchemas(), messages: { ...messages(version), refusal: REFUSAL } },
   };
 }

@@ -51,10 +51,13 @@ export const CLOSE_REASON_CODES = Object.keys(CLOSE_REASONS) as CloseReasonCode[
 /** The data of the SSE event `close`. */
 export const CloseEvent = Type.Object(
   {
-    reason: Type.Union(
-      CLOSE_REASON_CODES.map((c) => Type.Literal(c)),
-      { description: 'Why the stream ends: one code of the catalogue.' },
-    ),
+    // A string, not an enum: the catalogue may grow, and a client built today must still read a
+    // close event with tomorrow's reason (and treat it by its `reconnect`).
+    reason: Type.Unsafe<CloseReasonCode>({
+      type: 'string',
+      'x-known-values': CLOSE_REASON_CODES,
+      description: `Why the stream ends: one code of the catalogue, today ${CLOSE_REASON_CODES.map((c) => `\`${c}\``).join(', ')}. Read an unknown one by \`reconnect\`.`,
+    }),
     message: Type.String({ description: 'The same, in a sentence for people.' }),
     reconnect: Type.Boolean({ description: 'Whether the client should open the stream again (with Last-Event-ID).' }),
     retryAfterMs: Type.Optional(
