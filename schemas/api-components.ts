@@ -70,8 +70,13 @@ export const STREAM_COMPONENTS = [
   'ErrorBody',
 ] as const;
 
-/** Everything: the components of the OpenAPI document. */
-export const ALL_COMPONENTS: readonly string[] = NAMED.map(([name]) => name);
+/** The components of the OpenAPI document: all but the stream's events, which only AsyncAPI uses. */
+export const ALL_COMPONENTS: readonly string[] = NAMED.map(([name]) => name).filter((n) => n !== 'MetaFrame' && n !== 'CloseEvent');
+
+/** The relay's licence (package.json, LICENSE), in the info of both documents. */
+export const DOCUMENT_LICENSE: JsonObject = { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' };
+/** Who answers for the documents: the maintainers (a deployment's operator answers for its address). */
+export const DOCUMENT_CONTACT: JsonObject = { name: 'Channel relay maintainers' };
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };

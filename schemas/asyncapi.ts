@@ -5,7 +5,7 @@
 // handshake (headers, refusals) is also in the OpenAPI document, which can say more about HTTP.
 
 import { CLOSE_REASON_CODES, CLOSE_REASONS, MIN_RETRY_MS, type CloseReasonEntry } from './close.js';
-import { componentSchemas, payloadDiscriminator, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
+import { componentSchemas, DOCUMENT_CONTACT, DOCUMENT_LICENSE, payloadDiscriminator, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
 import { NIL_UUID } from './uuid.js';
 
 const SCHEMA = '#/components/schemas/';
@@ -242,6 +242,8 @@ export function asyncApiDocument(version: string): JsonObject {
     info: {
       title: 'Channel relay: the stream',
       version,
+      license: DOCUMENT_LICENSE,
+      contact: DOCUMENT_CONTACT,
       description: DESCRIPTION,
     },
     defaultContentType: 'application/json',

@@ -4,7 +4,7 @@
 // `npm run schemas` writes it to schemas/openapi.json.
 
 import { ADMIN_SECURITY_SCHEME, adminComponents, adminPaths } from './admin-openapi.js';
-import { ALL_COMPONENTS, componentSchemas, payloadDiscriminator, type JsonObject, type JsonValue } from './api-components.js';
+import { ALL_COMPONENTS, componentSchemas, DOCUMENT_CONTACT, DOCUMENT_LICENSE, payloadDiscriminator, type JsonObject, type JsonValue } from './api-components.js';
 import { BATCH_MAX_DEFAULT } from './envelope.js';
 import { HTTP_ERROR_CODES, HTTP_ERRORS, type HttpErrorCode, type HttpErrorEntry, type StreamOrPost } from './http-errors.js';
 
@@ -263,6 +263,8 @@ export function openApiDocument(version: string): JsonObject {
       title: 'Channel relay: send payloads, open the stream',
       version,
       summary: 'POST payloads to a Minecraft channel relay and open its SSE stream.',
+      license: DOCUMENT_LICENSE,
+      contact: DOCUMENT_CONTACT,
       description: DESCRIPTION,
     },
     servers: [

@@ -26,7 +26,6 @@ export const logout: Payload = {
 export const batch: components['schemas']['PostBody'] = [death, { user: '3f1e8d2a-6b7c-4d5e-9f10-112233445566', agent: 'bridge/1', message: { type: 'keepalive' } }];
 export const accepted: Accepted = { accepted: 2, dropped: 0 };
 export const refusal: components['schemas']['ErrorBody'] = { error: 'missing_scope', message: 'no', scope: 'irc.messages.send.chat' };
-export const meta: components['schemas']['MetaFrame'] = { uuid: '3f1e8d2a-6b7c-4d5e-9f10-112233445566', agent: null, channel: 'play.example.net' };
 export function kind(p: Payload): string {
   return p.type === 'chat' ? 'chat' : p.type;
 }
