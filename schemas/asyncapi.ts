@@ -4,24 +4,15 @@
 // stream has one source of truth; `npm run schemas` writes it to schemas/asyncapi.json. The HTTP
 // handshake (headers, refusals) is also in the OpenAPI document, which can say more about HTTP.
 
-import { CLOSE_REASON_CODES, CLOSE_REASONS, MIN_RETRY_MS, type CloseReasonEntry } from './close.js';
+import { CLOSE_REASON_CODES, CLOSE_REASONS, type CloseReasonEntry } from './close.js';
+import { MIN_RETRY_MS, STREAM_TIMINGS } from './stream-timings.js';
 import { componentSchemas, DOCUMENT_CONTACT, DOCUMENT_LICENSE, payloadDiscriminator, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
 import { NIL_UUID } from './uuid.js';
 
 const SCHEMA = '#/components/schemas/';
 const ref = (name: string): JsonObject => ({ $ref: `${SCHEMA}${name}` });
 
-/** The relay's defaults, as client authors should plan for them. */
-export const STREAM_TIMINGS = {
-  /** Interval of the server keepalive pair (KEEPALIVE_INTERVAL, kept below 15 s). */
-  keepaliveMs: 10_000,
-  /** The `retry:` the relay sends when a stream opens. */
-  openRetryMs: 2000,
-  /** Silence after which a client should drop the stream and reconnect. */
-  watchdogMs: 15_000,
-  /** Cap of a client's reconnect back-off. */
-  backoffCapMs: 30_000,
-} as const;
+export { STREAM_TIMINGS };
 
 function closeReasonList(): string {
   return CLOSE_REASON_CODES.map((code) => {
@@ -220,7 +211,7 @@ function operation(channelId: string, address: string): JsonObject {
     action: 'receive',
     channel: { $ref: `#/channels/${channelId}` },
     title: `Receive the stream (GET ${address})`,
-    summary: 'meta + data pairs, server keepalive pairs every 10 s, and a close event before the end.',
+    summary: `meta + data pairs, server keepalive pairs every ${STREAM_TIMINGS.keepaliveMs / 1000} s, and a close event before the end.`,
     description:
       'Open with GET, the request headers of x-request-headers and optionally the query `host`. Pair each `meta` with the next unnamed data event; keep the last `id:` and send it as Last-Event-ID on every reconnect; honour `retry:` and the `close` advice.',
     bindings: { http: { method: 'GET', query: QUERY, bindingVersion: '0.3.0' } },

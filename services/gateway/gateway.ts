@@ -24,8 +24,9 @@ import { replay } from './replay.js';
 import { encodeComment } from './sse.js';
 import { checkStreamCaps } from './stream-caps.js';
 import { StreamRegistry } from './stream-registry.js';
+import { STREAM_TIMINGS } from '../../schemas/stream-timings.js';
 
-const CLIENT_RETRY_MS = 2000;
+const CLIENT_RETRY_MS = STREAM_TIMINGS.openRetryMs;
 const CATCH_UP_AGAIN_MS = 2000;
 
 export class Gateway {
