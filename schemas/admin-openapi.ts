@@ -134,6 +134,7 @@ function operation(r: AdminRoute): JsonObject {
   return {
     tags: ['admin'],
     summary: r.summary,
+    description: `${r.summary} ${r.method === 'get' ? ADMIN_READ : ADMIN_CHANGE}`,
     operationId: `admin_${r.method}_${r.path.replace(/^\/api\//, '').replace(/[{}]/g, '').replace(/\//g, '_')}`,
     security: [{ adminToken: [] }],
     ...(r.params !== undefined
@@ -143,6 +144,10 @@ function operation(r: AdminRoute): JsonObject {
     responses,
   };
 }
+
+/** What every admin operation requires, said in each operation's description. */
+const ADMIN_READ = 'On the admin service only (never the client address), with an admin token as Bearer and a Host of ADMIN_ALLOWED_HOSTS.';
+const ADMIN_CHANGE = `${ADMIN_READ} A change is also checked for its Origin, takes a JSON body, and is recorded in the audit.`;
 
 const ADMIN_SERVERS = [{ url: 'http://127.0.0.1:8090', description: 'The admin service (ADMIN_HOST:ADMIN_PORT), never the client address.' }];
 

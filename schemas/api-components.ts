@@ -11,12 +11,9 @@ import { ChatComponent, Enchantment, InventorySlot, ItemStack, LogoutPosition, P
 import { Envelope, PostBody } from './envelope.js';
 import { ErrorBody, ErrorDetail, PostAccepted } from './http-errors.js';
 import { MetaFrame } from './meta.js';
-import { PAYLOAD_TYPES, type PayloadType } from './payload-types.js';
+import { PAYLOAD_TYPES, payloadComponentName } from './payload-types.js';
 
-/** entity_owner -> EntityOwnerPayload: the names the TypeScript exports have too. */
-export function payloadComponentName(type: PayloadType): string {
-  return `${type.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}Payload`;
-}
+export { payloadComponentName };
 
 /** Every named shape, the smaller ones first (the order of the documents' components). */
 const NAMED: ReadonlyArray<readonly [string, TSchema]> = [
@@ -41,6 +38,17 @@ const NAMED: ReadonlyArray<readonly [string, TSchema]> = [
   ['PostAccepted', PostAccepted],
 ];
 
+/**
+ * The discriminator of the payload union with its mapping, as each document spells it: OpenAPI's
+ * object { propertyName, mapping } (also written into the JSON Schema files, where it is an
+ * annotation), AsyncAPI's bare property name (its Schema Object has no mapping: each member's
+ * `type` const is the mapping, which is how AsyncAPI generators read it).
+ */
+export function payloadDiscriminator(style: 'openapi' | 'asyncapi', refPrefix: string): JsonValue {
+  if (style === 'asyncapi') return 'type';
+  return { propertyName: 'type', mapping: Object.fromEntries(PAYLOAD_TYPES.map((t) => [t, `${refPrefix}${payloadComponentName(t)}`])) };
+}
+
 /** What the stream carries: the components of the AsyncAPI document. */
 export const STREAM_COMPONENTS = [
   'Uuid',
@@ -57,10 +65,18 @@ export const STREAM_COMPONENTS = [
   'Payload',
   'MetaFrame',
   'CloseEvent',
+  // The body of a refused GET (before the stream opens), the same as a refused POST's.
+  'ErrorDetail',
+  'ErrorBody',
 ] as const;
 
-/** Everything: the components of the OpenAPI document. */
-export const ALL_COMPONENTS: readonly string[] = NAMED.map(([name]) => name);
+/** The components of the OpenAPI document: all but the stream's events, which only AsyncAPI uses. */
+export const ALL_COMPONENTS: readonly string[] = NAMED.map(([name]) => name).filter((n) => n !== 'MetaFrame' && n !== 'CloseEvent');
+
+/** The relay's licence (package.json, LICENSE), in the info of both documents. */
+export const DOCUMENT_LICENSE: JsonObject = { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' };
+/** Who answers for the documents: the maintainers (a deployment's operator answers for its address). */
+export const DOCUMENT_CONTACT: JsonObject = { name: 'Channel relay maintainers' };
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };

@@ -4,24 +4,15 @@
 // stream has one source of truth; `npm run schemas` writes it to schemas/asyncapi.json. The HTTP
 // handshake (headers, refusals) is also in the OpenAPI document, which can say more about HTTP.
 
-import { CLOSE_REASON_CODES, CLOSE_REASONS, MIN_RETRY_MS, type CloseReasonEntry } from './close.js';
-import { componentSchemas, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
+import { CLOSE_REASON_CODES, CLOSE_REASONS, type CloseReasonEntry } from './close.js';
+import { MIN_RETRY_MS, STREAM_TIMINGS } from './stream-timings.js';
+import { componentSchemas, DOCUMENT_CONTACT, DOCUMENT_LICENSE, payloadDiscriminator, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
 import { NIL_UUID } from './uuid.js';
 
 const SCHEMA = '#/components/schemas/';
 const ref = (name: string): JsonObject => ({ $ref: `${SCHEMA}${name}` });
 
-/** The relay's defaults, as client authors should plan for them. */
-export const STREAM_TIMINGS = {
-  /** Interval of the server keepalive pair (KEEPALIVE_INTERVAL, kept below 15 s). */
-  keepaliveMs: 10_000,
-  /** The `retry:` the relay sends when a stream opens. */
-  openRetryMs: 2000,
-  /** Silence after which a client should drop the stream and reconnect. */
-  watchdogMs: 15_000,
-  /** Cap of a client's reconnect back-off. */
-  backoffCapMs: 30_000,
-} as const;
+export { STREAM_TIMINGS };
 
 function closeReasonList(): string {
   return CLOSE_REASON_CODES.map((code) => {
@@ -189,7 +180,22 @@ const QUERY: JsonObject = {
   },
 };
 
-const MESSAGE_NAMES = ['meta', 'payload', 'keepaliveMeta', 'keepalive', 'close'] as const;
+/**
+ * Not an SSE event: the JSON body of the HTTP response when the relay refuses to open the stream
+ * (every refusal of GET, listed in the OpenAPI document), the same shape as POST's refusals. Here so
+ * that models generated from this document alone can read it.
+ */
+const REFUSAL: JsonObject = {
+  name: 'refusal',
+  title: 'refusal (HTTP response body, not an event)',
+  summary: 'The JSON body of a refused GET (status 400 and above, before any event); POST refusals have the same shape.',
+  description: 'Sent instead of the stream, with `Content-Type: application/json`; its codes and statuses are in schemas/openapi.json.',
+  contentType: 'application/json',
+  payload: ref('ErrorBody'),
+  examples: [{ name: 'unauthorized', payload: { error: 'unauthorized', message: 'the game session could not be verified' } }],
+};
+
+const MESSAGE_NAMES = ['meta', 'payload', 'keepaliveMeta', 'keepalive', 'close', 'refusal'] as const;
 
 function channel(address: string): JsonObject {
   return {
@@ -205,13 +211,19 @@ function operation(channelId: string, address: string): JsonObject {
     action: 'receive',
     channel: { $ref: `#/channels/${channelId}` },
     title: `Receive the stream (GET ${address})`,
-    summary: 'meta + data pairs, server keepalive pairs every 10 s, and a close event before the end.',
+    summary: `meta + data pairs, server keepalive pairs every ${STREAM_TIMINGS.keepaliveMs / 1000} s, and a close event before the end.`,
     description:
       'Open with GET, the request headers of x-request-headers and optionally the query `host`. Pair each `meta` with the next unnamed data event; keep the last `id:` and send it as Last-Event-ID on every reconnect; honour `retry:` and the `close` advice.',
     bindings: { http: { method: 'GET', query: QUERY, bindingVersion: '0.3.0' } },
     'x-request-headers': REQUEST_HEADERS,
     messages: MESSAGE_NAMES.map((m) => ({ $ref: `#/channels/${channelId}/messages/${m}` })),
   };
+}
+
+function streamSchemas(): Record<string, JsonObject> {
+  const schemas = componentSchemas(STREAM_COMPONENTS, SCHEMA);
+  schemas['Payload'] = { ...schemas['Payload']!, discriminator: payloadDiscriminator('asyncapi', SCHEMA) };
+  return schemas;
 }
 
 /** The AsyncAPI 3.0 document; `version` is the relay's (package.json). */
@@ -221,6 +233,8 @@ export function asyncApiDocument(version: string): JsonObject {
     info: {
       title: 'Channel relay: the stream',
       version,
+      license: DOCUMENT_LICENSE,
+      contact: DOCUMENT_CONTACT,
       description: DESCRIPTION,
     },
     defaultContentType: 'application/json',
@@ -230,6 +244,6 @@ export function asyncApiDocument(version: string): JsonObject {
     },
     channels: { stream: channel('/'), streamIrc: channel('/irc') },
     operations: { receiveStream: operation('stream', '/'), receiveStreamIrc: operation('streamIrc', '/irc') },
-    components: { schemas: componentSchemas(STREAM_COMPONENTS, SCHEMA), messages: messages(version) },
+    components: { schemas: streamSchemas(), messages: { ...messages(version), refusal: REFUSAL } },
   };
 }

@@ -5,6 +5,7 @@
 // Clients that listen only to `meta` and unnamed events never see it.
 
 import { Type, type Static } from '@sinclair/typebox';
+import { MIN_RETRY_MS } from './stream-timings.js';
 
 export interface CloseReasonEntry {
   /** What the relay says, for people. */
@@ -15,14 +16,8 @@ export interface CloseReasonEntry {
   retryAfterMs?: number;
 }
 
-/**
- * The shortest wait the relay ever advises before a reconnect: the `retry:` field, a close event's
- * `retryAfterMs`, and (in whole seconds, so 1) every Retry-After. A relay that answers "now" sends
- * every client it closes at once (a drain, a restart) back in the same instant, a flood of its own
- * making; RETRY_MIN may not go below it. Clients may rely on it and should floor what they are told
- * all the same.
- */
-export const MIN_RETRY_MS = 1000;
+// The floor of every advised wait lives with the other stream timings; importers of close.ts keep it.
+export { MIN_RETRY_MS };
 
 export const CLOSE_REASONS = {
   evicted: {
@@ -51,10 +46,13 @@ export const CLOSE_REASON_CODES = Object.keys(CLOSE_REASONS) as CloseReasonCode[
 /** The data of the SSE event `close`. */
 export const CloseEvent = Type.Object(
   {
-    reason: Type.Union(
-      CLOSE_REASON_CODES.map((c) => Type.Literal(c)),
-      { description: 'Why the stream ends: one code of the catalogue.' },
-    ),
+    // A string, not an enum: the catalogue may grow, and a client built today must still read a
+    // close event with tomorrow's reason (and treat it by its `reconnect`).
+    reason: Type.Unsafe<CloseReasonCode>({
+      type: 'string',
+      'x-known-values': CLOSE_REASON_CODES,
+      description: `Why the stream ends: one code of the catalogue, today ${CLOSE_REASON_CODES.map((c) => `\`${c}\``).join(', ')}. Read an unknown one by \`reconnect\`.`,
+    }),
     message: Type.String({ description: 'The same, in a sentence for people.' }),
     reconnect: Type.Boolean({ description: 'Whether the client should open the stream again (with Last-Event-ID).' }),
     retryAfterMs: Type.Optional(

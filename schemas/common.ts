@@ -60,7 +60,8 @@ export const POSTURES = ['standing', 'sneaking', 'swimming'] as const;
 export const LogoutPosition = Type.Object(
   {
     ...positionFields,
-    phase: Type.Union(POSTURES.map((p) => Type.Literal(p))),
+    // An enum rather than a union of consts: generators make it an enum type, not an Object.
+    phase: Type.Unsafe<(typeof POSTURES)[number]>({ type: 'string', enum: [...POSTURES], title: 'Posture' }),
     pitch: Type.Number({ minimum: -90, maximum: 90 }),
     yaw: Type.Number(),
   },
@@ -127,4 +128,4 @@ export const ChatComponent = Type.Union(
 );
 
 /** The sender's clock in epoch milliseconds, relayed untouched. */
-export const Timestamp = Type.Integer({ description: 'Epoch milliseconds on the sender clock; never interpreted.' });
+export const Timestamp = Type.Integer({ format: 'int64', description: 'Epoch milliseconds on the sender clock; never interpreted.' });

@@ -54,8 +54,13 @@ export const EnvelopeShell = Type.Object(
 
 export const BATCH_MAX_DEFAULT = 256;
 
-/** POST body: one payload, or an array of payloads and envelopes. */
-export const PostBody = Type.Union([
-  Payload,
-  Type.Array(Type.Union([Payload, Envelope]), { description: `At most ${BATCH_MAX_DEFAULT} entries by default.` }),
-]);
+/**
+ * POST body: one payload, or an array of payloads and envelopes. oneOf, as the members exclude each
+ * other (an object or an array; an envelope has no `type`). Ingress checks each entry on its own.
+ */
+export const PostBody = Type.Unsafe<Payload | Array<Payload | Envelope>>({
+  oneOf: [
+    Payload,
+    Type.Array(Type.Unsafe({ oneOf: [Payload, Envelope] }), { description: `At most ${BATCH_MAX_DEFAULT} entries by default.` }),
+  ],
+});

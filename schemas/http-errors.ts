@@ -256,10 +256,12 @@ function extraRules(): object[] {
 /** The body of every refusal. Readers should tolerate members they do not know. */
 export const ErrorBody = Type.Object(
   {
-    error: Type.Union(
-      HTTP_ERROR_CODES.map((c) => Type.Literal(c)),
-      { description: 'A stable code; a client decides what to do from it (and from the HTTP status for a code it does not know).' },
-    ),
+    // A string, not an enum: codes may be added, and a client built today must still read the body.
+    error: Type.Unsafe<HttpErrorCode>({
+      type: 'string',
+      'x-known-values': HTTP_ERROR_CODES,
+      description: `A stable code; a client decides what to do from it (and from the HTTP status for a code it does not know). Today one of ${HTTP_ERROR_CODES.map((c) => `\`${c}\``).join(', ')}.`,
+    }),
     message: Type.String({ description: 'The same, in a sentence for people; never carries a secret or a token.' }),
     details: Type.Optional(Type.Array(ErrorDetail, { description: 'Validation problems: entry index, JSON path, reason (at most 50).' })),
     accepted: Type.Optional(ERROR_EXTRA_MEMBERS.accepted),

@@ -5,7 +5,8 @@ import { Type, type Static } from '@sinclair/typebox';
 export const MetaFrame = Type.Object(
   {
     uuid: Type.String({ format: 'uuid', description: 'The sender: the authenticated account or the envelope user.' }),
-    agent: Type.Union([Type.String(), Type.Null()], { description: "The sender's user agent, null when absent." }),
+    // type: [string, null] rather than anyOf: generators make it a nullable String, not an Object.
+    agent: Type.Unsafe<string | null>({ type: ['string', 'null'], description: "The sender's user agent, null when absent." }),
     channel: Type.String({ description: 'The readable (normalised) channel name.' }),
   },
   { additionalProperties: false },

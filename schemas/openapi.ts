@@ -4,10 +4,9 @@
 // `npm run schemas` writes it to schemas/openapi.json.
 
 import { ADMIN_SECURITY_SCHEME, adminComponents, adminPaths } from './admin-openapi.js';
-import { ALL_COMPONENTS, componentSchemas, payloadComponentName, type JsonObject, type JsonValue } from './api-components.js';
+import { ALL_COMPONENTS, componentSchemas, DOCUMENT_CONTACT, DOCUMENT_LICENSE, payloadDiscriminator, type JsonObject, type JsonValue } from './api-components.js';
 import { BATCH_MAX_DEFAULT } from './envelope.js';
 import { HTTP_ERROR_CODES, HTTP_ERRORS, type HttpErrorCode, type HttpErrorEntry, type StreamOrPost } from './http-errors.js';
-import { PAYLOAD_TYPES } from './payload-types.js';
 
 const SCHEMA = '#/components/schemas/';
 const ref = (name: string): JsonObject => ({ $ref: `${SCHEMA}${name}` });
@@ -257,16 +256,15 @@ function getOperation(path: string): JsonObject {
 export function openApiDocument(version: string): JsonObject {
   const schemas = componentSchemas(ALL_COMPONENTS, SCHEMA);
   // Code generators build one class per payload type from this; `type` tells them apart.
-  schemas['Payload'] = {
-    ...schemas['Payload']!,
-    discriminator: { propertyName: 'type', mapping: Object.fromEntries(PAYLOAD_TYPES.map((t) => [t, `${SCHEMA}${payloadComponentName(t)}`])) },
-  };
+  schemas['Payload'] = { ...schemas['Payload']!, discriminator: payloadDiscriminator('openapi', SCHEMA) };
   return {
     openapi: '3.1.0',
     info: {
       title: 'Channel relay: send payloads, open the stream',
       version,
       summary: 'POST payloads to a Minecraft channel relay and open its SSE stream.',
+      license: DOCUMENT_LICENSE,
+      contact: DOCUMENT_CONTACT,
       description: DESCRIPTION,
     },
     servers: [

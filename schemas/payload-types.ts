@@ -21,3 +21,8 @@ const TYPE_SET: ReadonlySet<string> = new Set(PAYLOAD_TYPES);
 export function isPayloadType(value: unknown): value is PayloadType {
   return typeof value === 'string' && TYPE_SET.has(value);
 }
+
+/** entity_owner -> EntityOwnerPayload: the name of its schema, component and generated class. */
+export function payloadComponentName(type: PayloadType): string {
+  return `${type.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}Payload`;
+}

@@ -14,18 +14,20 @@ import {
   Timestamp,
   Uuid,
 } from './common.js';
-import type { PayloadType } from './payload-types.js';
+import { payloadComponentName, type PayloadType } from './payload-types.js';
 
 const strict = { additionalProperties: false } as const;
 // Every payload's own description states the bounds, so each generated schema file carries them.
 const payload = { ...strict, description: ENTRY_BOUNDS } as const;
+/** The `type` const, titled so generators name its enum (ChatPayloadType) instead of numbering it. */
+const tag = <T extends PayloadType>(type: T) => Type.Literal(type, { title: `${payloadComponentName(type)}Type` });
 const pops = Type.Integer({ minimum: 0, description: 'Totems popped.' });
 
-export const ChatPayload = Type.Object({ type: Type.Literal('chat'), message: ChatComponent }, payload);
+export const ChatPayload = Type.Object({ type: tag('chat'), message: ChatComponent }, payload);
 
 export const DeathPayload = Type.Object(
   {
-    type: Type.Literal('death'),
+    type: tag('death'),
     player: Player,
     pops: Type.Optional(pops),
     timestamp: Type.Optional(Timestamp),
@@ -35,20 +37,20 @@ export const DeathPayload = Type.Object(
 );
 
 export const EntityOwnerPayload = Type.Object(
-  { type: Type.Literal('entity_owner'), id: Type.String({ minLength: 1, maxLength: 64 }), owner: Player },
+  { type: tag('entity_owner'), id: Type.String({ minLength: 1, maxLength: 64 }), owner: Player },
   payload,
 );
 
-export const KeepalivePayload = Type.Object({ type: Type.Literal('keepalive') }, payload);
+export const KeepalivePayload = Type.Object({ type: tag('keepalive') }, payload);
 
 export const LoginPayload = Type.Object(
-  { type: Type.Literal('login'), player: Player, timestamp: Type.Optional(Timestamp) },
+  { type: tag('login'), player: Player, timestamp: Type.Optional(Timestamp) },
   payload,
 );
 
 export const LogoutPayload = Type.Object(
   {
-    type: Type.Literal('logout'),
+    type: tag('logout'),
     player: Player,
     inventory: Type.Optional(Type.Array(InventorySlot, { maxItems: 6 })),
     pops: Type.Optional(pops),
@@ -59,13 +61,13 @@ export const LogoutPayload = Type.Object(
 );
 
 export const MessagePayload = Type.Object(
-  { type: Type.Literal('message'), message: ChatComponent, to: Uuid },
+  { type: tag('message'), message: ChatComponent, to: Uuid },
   { ...payload, description: `A direct message: delivered to the player named by \`to\` (and to bridges). ${ENTRY_BOUNDS}` },
 );
 
 export const MinigamePayload = Type.Object(
   {
-    type: Type.Literal('minigame'),
+    type: tag('minigame'),
     game: Type.String({ minLength: 1, maxLength: 64 }),
     gamedata: Type.Optional(Type.Unknown({ description: 'Any JSON, relayed as is; its numbers finite and its depth within the payload bound.' })),
   },
@@ -74,7 +76,7 @@ export const MinigamePayload = Type.Object(
 
 export const PingPayload = Type.Object(
   {
-    type: Type.Literal('ping'),
+    type: tag('ping'),
     player: PlayerBare,
     position: Position,
     color: Type.Optional(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', 'x-expected': 'a colour like #ff8800' })),
@@ -96,7 +98,7 @@ export const Attributes = Type.Object(
 
 export const PresencePayload = Type.Object(
   {
-    type: Type.Literal('presence'),
+    type: tag('presence'),
     inventory: Type.Array(InventorySlot, { maxItems: 256 }),
     attributes: Attributes,
   },
@@ -106,9 +108,12 @@ export const PresencePayload = Type.Object(
 export const RESENDABLE = ['presence', 'logout', 'entity_owner'] as const;
 export const ResendRequestPayload = Type.Object(
   {
-    type: Type.Literal('resend_request'),
+    type: tag('resend_request'),
     include: Type.Optional(
-      Type.Array(Type.Union(RESENDABLE.map((t) => Type.Literal(t))), { maxItems: RESENDABLE.length, uniqueItems: true }),
+      Type.Array(Type.Unsafe<(typeof RESENDABLE)[number]>({ type: 'string', enum: [...RESENDABLE], title: 'ResendableType' }), {
+        maxItems: RESENDABLE.length,
+        uniqueItems: true,
+      }),
     ),
   },
   payload,
@@ -128,7 +133,17 @@ export const PAYLOAD_SCHEMAS = {
   resend_request: ResendRequestPayload,
 } as const satisfies Record<PayloadType, TObject>;
 
-export const Payload = Type.Union(Object.values(PAYLOAD_SCHEMAS), {
+const PayloadUnion = Type.Union(Object.values(PAYLOAD_SCHEMAS));
+
+/**
+ * A oneOf (the members exclude each other by their `type` const) with a discriminator: generators
+ * such as Modelina build a tagged union from it, and ignore a discriminator beside anyOf. The
+ * documents add the mapping (its form differs between AsyncAPI, OpenAPI and JSON Schema); ingress
+ * validates each payload by its own type, never through this union.
+ */
+export const Payload = Type.Unsafe<Static<typeof PayloadUnion>>({
+  oneOf: PayloadUnion.anyOf,
+  discriminator: { propertyName: 'type' },
   description: `One of the eleven payload types, discriminated on \`type\`. ${ENTRY_BOUNDS}`,
 });
 

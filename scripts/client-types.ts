@@ -16,9 +16,9 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Schema = { [key: string]: Json };
 
 /** Keywords that only describe (documentation) or constrain values TypeScript cannot express. */
-const ANNOTATIONS = new Set(['description', 'title', '$schema', '$id', 'x-expected']);
+const ANNOTATIONS = new Set(['description', 'title', '$schema', '$id', 'x-expected', 'discriminator']);
 const CONSTRAINTS = ['format', 'pattern', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems'] as const;
-const STRUCTURE = new Set(['type', 'const', 'anyOf', 'properties', 'required', 'additionalProperties', 'patternProperties', 'items', 'not']);
+const STRUCTURE = new Set(['type', 'const', 'enum', 'x-known-values', 'anyOf', 'oneOf', 'properties', 'required', 'additionalProperties', 'patternProperties', 'items', 'not']);
 
 /** A TypeBox schema as the JSON Schema it is (JSON.stringify drops TypeBox's symbol keys). */
 function plain(schema: unknown): Schema {
@@ -64,7 +64,7 @@ class Emitter {
   declaration(d: Declaration): string {
     const doc = docComment(d.schema, '');
     const body = this.type(d.schema, '', d.name);
-    const isInterface = d.schema['type'] === 'object' && d.schema['anyOf'] === undefined && d.schema['patternProperties'] === undefined;
+    const isInterface = d.schema['type'] === 'object' && d.schema['anyOf'] === undefined && d.schema['oneOf'] === undefined && d.schema['patternProperties'] === undefined;
     return isInterface ? `${doc}export interface ${d.name} ${body}\n` : `${doc}export type ${d.name} = ${body};\n`;
   }
 
@@ -78,10 +78,15 @@ class Emitter {
     const name = this.named.get(JSON.stringify(schema));
     if (name !== undefined && name !== self) return name;
     if (schema['const'] !== undefined) return JSON.stringify(schema['const']);
+    const literals = schema['enum'] ?? schema['x-known-values'];
+    // x-known-values (an open set: close reasons, error codes) is typed by the values known today,
+    // as the library has always typed them; a value it does not know still arrives as a string.
+    if (Array.isArray(literals)) return literals.map((v) => JSON.stringify(v)).join(' | ');
     const type = schema['type'];
+    if (Array.isArray(type)) return type.map((t) => this.type({ ...schema, type: t }, indent)).join(' | ');
     if (type === undefined) {
-      const anyOf = schema['anyOf'];
-      if (Array.isArray(anyOf)) return anyOf.map((m) => this.member(m, indent)).join(' | ');
+      const union = schema['anyOf'] ?? schema['oneOf'];
+      if (Array.isArray(union)) return union.map((m) => this.member(m, indent)).join(' | ');
       return 'unknown';
     }
     switch (type) {

@@ -26,8 +26,9 @@ import { TurnFlusher } from './turn-flusher.js';
 import { encodeComment } from './sse.js';
 import { checkStreamCaps, remoteHoldings } from './stream-caps.js';
 import { StreamRegistry } from './stream-registry.js';
+import { STREAM_TIMINGS } from '../../schemas/stream-timings.js';
 
-const CLIENT_RETRY_MS = 2000;
+const CLIENT_RETRY_MS = STREAM_TIMINGS.openRetryMs;
 const CATCH_UP_AGAIN_MS = 2000;
 
 export class Gateway {

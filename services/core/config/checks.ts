@@ -3,7 +3,7 @@
 // gets one sentence per mistake.
 
 import { existsSync } from 'node:fs';
-import { MIN_RETRY_MS } from '../../../schemas/close.js';
+import { MIN_RETRY_MS, STREAM_TIMINGS } from '../../../schemas/stream-timings.js';
 import { maskUrlCredentials } from '../display.js';
 import { parseDuration, parseSize } from '../units.js';
 import { parseAllowedHosts } from './admin-hosts.js';
@@ -68,8 +68,10 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
   if (service === 'gateway' || service === 'all') {
     if (ok('KEEPALIVE_INTERVAL')) {
       const keepalive = ms('KEEPALIVE_INTERVAL');
-      if (keepalive < 1000 || keepalive >= 15_000) {
-        problems.push(`KEEPALIVE_INTERVAL must be at least 1s and below 15s, the time clients wait before reconnecting (got ${text('KEEPALIVE_INTERVAL')}).`);
+      if (keepalive < STREAM_TIMINGS.keepaliveMinMs || keepalive >= STREAM_TIMINGS.watchdogMs) {
+        problems.push(
+          `KEEPALIVE_INTERVAL must be at least ${STREAM_TIMINGS.keepaliveMinMs / 1000}s and below ${STREAM_TIMINGS.watchdogMs / 1000}s, the time clients wait before reconnecting (got ${text('KEEPALIVE_INTERVAL')}).`,
+        );
       }
     }
     if (ok('RETRY_MIN') && ms('RETRY_MIN') < MIN_RETRY_MS) {

@@ -4,6 +4,7 @@
 
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { DURATION_PATTERN, SIZE_PATTERN } from '../units.js';
+import { MIN_RETRY_MS, STREAM_TIMINGS } from '../../../schemas/stream-timings.js';
 
 /** Never echoed: not in error messages, `relay config` or the env examples. */
 const secret = { 'x-secret': true } as const;
@@ -162,9 +163,9 @@ const IngressEnv = {
 
 const GatewayEnv = {
   KEEPALIVE_INTERVAL: Type.String({
-    default: '10s',
+    default: `${STREAM_TIMINGS.keepaliveMs / 1000}s`,
     ...duration,
-    description: 'Server keepalive pair interval; must stay below the 15 s clients wait.',
+    description: `Server keepalive pair interval; must stay below the ${STREAM_TIMINGS.watchdogMs / 1000} s clients wait.`,
   }),
   STREAM_QUEUE_MAX_BYTES: Type.String({
     default: '4MiB',
@@ -192,7 +193,7 @@ const GatewayEnv = {
     minimum: 0,
     description: 'Streams opened without a session (bridge streams) one API key may hold across the mesh; 429 too_many_streams beyond. 0: no limit.',
   }),
-  RETRY_MIN: Type.String({ default: '1s', ...duration, description: 'Shortest retry a draining gateway tells clients; at least 1s (schemas/close.ts MIN_RETRY_MS).' }),
+  RETRY_MIN: Type.String({ default: `${MIN_RETRY_MS / 1000}s`, ...duration, description: `Shortest retry a draining gateway tells clients; at least ${MIN_RETRY_MS / 1000}s (schemas/stream-timings.ts MIN_RETRY_MS).` }),
   RETRY_MAX: Type.String({ default: '5s', ...duration, description: 'Longest retry: a draining gateway tells clients.' }),
 };
 

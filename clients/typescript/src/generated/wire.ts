@@ -10,6 +10,7 @@ export type Uuid = string;
 
 /**
  * Epoch milliseconds on the sender clock; never interpreted.
+ * @format int64
  */
 export type Timestamp = number;
 
@@ -335,7 +336,7 @@ export interface MetaFrame {
  */
 export interface CloseEvent {
   /**
-   * Why the stream ends: one code of the catalogue.
+   * Why the stream ends: one code of the catalogue, today `evicted`, `banned`, `key_revoked`, `key_expired`, `slow_consumer`, `draining`, `error`. Read an unknown one by `reconnect`.
    */
   reason: "evicted" | "banned" | "key_revoked" | "key_expired" | "slow_consumer" | "draining" | "error";
   /**
