@@ -1,4 +1,5 @@
 // relay replay <channel> and relay tail: read the event log, optionally following it live.
+import { DeliverPolicy } from '@nats-io/jetstream';
 import type { Command } from 'commander';
 import { escapeControlChars, terminalSafeJson } from '../../core/display.js';
 import { logEntry, summarise, type LogEntry } from '../../core/log-entry.js';
@@ -47,7 +48,11 @@ async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, 
   if (limit === null || limit < 1) throw new CliError(`--limit must be a whole number of at least 1, digits only (got "${opts.limit}").`, 2);
   const progress = process.stderr.isTTY && !opts.follow;
   await withAdmin({}, async (admin) => {
-    const consumer = await admin.nats.js.consumers.get(STREAM_NAME, { filter_subjects: filter, ...start });
+    // "From now" as a sequence, not DeliverPolicy.New: the line below then promises every payload
+    // stored after it, and a consumer the client re-creates (after a NATS hiccup) resumes there
+    // instead of at the oldest entry kept.
+    const from = start.deliver_policy === DeliverPolicy.New ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: (await admin.nats.jsm.streams.info(STREAM_NAME)).state.last_seq + 1 } : start;
+    const consumer = await admin.nats.js.consumers.get(STREAM_NAME, { filter_subjects: filter, ...from });
     const info = await consumer.info(true);
     const total = info.num_pending;
     if (total === 0 && !opts.follow) {
@@ -56,6 +61,8 @@ async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, 
       return;
     }
     const messages = await consumer.consume({ max_messages: 1024 });
+    // Until this line a newcomer could not tell a tail still connecting from a quiet mesh.
+    if (opts.follow) process.stderr.write('Listening: payloads are shown as they are stored; Ctrl-C to stop.\n');
     const stop = (): void => void messages.close();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
