@@ -65,6 +65,20 @@ describe('relay audit', () => {
     expect(trail.some((rec) => rec.target === nobody.uuid)).toBe(false);
   });
 
+  // Issue 21: --limit 1 showed the oldest record, so "what was done last" needed the whole trail.
+  it('--limit N shows the newest N records, oldest of them first (as tail -n does), with or without --since', async () => {
+    const players = [relay.player(), relay.player(), relay.player()];
+    for (const p of players) expect((await runCli(['bans', 'add', p.uuid, '--reason', 'limit test'], env)).code).toBe(0);
+    const targets = players.map((p) => p.uuid);
+    const newestTwo = await runCliJson<AuditRecord[]>(['audit', '--limit', '2', '--json'], env);
+    expect(newestTwo.map((r) => r.target)).toEqual(targets.slice(1));
+    const sinceHour = await runCliJson<AuditRecord[]>(['audit', '--since', '1h', '--limit', '2', '--json'], env);
+    expect(sinceHour.map((r) => r.target)).toEqual(targets.slice(1));
+    const table = await runCli(['audit', '--limit', '1'], env);
+    expect(table.stdout.trim().split('\n')).toHaveLength(2);
+    expect(table.stdout).toContain(targets[2]);
+  });
+
   it('refuses a bad --since or --limit with a sentence and exit code 2', async () => {
     for (const args of [['audit', '--since', 'yesterday'], ['audit', '--limit', '0']]) {
       const r = await runCli(args, env);

@@ -1,6 +1,6 @@
 // The CLI forms scripts rely on (DESIGN.md section 4), run as a child process against real NATS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BanRecord } from '../schemas/records.js';
+import type { AuditRecord, BanRecord } from '../schemas/records.js';
 import { runCli, runCliJson } from './helpers/cli.js';
 import { waitUntil as eventually } from '../tools/poll.js';
 import { RelayFixture } from './helpers/relay.js';
@@ -74,7 +74,7 @@ describe('relay bans', () => {
     const add = await runCli(['bans', 'add', p.uuid.replace(/-/g, '').toUpperCase(), '--reason', 'spam'], env);
     expect(add.code).toBe(0);
     const list = await runCliJson<BanRecord[]>(['bans', 'list', '--json'], env);
-    expect(list.find((b) => b.uuid === p.uuid)).toMatchObject({ uuid: p.uuid, reason: 'spam', by: 'cli' });
+    expect(list.find((b) => b.uuid === p.uuid)).toMatchObject({ uuid: p.uuid, reason: 'spam' });
     // The ban is in force on the relay.
     const key = await relay.createKey();
     await eventually(async () => (await relay.post({ type: 'chat', message: 'x' }, relay.headers(p, key, 'cli.example.net'))).status === 403, 'the ban to apply');
@@ -84,6 +84,19 @@ describe('relay bans', () => {
     const again = await runCli(['bans', 'remove', p.uuid], env);
     expect(again.code).toBe(3);
     expect(again.stderr).toMatch(/is not banned/);
+  });
+
+  // Issue 21: the list said "by: cli" while the audit record named RELAY_ACTOR.
+  it('list names who added the ban as the audit trail does (RELAY_ACTOR), not "cli"', async () => {
+    const p = relay.player();
+    const actor = { ...env, RELAY_ACTOR: 'carol (moderator)' };
+    expect((await runCli(['bans', 'add', p.uuid, '--reason', 'spam'], actor)).code).toBe(0);
+    const ban = (await runCliJson<BanRecord[]>(['bans', 'list', '--json'], env)).find((b) => b.uuid === p.uuid);
+    const audit = (await runCliJson<AuditRecord[]>(['audit', '--json'], env)).find((r) => r.target === p.uuid && r.action === 'ban.add');
+    expect(ban?.by).toBe('carol (moderator)');
+    expect(audit?.actor).toBe(ban?.by);
+    const table = await runCli(['bans', 'list'], env);
+    expect(table.stdout.split('\n').find((l) => l.startsWith(p.uuid))).toContain('carol (moderator)');
   });
 
   it('add refuses something that is not a UUID', async () => {

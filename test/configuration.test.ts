@@ -150,6 +150,20 @@ describe('relay config check', () => {
     expect(r.stderr).toMatch(/RETRY_MIN must be at least 1s/);
   });
 
+  // Issue 21: "admin" was refused as a choice, so the admin service's settings could not be checked.
+  it('checks the admin service: its settings, tokens masked, and a missing ADMIN_TOKEN refused', async () => {
+    const ok = await runCli(['config', 'check', 'admin', '--json'], { ADMIN_TOKEN: 'a'.repeat(48), ADMIN_PORT: '9124' });
+    expect(ok.code, ok.stderr).toBe(0);
+    const rows = JSON.parse(ok.stdout) as Array<{ name: string; value: string }>;
+    expect(rows.find((x) => x.name === 'ADMIN_PORT')?.value).toBe('9124');
+    expect(rows.find((x) => x.name === 'ADMIN_TOKEN')?.value).toBe('********');
+    expect(rows.some((x) => x.name === 'BODY_LIMIT')).toBe(false);
+    expect(ok.stdout).not.toContain('a'.repeat(48));
+    const missing = await runCli(['config', 'check', 'admin'], { ADMIN_TOKEN: '', ADMIN_TOKENS: '' });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/The admin service needs ADMIN_TOKEN/);
+  });
+
   it('exits 2 and lists every problem when the environment would not start the service', async () => {
     const r = await runCli(['config', 'check', 'ingress'], { PORT: 'eighty', BODY_LIMIT: 'big', NATS_TOKEN: 's3cr3t' });
     expect(r.code).toBe(2);

@@ -239,7 +239,7 @@ describe('arguments typed by a careless operator', () => {
     expect(pasted.code).toBe(2);
     expect(pasted.stderr).toContain("unknown option '--bo\\x1b[2Jgus'");
     expect(pasted.stderr).not.toMatch(RAW_CONTROL);
-    expect(bad[3]!.r.stderr).toMatch(/Allowed choices are ingress, gateway, all/);
+    expect(bad[3]!.r.stderr).toMatch(/Allowed choices are ingress, gateway, admin, all/);
     const good = await runEach([['--help'], ['--version'], ['keys', '--help'], ['help', 'bans']]);
     for (const { args, r } of good) expect(r.code, `relay ${args.join(' ')}`).toBe(0);
     expect(good[1]!.r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);

@@ -1,7 +1,7 @@
 // Reading the event log for debugging: relay replay, tail and stats against a real stream.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { CreatedKey } from '../services/core/keys.js';
 import type { LogEntry } from '../services/core/log-entry.js';
 import { runCli } from './helpers/cli.js';
@@ -14,6 +14,7 @@ let alice: Player;
 let bob: Player;
 const CH = 'replay.example.net';
 const OTHER = 'other-replay.example.net';
+const LIVE = 'tail-live.example.net';
 let firstSeq = 0;
 
 const PRESENCE = { type: 'presence', inventory: [], attributes: { absorption: 0, health: 17, hunger: 20, oxygen: 300, saturation: 5 } };
@@ -137,6 +138,38 @@ describe('relay tail and relay stats', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`  ${OTHER}  `);
     expect(r.stdout).toContain(`  ${CH}  `);
+  });
+
+  // Issue 21: tail said nothing while it connected, and what was posted meanwhile was never shown.
+  it('tail says on stderr when it is listening, and shows a payload posted right after that line', async () => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../bin/relay.js', import.meta.url)), 'tail', '--json'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    let out = '';
+    let err = '';
+    const listening = new Promise<void>((resolve) => {
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (err.includes('Listening')) resolve();
+      });
+    });
+    const shown = new Promise<void>((resolve) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('posted once, after the line')) resolve();
+      });
+    });
+    // Killed however the test ends: a tail that never says it listens would otherwise outlive it.
+    onTestFinished(() => void child.kill('SIGKILL'));
+    await listening;
+    expect(err).toMatch(/^Listening: payloads are shown as they are stored; Ctrl-C to stop\.\n$/);
+    expect((await relay.post({ type: 'chat', message: 'posted once, after the line' }, relay.headers(alice, key, LIVE))).status).toBe(200);
+    await shown;
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(jsonLines(out).map((e) => [e.meta.channel, e.data['message']])).toEqual([[LIVE, 'posted once, after the line']]);
   });
 
   it('stats prints size, retention and messages per channel', async () => {

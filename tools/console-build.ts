@@ -3,7 +3,7 @@
 // and gzip and brotli copies the admin service serves to browsers that take them. No CDN, no
 // network at run time: the page works on an operator's machine with no internet.
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -33,8 +33,10 @@ export async function buildConsole(): Promise<{ files: { name: string; bytes: nu
   if (script === undefined || style === undefined) throw new Error(`esbuild wrote ${outputs.join(', ')}, not a script and a stylesheet`);
   const html = readFileSync(join(ROOT, 'console', 'index.html'), 'utf8').replace('%SCRIPT%', `/${script}`).replace('%STYLE%', `/${style}`);
   writeFileSync(join(CONSOLE_OUT, 'index.html'), html);
+  // index.html names it; without one the browser asks for /favicon.ico and logs two errors per load.
+  copyFileSync(join(ROOT, 'console', 'favicon.svg'), join(CONSOLE_OUT, 'favicon.svg'));
   const files = [];
-  for (const name of [script, style, 'index.html']) {
+  for (const name of [script, style, 'favicon.svg', 'index.html']) {
     const body = readFileSync(join(CONSOLE_OUT, name));
     const gz = gzipSync(body, { level: 9 });
     writeFileSync(join(CONSOLE_OUT, `${name}.br`), brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));

@@ -34,7 +34,12 @@ export async function runDevServer(): Promise<void> {
     mkdirSync(DATA_DIR, { recursive: true });
     const port = (await portFree(4222)) ? 4222 : await freePort();
     process.stderr.write(`starting nats-server with JetStream on 127.0.0.1:${port} (data in .data/nats)\n`);
-    nats = await startNatsNode({ storeDir: join(DATA_DIR, 'nats'), port, serverName: 'relay-dev', logFile: join(DATA_DIR, 'nats.log') });
+    // Ctrl-C signals the terminal's whole process group: a nats-server in it stopped at once, and the
+    // relay then waited SHUTDOWN_TIMEOUT (10 s) to drain into a server that had gone. In its own
+    // group it is stopped after the relay has closed; the exit hook covers a second Ctrl-C.
+    const node = await startNatsNode({ storeDir: join(DATA_DIR, 'nats'), port, serverName: 'relay-dev', logFile: join(DATA_DIR, 'nats.log'), ownProcessGroup: true });
+    process.once('exit', () => node.process.kill('SIGTERM'));
+    nats = node;
     env['NATS_URL'] = nats.url;
   }
   // The console is this machine's only, whatever HOST says; its token is new at every start unless

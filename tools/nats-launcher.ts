@@ -39,6 +39,11 @@ export interface NatsNodeOptions {
   cluster?: { name: string; port: number; routes: number[] };
   /** Where nats-server writes its log; defaults to <storeDir>/nats.log. */
   logFile?: string;
+  /**
+   * In its own process group, so a terminal's Ctrl-C (SIGINT to the whole foreground group) reaches
+   * only the launcher, which stops this server after its own clients have closed (npm start).
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface NatsNode {
@@ -74,7 +79,7 @@ export async function startNatsNode(options: NatsNodeOptions): Promise<NatsNode>
   }
   writeFileSync(configFile, lines.join('\n') + '\n');
   const logFile = options.logFile ?? join(options.storeDir, `${serverName}.log`);
-  const child = spawn(binary, ['-c', configFile, '-l', logFile], { stdio: 'ignore' });
+  const child = spawn(binary, ['-c', configFile, '-l', logFile], { stdio: 'ignore', detached: options.ownProcessGroup === true });
   const exited = exitOf(child);
   const node: NatsNode = {
     url: `nats://127.0.0.1:${port}`,

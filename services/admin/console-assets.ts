@@ -35,6 +35,8 @@ async function consoleFiles(app: FastifyInstance): Promise<void> {
     });
     return;
   }
+  // Where browsers and tools look when a page names no icon; index.html names favicon.svg.
+  app.get('/favicon.ico', async (_request, reply) => reply.redirect('/favicon.svg', 301));
   await app.register(fastifyStatic, {
     root,
     preCompressed: true,

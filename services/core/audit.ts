@@ -74,6 +74,16 @@ export class AuditLog {
     return this.read(since === null ? { deliver_policy: DeliverPolicy.All } : startingAt(since), limit);
   }
 
+  /**
+   * The newest `limit` records from `since` (ISO time; all kept when null), oldest first, as `tail -n`
+   * shows a file: `relay audit --limit 5` answers what was done lately, not what was done first.
+   */
+  async newest(since: string | null, limit: number): Promise<AuditRecord[]> {
+    if (since === null) return this.latest(limit);
+    // The trail holds operators' actions, not traffic: reading all of it from `since` stays small.
+    return (await this.read(startingAt(since), Number.POSITIVE_INFINITY)).slice(-limit);
+  }
+
   /** The newest `limit` records, oldest first (the console's view: what was done lately). */
   async latest(limit: number): Promise<AuditRecord[]> {
     const { state } = await (await this.js.jetstreamManager()).streams.info(AUDIT_STREAM_NAME);

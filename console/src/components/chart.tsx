@@ -24,6 +24,7 @@ export function Chart({ title, times, series }: { title: string; times: number[]
         height: 180,
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2 }))],
         axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor' }],
+        hooks: { setLegend: [showLatest] },
       },
       data,
       el,
@@ -37,6 +38,18 @@ export function Chart({ title, times, series }: { title: string; times: number[]
     };
     // Built once; the effect below feeds it new data.
   }, []);
-  useEffect(() => plot.current?.setData(data), [times, series]);
+  useEffect(() => {
+    plot.current?.setData(data);
+    if (plot.current) showLatest(plot.current);
+  }, [times, series]);
   return <div class="chart" ref={box} role="img" aria-label={`${title}: chart of the last minutes`} />;
+}
+
+/**
+ * uPlot's legend says "--" for every series while the pointer is off the chart, which read as "no
+ * data": off the chart it shows the latest sample, and the hovered one on it.
+ */
+function showLatest(u: uPlot): void {
+  const last = u.data[0].length - 1;
+  if (u.cursor.idx == null && last >= 0) u.setLegend({ idx: last }, false);
 }

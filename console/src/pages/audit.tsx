@@ -16,22 +16,24 @@ export function AuditPage() {
       ) : data.length === 0 ? (
         <p class="muted">No operator action recorded yet.</p>
       ) : (
-        <table aria-label="Audit trail">
-          <thead>
-            <tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th></tr>
-          </thead>
-          <tbody>
-            {[...data].reverse().map((r, i) => (
-              <tr key={`${r.at}-${i}`}>
-                <td>{time(r.at)}</td>
-                <td>{r.actor}</td>
-                <td>{r.action}</td>
-                <td class="mono">{r.target}</td>
-                <td>{[r.label, r.scopes?.join(' '), r.reason, r.expiresAt !== undefined ? `until ${time(r.expiresAt)}` : undefined].filter((d) => d !== undefined).join('; ')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div class="scroll">
+          <table aria-label="Audit trail">
+            <thead>
+              <tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th></tr>
+            </thead>
+            <tbody>
+              {[...data].reverse().map((r, i) => (
+                <tr key={`${r.at}-${i}`}>
+                  <td class="when">{time(r.at)}</td>
+                  <td>{r.actor}</td>
+                  <td>{r.action}</td>
+                  <td class="mono">{r.target}</td>
+                  <td>{[r.label, r.scopes?.join(' '), r.reason, r.expiresAt !== undefined ? `until ${time(r.expiresAt)}` : undefined].filter((d) => d !== undefined).join('; ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </Page>
   );

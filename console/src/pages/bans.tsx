@@ -52,23 +52,25 @@ export function BansPage() {
       ) : bans.data.length === 0 ? (
         <p class="muted">Nobody is banned.</p>
       ) : (
-        <table aria-label="Bans">
-          <thead>
-            <tr><th scope="col">Account</th><th scope="col">Reason</th><th scope="col">By</th><th scope="col">Since</th><th scope="col">Until</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
-          </thead>
-          <tbody>
-            {bans.data.map((b) => (
-              <tr key={b.uuid}>
-                <th scope="row" class="mono">{b.uuid}</th>
-                <td>{b.reason}</td>
-                <td>{b.by}</td>
-                <td>{time(b.bannedAt)}</td>
-                <td>{b.expiresAt !== undefined ? time(b.expiresAt) : 'for good'}</td>
-                <td><ConfirmButton label="Lift" confirm={`Lift the ban on ${b.uuid}`} onConfirm={() => lift(b.uuid)} /></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div class="scroll">
+          <table aria-label="Bans">
+            <thead>
+              <tr><th scope="col">Account</th><th scope="col">Reason</th><th scope="col">By</th><th scope="col">Since</th><th scope="col">Until</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+            </thead>
+            <tbody>
+              {bans.data.map((b) => (
+                <tr key={b.uuid}>
+                  <th scope="row" class="mono">{b.uuid}</th>
+                  <td>{b.reason}</td>
+                  <td>{b.by}</td>
+                  <td class="when">{time(b.bannedAt)}</td>
+                  <td class="when">{b.expiresAt !== undefined ? time(b.expiresAt) : 'for good'}</td>
+                  <td><ConfirmButton label="Lift" confirm={`Lift the ban on ${b.uuid}`} onConfirm={() => lift(b.uuid)} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </Page>
   );

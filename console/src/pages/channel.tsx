@@ -36,22 +36,24 @@ export function ChannelPage({ channel }: { channel: string }) {
 function Streams({ rows }: { rows: StreamView[] }) {
   if (rows.length === 0) return <p class="muted">No stream is open on this channel.</p>;
   return (
-    <table>
-      <thead>
-        <tr><th scope="col">Account</th><th scope="col">Agent</th><th scope="col">Key</th><th scope="col">Node</th><th scope="col">Open since</th></tr>
-      </thead>
-      <tbody>
-        {rows.map((s) => (
-          <tr key={s.conn}>
-            <th scope="row" class="mono">{s.uuid ?? (s.channel === null ? 'bridge (every channel)' : 'bridge')}</th>
-            <td>{s.agent ?? '–'}</td>
-            <td>{s.keyLabel ?? <span class="mono">{s.clientId}</span>}</td>
-            <td>{s.node}</td>
-            <td title={s.openedAt}>{ago(s.openedAt)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <div class="scroll">
+      <table>
+        <thead>
+          <tr><th scope="col">Account</th><th scope="col">Agent</th><th scope="col">Key</th><th scope="col">Node</th><th scope="col">Open since</th></tr>
+        </thead>
+        <tbody>
+          {rows.map((s) => (
+            <tr key={s.conn}>
+              <th scope="row" class="mono">{s.uuid ?? (s.channel === null ? 'bridge (every channel)' : 'bridge')}</th>
+              <td>{s.agent ?? '–'}</td>
+              <td>{s.keyLabel ?? <span class="mono">{s.clientId}</span>}</td>
+              <td>{s.node}</td>
+              <td class="when" title={s.openedAt}>{ago(s.openedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -156,22 +158,24 @@ function ReplayForm({ channel }: { channel: string }) {
 function Entries({ entries, label }: { entries: Entry[]; label: string }) {
   if (entries.length === 0) return null;
   return (
-    <table class="entries" aria-label={label}>
-      <thead>
-        <tr><th scope="col">Seq</th><th scope="col">Stored</th><th scope="col">Sender</th><th scope="col">Agent</th><th scope="col">Type</th><th scope="col">Payload</th></tr>
-      </thead>
-      <tbody>
-        {entries.map((e) => (
-          <tr key={e.seq}>
-            <td>{e.seq}</td>
-            <td>{time(e.time)}</td>
-            <td class="mono">{e.meta.uuid}</td>
-            <td>{e.meta.agent ?? '–'}</td>
-            <td>{e.data.type}</td>
-            <td class="payload"><code>{JSON.stringify(e.data)}</code></td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <div class="scroll">
+      <table class="entries" aria-label={label}>
+        <thead>
+          <tr><th scope="col">Seq</th><th scope="col">Stored</th><th scope="col">Sender</th><th scope="col">Agent</th><th scope="col">Type</th><th scope="col">Payload</th></tr>
+        </thead>
+        <tbody>
+          {entries.map((e) => (
+            <tr key={e.seq}>
+              <td>{e.seq}</td>
+              <td class="when">{time(e.time)}</td>
+              <td class="mono">{e.meta.uuid}</td>
+              <td>{e.meta.agent ?? '–'}</td>
+              <td>{e.data.type}</td>
+              <td class="payload"><code>{JSON.stringify(e.data)}</code></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -36,29 +36,31 @@ export function ChannelsPage() {
       {data === null ? (
         <Loading what="channels" />
       ) : (
-        <table>
-          <thead>
-            <tr>
-              {COLUMNS.map((c) => (
-                <th scope="col" key={c.key} aria-sort={sort.by === c.key ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
-                  <button type="button" class="sort" onClick={() => setSort({ by: c.key, desc: sort.by === c.key ? !sort.desc : c.key !== 'channel' })}>
-                    {c.label} {sort.by === c.key ? (sort.desc ? '▼' : '▲') : ''}
-                  </button>
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((c) => (
-              <tr key={c.channel}>
-                <th scope="row"><a href={`#/channel/${enc(c.channel)}`}>{c.channel}</a></th>
-                <td>{c.streams}</td>
-                <td>{rate(c.framesInPerSecond)}</td>
-                <td>{ago(c.lastActivity)}</td>
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                {COLUMNS.map((c) => (
+                  <th scope="col" key={c.key} aria-sort={sort.by === c.key ? (sort.desc ? 'descending' : 'ascending') : 'none'}>
+                    <button type="button" class="sort" onClick={() => setSort({ by: c.key, desc: sort.by === c.key ? !sort.desc : c.key !== 'channel' })}>
+                      {c.label} {sort.by === c.key ? (sort.desc ? '▼' : '▲') : ''}
+                    </button>
+                  </th>
+                ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((c) => (
+                <tr key={c.channel}>
+                  <th scope="row"><a href={`#/channel/${enc(c.channel)}`}>{c.channel}</a></th>
+                  <td>{c.streams}</td>
+                  <td>{rate(c.framesInPerSecond)}</td>
+                  <td class="when">{ago(c.lastActivity)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {data !== null && rows.length === 0 && <p class="muted">{search === '' ? 'No channel has streams or payloads yet.' : 'No channel matches.'}</p>}
       <form class="inline" onSubmit={(e) => { e.preventDefault(); const v = new FormData(e.currentTarget).get('open'); if (typeof v === 'string' && v.trim() !== '') location.hash = `#/channel/${enc(v.trim())}`; }}>

@@ -81,33 +81,35 @@ export function KeysPage({ scopes }: { scopes: string[] }) {
       ) : keys.data.length === 0 ? (
         <p class="muted">No keys yet.</p>
       ) : (
-        <table>
-          <thead>
-            <tr><th scope="col">Client id</th><th scope="col">Label</th><th scope="col">Status</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
-          </thead>
-          <tbody>
-            {keys.data.map((k) => (
-              <tr key={k.clientId}>
-                <th scope="row" class="mono">{k.clientId}</th>
-                <td>{k.label ?? '–'}</td>
-                <td class={k.status === 'active' ? 'good' : 'bad'}>{k.status}</td>
-                <td class="scopes">
-                  {k.scopes.length <= 3 ? (
-                    k.scopes.join(' ')
-                  ) : (
-                    <details>
-                      <summary>{k.scopes.length} scopes</summary>
-                      {k.scopes.join(' ')}
-                    </details>
-                  )}
-                </td>
-                <td>{time(k.createdAt)}</td>
-                <td>{k.expiresAt !== undefined ? time(k.expiresAt) : 'never'}</td>
-                <td>{k.status !== 'revoked' && <ConfirmButton label="Revoke" confirm={`Revoke ${k.label ?? k.clientId}`} onConfirm={() => revoke(k.clientId)} />}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr><th scope="col">Client id</th><th scope="col">Label</th><th scope="col">Status</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+            </thead>
+            <tbody>
+              {keys.data.map((k) => (
+                <tr key={k.clientId}>
+                  <th scope="row" class="mono">{k.clientId}</th>
+                  <td>{k.label ?? '–'}</td>
+                  <td class={k.status === 'active' ? 'good' : 'bad'}>{k.status}</td>
+                  <td class="scopes">
+                    {k.scopes.length <= 3 ? (
+                      k.scopes.join(' ')
+                    ) : (
+                      <details>
+                        <summary>{k.scopes.length} scopes</summary>
+                        {k.scopes.join(' ')}
+                      </details>
+                    )}
+                  </td>
+                  <td class="when">{time(k.createdAt)}</td>
+                  <td class="when">{k.expiresAt !== undefined ? time(k.expiresAt) : 'never'}</td>
+                  <td>{k.status !== 'revoked' && <ConfirmButton label="Revoke" confirm={`Revoke ${k.label ?? k.clientId}`} onConfirm={() => revoke(k.clientId)} />}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </Page>
   );

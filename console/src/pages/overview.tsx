@@ -23,25 +23,27 @@ export function OverviewPage() {
             <div><dt>Bans in force</dt><dd>{data.bans}</dd></div>
           </dl>
           <h2>Nodes</h2>
-          <table>
-            <thead>
-              <tr><th scope="col">Node</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Version</th><th scope="col">Streams</th><th scope="col">Frames out/s</th><th scope="col">Entries in/s</th><th scope="col">Up</th></tr>
-            </thead>
-            <tbody>
-              {data.nodes.map((n) => (
-                <tr key={n.node}>
-                  <th scope="row">{n.node}</th>
-                  <td>{n.role}</td>
-                  <td>{!n.alive ? <span class="bad">silent</span> : n.ready === false ? <span class="warn">not ready</span> : <span class="good">ready</span>}</td>
-                  <td>{n.version ?? '–'}</td>
-                  <td>{n.streams ?? '–'}</td>
-                  <td>{rate(n.framesOutPerSecond)}</td>
-                  <td>{rate(n.entriesPerSecond)}</td>
-                  <td>{duration(n.uptimeSeconds)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr><th scope="col">Node</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Version</th><th scope="col">Streams</th><th scope="col">Frames out/s</th><th scope="col">Entries in/s</th><th scope="col">Up</th></tr>
+              </thead>
+              <tbody>
+                {data.nodes.map((n) => (
+                  <tr key={n.node}>
+                    <th scope="row">{n.node}</th>
+                    <td>{n.role}</td>
+                    <td>{!n.alive ? <span class="bad">silent</span> : n.ready === false ? <span class="warn">not ready</span> : <span class="good">ready</span>}</td>
+                    <td>{n.version ?? '–'}</td>
+                    <td>{n.streams ?? '–'}</td>
+                    <td>{rate(n.framesOutPerSecond)}</td>
+                    <td>{rate(n.entriesPerSecond)}</td>
+                    <td>{duration(n.uptimeSeconds)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {data.nodes.length === 0 && <p class="muted">No ingress or gateway has announced itself.</p>}
           <h2>Last minutes</h2>
           {data.history.length < 2 ? (

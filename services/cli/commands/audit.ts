@@ -1,5 +1,5 @@
 // relay audit: the operators' actions (keys created or revoked, bans added or lifted), who did each
-// and when, oldest first.
+// and when: the newest records (--limit), printed oldest first as `tail` prints a file.
 import type { Command } from 'commander';
 import { parseSince, parseWholeNumber } from '../../core/units.js';
 import { CliError, withAdmin } from '../admin.js';
@@ -10,7 +10,7 @@ export function registerAudit(program: Command): void {
     .command('audit')
     .description('who created or revoked which key and added or lifted which ban, and when (RELAY_ACTOR names you)')
     .option('--since <when>', 'from a duration back (10m, 2h, 7d) or an ISO 8601 date or time; default: everything kept')
-    .option('--limit <n>', 'at most this many records', '1000')
+    .option('--limit <n>', 'the newest this many records (oldest of them first, as tail prints)', '1000')
     .option('--json', 'print a JSON array')
     .action(async (opts: { since?: string; limit: string; json?: boolean }) => {
       const limit = parseWholeNumber(opts.limit);
@@ -21,7 +21,7 @@ export function registerAudit(program: Command): void {
         if (!parsed.ok) throw new CliError(`--since ${parsed.problem} (got "${opts.since}").`, 2);
         since = parsed.iso;
       }
-      const records = await withAdmin({}, (admin) => admin.audit.list(since, limit));
+      const records = await withAdmin({}, (admin) => admin.audit.newest(since, limit));
       if (opts.json) return printJson(records);
       printTable(
         records.map((r) => ({

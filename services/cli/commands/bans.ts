@@ -1,5 +1,6 @@
 // relay bans list|add|remove
 import type { Command } from 'commander';
+import { currentActor } from '../../core/audit.js';
 import { CliError, withAdmin } from '../admin.js';
 import { expiryArg, uuidArg } from '../args.js';
 import { printJson, printTable } from '../output.js';
@@ -40,7 +41,7 @@ export function registerBans(program: Command): void {
       const uuid = uuidArg(value);
       const expiresAt = opts.expires === undefined ? undefined : expiryArg(opts.expires);
       const ban = await withAdmin({}, async (admin) => {
-        const made = await admin.bans.ban(uuid, { reason: opts.reason, by: 'cli', ...(expiresAt !== undefined ? { expiresAt } : {}) });
+        const made = await admin.bans.ban(uuid, { reason: opts.reason, by: currentActor(), ...(expiresAt !== undefined ? { expiresAt } : {}) });
         await admin.audited({ action: 'ban.add', target: made.uuid, reason: made.reason, ...(made.expiresAt !== undefined ? { expiresAt: made.expiresAt } : {}) });
         return made;
       });

@@ -1,7 +1,7 @@
-// relay config check ingress|gateway|all: the effective configuration, secrets masked; non-zero
+// relay config check ingress|gateway|admin|all: the effective configuration, secrets masked; non-zero
 // exit when the environment would not start the service.
 import { Argument, type Command } from 'commander';
-import { ConfigError, describeConfig, loadConfig, type ServiceKind } from '../../core/config.js';
+import { ConfigError, ENV_SCHEMAS, describeConfig, loadConfig, type ServiceKind } from '../../core/config.js';
 import { CliError } from '../admin.js';
 import { printJson, printTable } from '../output.js';
 
@@ -10,7 +10,8 @@ export function registerConfig(program: Command): void {
   config
     .command('check')
     .description('print the effective configuration (secrets masked); exit 2 listing every problem')
-    .addArgument(new Argument('<service>').choices(['ingress', 'gateway', 'all']))
+    // Every service the schema knows, so a new deployable (the admin service) is checkable at once.
+    .addArgument(new Argument('<service>').choices(Object.keys(ENV_SCHEMAS)))
     .option('--json', 'print [{"name","value","description"}]')
     .action((service: ServiceKind, opts: { json?: boolean }) => {
       try {

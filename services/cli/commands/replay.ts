@@ -1,9 +1,10 @@
 // relay replay <channel> and relay tail: read the event log, optionally following it live.
+import { DeliverPolicy } from '@nats-io/jetstream';
 import type { Command } from 'commander';
 import { escapeControlChars, terminalSafeJson } from '../../core/display.js';
 import { logEntry, summarise, type LogEntry } from '../../core/log-entry.js';
-import { LogReader } from '../../core/log-reader.js';
-import { channelSubject, STREAM_SUBJECTS } from '../../core/subjects.js';
+import { fromSequence, LogReader } from '../../core/log-reader.js';
+import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
 import { parseLogQuery, LogQueryError, type LogQuery, type LogQueryField } from '../../core/log-query.js';
 import { parseWholeNumber } from '../../core/units.js';
 import { CliError, withAdmin } from '../admin.js';
@@ -48,14 +49,20 @@ async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, 
   if (limit === null || limit < 1) throw new CliError(`--limit must be a whole number of at least 1, digits only (got "${opts.limit}").`, 2);
   const progress = process.stderr.isTTY && !opts.follow;
   await withAdmin({}, async (admin) => {
+    // "From now" as a sequence, not DeliverPolicy.New: the Listening line below then promises every
+    // payload stored after it, and a consumer re-created after a NATS hiccup resumes there instead of
+    // at the oldest entry kept.
+    const from = start.deliver_policy === DeliverPolicy.New ? fromSequence((await admin.nats.jsm.streams.info(STREAM_NAME)).state.last_seq + 1) : start;
     // Its consumer is deleted when the read ends (or the server would keep it five minutes).
-    const reader = await LogReader.open(admin.nats.js, { filter, start, follow: opts.follow === true, batch: 1024 });
+    const reader = await LogReader.open(admin.nats.js, { filter, start: from, follow: opts.follow === true, batch: 1024 });
     const total = reader.pending;
     if (total === 0 && !opts.follow) {
       process.stderr.write('Nothing stored for this selection.\n');
       await reader.close();
       return;
     }
+    // Until this line a newcomer could not tell a tail still connecting from a quiet mesh.
+    if (opts.follow) process.stderr.write('Listening: payloads are shown as they are stored; Ctrl-C to stop.\n');
     const stop = (): void => void reader.close();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
