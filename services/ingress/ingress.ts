@@ -58,10 +58,14 @@ export class Ingress {
       app.post(url, {
         // A POST is in flight from its first byte: one whose body is still arriving when a drain
         // starts is finished, not refused. Only POSTs that begin after it are turned away.
-        onRequest: async (request) => {
+        onRequest: async (request, reply) => {
           if (this.draining) throw new RelayError('draining', 'This ingress is shutting down; retry.', { retryAfter: 1 });
           this.inflight.add(request);
           metrics.postsInFlight.set(this.inflight.size);
+          // The response's close comes whatever the stage: answered, or the connection gone. A client
+          // that leaves after sending its whole body (during the session check) gets neither an
+          // answer nor an abort from fastify, and its entry stayed for ever (and held up drains).
+          reply.raw.once('close', () => this.settled(request));
         },
         onResponse: async (request, reply) => {
           metrics.posts.inc({ outcome: String(reply.statusCode) });
