@@ -60,9 +60,9 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
   const bans = new BanStore(nats.js, nats.buckets.bans, logger);
   await Promise.all([keys.start(), bans.start()]);
-  const profiles: ProfileResolver =
+  const lookups =
     config.profile.url === 'offline'
-      ? new OfflineProfileResolver()
+      ? null
       : new HttpProfileClient({
           url: config.profile.url,
           timeoutMs: config.profile.timeoutMs,
@@ -71,6 +71,9 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
           concurrency: config.profile.concurrency,
           maxQueue: config.profile.maxQueue,
           perAddress: config.profile.perAddress,
+          ratePerAddress: config.profile.ratePerAddress,
+          rateBurst: config.profile.rateBurst,
+          ipv6Prefix: config.profile.ipv6Prefix,
           logger,
           refused: (reason) => metrics.lookupRefusals.inc({ reason }),
           observe: (outcome, seconds) => {
@@ -78,6 +81,8 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
             if (outcome !== 'cached') metrics.profileDuration.observe({ outcome }, seconds);
           },
         });
+  if (lookups !== null) metrics.observeLookupsWaiting(() => lookups.waiting);
+  const profiles: ProfileResolver = lookups ?? new OfflineProfileResolver();
   if (config.profile.url === 'offline') logger.warn('PROFILE_API_URL=offline: anyone can be anyone (Bearer offline:<name>); development only');
   const auth = new Authenticator({
     keys,

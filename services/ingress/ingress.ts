@@ -9,7 +9,7 @@ import { planBatch, type PlannedEntry } from './batch.js';
 import { AckPublisher } from './ack-publisher.js';
 import { fingerprint, idempotencyKey, IdempotencyStore } from './idempotency.js';
 import { PartialPublish, partialPublishError, Publisher } from './publisher.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter } from '../core/rate-limit.js';
 
 const POST_PATHS = ['/', '/irc'];
 /** NATS's own default, until the server has told us its max_payload. */

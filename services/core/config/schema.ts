@@ -124,7 +124,25 @@ const CommonEnv = {
     minimum: 1,
     maximum: 100_000,
     description:
-      'Look-ups one client address (an IPv6 /64) may have running or waiting at once; beyond it, 503 profile_api_busy with Retry-After (never a ban). Raise it for many players behind one NAT address.',
+      'Look-ups one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may have running or waiting at once; beyond it, 503 profile_api_busy with Retry-After (never a ban). Raise it for many players behind one NAT address.',
+  }),
+  PROFILE_API_RATE_PER_ADDRESS: Type.Number({
+    default: 2,
+    minimum: 0,
+    description:
+      'New profile API look-ups per second one client address may start (a token bucket; cached and remembered-invalid sessions cost nothing); beyond it, 503 profile_api_busy with Retry-After (never a ban). 0 turns the limit off.',
+  }),
+  PROFILE_API_RATE_BURST: Type.Integer({
+    default: 20,
+    minimum: 1,
+    description: 'New look-ups one client address may start at once before PROFILE_API_RATE_PER_ADDRESS applies.',
+  }),
+  PROFILE_API_IPV6_PREFIX: Type.Integer({
+    default: 56,
+    minimum: 32,
+    maximum: 128,
+    description:
+      'IPv6 client addresses count as one address per block of this prefix length for the look-up limits (56: the block a home is usually given, so one home cannot take 256 shares with its /64s).',
   }),
   TRUSTED_PROXIES: Type.String({
     default: '',
