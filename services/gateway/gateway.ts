@@ -54,7 +54,13 @@ export class Gateway {
       onEvict: (id) => this.evict(id),
     });
     metrics.observeRenewalOverdue(() => this.ownership.renewalOverdueMs());
-    this.admission = new Admission({ auth, logger, draining: () => this.draining, addressOf: core.addressOf });
+    this.admission = new Admission({
+      auth,
+      logger,
+      draining: () => this.draining,
+      addressOf: core.addressOf,
+      opens: { perSecond: config.gateway.openRate, burst: config.gateway.openBurst },
+    });
     this.streamContext = {
       scheduler: this.hub,
       maxQueuedBytes: config.gateway.queueMaxBytes,
@@ -209,6 +215,7 @@ export class Gateway {
     this.hub.close();
     await this.ownership.stop();
     await this.liveness.stop();
+    this.admission.stop();
   }
 }
 

@@ -92,6 +92,8 @@ export function buildConfig(service: ServiceKind, env: Env) {
       retryMaxMs: ms(env.RETRY_MAX),
       maxStreamsPerAccount: env.MAX_STREAMS_PER_ACCOUNT,
       maxStreamsPerKey: env.MAX_STREAMS_PER_KEY,
+      openRate: env.STREAM_OPEN_RATE,
+      openBurst: env.STREAM_OPEN_BURST,
     },
     admin: {
       host: env.ADMIN_HOST,

@@ -204,6 +204,17 @@ const GatewayEnv = {
     minimum: 0,
     description: 'Streams opened without a session (bridge streams) one API key may hold across the mesh; 429 too_many_streams beyond. 0: no limit.',
   }),
+  STREAM_OPEN_RATE: Type.Number({
+    default: 0.5,
+    minimum: 0,
+    description:
+      'Stream opens per second one account (or a bridge key without a session) may make on this gateway, a token bucket (each open replays what was missed, and reopening replaces the previous stream, so MAX_STREAMS_PER_ACCOUNT never applies); 429 too_many_opens with Retry-After beyond, never a ban. 0 turns the limit off.',
+  }),
+  STREAM_OPEN_BURST: Type.Integer({
+    default: 10,
+    minimum: 1,
+    description: 'Stream opens one account may make at once before STREAM_OPEN_RATE applies (reconnects with back-off and two copies of one account ping-ponging stay within it).',
+  }),
   RETRY_MIN: Type.String({ default: '1s', ...duration, description: 'Shortest retry a draining gateway tells clients; at least 1s (schemas/close.ts MIN_RETRY_MS).' }),
   RETRY_MAX: Type.String({ default: '5s', ...duration, description: 'Longest retry: a draining gateway tells clients.' }),
 };
