@@ -4,7 +4,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Authenticator } from './auth.js';
 import { BanStore } from './bans.js';
-import { clientAddress, compileTrustedProxies, type TrustProxy } from './client-address.js';
+import { addressReader } from './address-reader.js';
+import { compileTrustedProxies } from './client-address.js';
 import type { RelayConfig } from './config.js';
 import { KeyStore } from './keys.js';
 import { createLogger, type Logger } from './logger.js';
@@ -103,26 +104,6 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
     auth,
     addressOf: addressReader(trust, logger),
     natsConnected: () => connected && !nats.nc.isClosed(),
-  };
-}
-
-/**
- * The client address of a request, with one warning per process when a proxy seems to stand in
- * front untrusted: behind nginx or HAProxy with TRUSTED_PROXIES unset, every player has the proxy's
- * address and shares one address's look-up places, which nothing else would reveal.
- */
-function addressReader(trust: TrustProxy, logger: Logger): (req: IncomingMessage) => string {
-  let warned = false;
-  return (req) => {
-    const address = clientAddress(req, trust);
-    if (!warned && req.headers['x-forwarded-for'] !== undefined && !trust(req.socket.remoteAddress ?? '', 0)) {
-      warned = true;
-      logger.warn(
-        { peer: address },
-        'a request came through a proxy that TRUSTED_PROXIES does not name: every client behind it counts as this one address; set TRUSTED_PROXIES to the proxy',
-      );
-    }
-    return address;
   };
 }
 
