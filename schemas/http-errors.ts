@@ -146,8 +146,8 @@ export const HTTP_ERRORS = {
   unsupported_media_type: {
     status: 415,
     on: ['POST'],
-    when: 'The body is not sent as Content-Type: application/json.',
-    action: `${FIX} Send Content-Type: application/json.`,
+    when: 'The body is not sent as Content-Type: application/json, or is sent with a Content-Encoding other than identity (the relay takes bodies as they are).',
+    action: `${FIX} Send Content-Type: application/json, uncompressed.`,
   },
   idempotency_key_reused: {
     status: 422,
@@ -169,6 +169,13 @@ export const HTTP_ERRORS = {
     action: 'Close a stream you no longer need, or wait Retry-After seconds before trying again.',
     retryAfter: true,
     extra: ['limit'],
+  },
+  too_many_opens: {
+    status: 429,
+    on: ['GET'],
+    when: 'The account (or a bridge key without a session) opened streams faster than STREAM_OPEN_RATE allows (each open replays what was missed); never a ban.',
+    action: 'Wait Retry-After seconds before opening again; reconnect with back-off, not in a loop.',
+    retryAfter: true,
   },
   internal_error: {
     status: 500,

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type RelayConfig, type ServiceKind } from './core/config.js';
 import { RelayError } from './core/errors.js';
-import { createHttpApp, sendError } from './core/http.js';
+import { CLIENT_PATHS, createHttpApp, sendError, type ClientRoute } from './core/http.js';
 import type { Logger } from './core/logger.js';
 import { NodeHeartbeat } from './core/node-heartbeat.js';
 import { startCore, stopCore, type CoreOptions, type RelayCore } from './core/runtime.js';
@@ -20,6 +20,8 @@ export interface RelayServer {
   app: FastifyInstance;
   ingress: Ingress | null;
   gateway: Gateway | null;
+  /** Every route the client port answers: fastify's, and the streams served before fastify. */
+  routes: ClientRoute[];
   /** http://host:port the server listens on. */
   url: string;
   port: number;
@@ -42,7 +44,9 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
   const ingress = withIngress ? new Ingress(core) : null;
   const gateway = withGateway ? new Gateway(core) : null;
 
+  const routes: ClientRoute[] = withGateway ? CLIENT_PATHS.map((url) => ({ method: 'GET', url })) : [];
   const app = createHttpApp({
+    routes,
     ...(gateway !== null ? { streamHandler: (req, res) => gateway.handle(req, res) } : {}),
     logger: core.logger,
     metrics: core.metrics,
@@ -60,7 +64,7 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
   });
   ingress?.register(app);
   // A proxy that sends a verb to the wrong service gets a sentence saying so, not a bare 404.
-  for (const url of ['/', '/irc']) {
+  for (const url of CLIENT_PATHS) {
     if (!withGateway) {
       app.get(url, (_req, reply) => sendError(reply, misrouted('GET', 'gateway')));
     }
@@ -113,7 +117,7 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
     })();
     return closing;
   };
-  return { config, core, logger: core.logger, app, ingress, gateway, url, port: address.port, close };
+  return { config, core, logger: core.logger, app, ingress, gateway, routes, url, port: address.port, close };
 }
 
 function misrouted(verb: string, service: string): RelayError {

@@ -65,7 +65,6 @@ describe('the session check', () => {
 
   it.each([
     ['down', 'answering 503'],
-    ['rate-limited', 'answering 429'],
     ['hang', 'not answering within PROFILE_API_TIMEOUT'],
     ['garbage', 'answering 200 with a broken body'],
   ] as const)('answers 503 with Retry-After and bans nobody when the profile API is %s (%s)', async (mode, _how) => {
@@ -77,6 +76,23 @@ describe('the session check', () => {
     expect(r).toMatchObject({ status: 503, error: 'profile_api_unavailable' });
     expect(Number(r.retryAfter)).toBeGreaterThan(0);
     expect(await banOf(p.uuid)).toBeNull();
+  });
+
+  // Its own relay: a 429 makes the relay hold back every look-up for the Retry-After it was given.
+  it('answers 503 with Retry-After and bans nobody when the profile API is rate-limited (answering 429)', async () => {
+    const own = await RelayFixture.start({ nats: relay.nats });
+    try {
+      const key = await own.createKey();
+      const p = own.player();
+      own.profile.setMode('rate-limited');
+      const res = await own.post({ type: 'chat', message: 'x' }, { ...own.headers(p, key, channel()), 'client-secret': 'wrong' });
+      expect(res.status).toBe(503);
+      expect(res.body['error']).toBe('profile_api_unavailable');
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(own.server.core.bans.list()).toEqual([]);
+    } finally {
+      await own.close();
+    }
   });
 
   it('caches sessions: many requests with one token make one profile API call, concurrent first requests share it', async () => {

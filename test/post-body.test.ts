@@ -108,3 +108,22 @@ describe('unknown fields', () => {
     expect((await s.nextPair()).data['timestamp']).toBe(timestamp);
   });
 });
+
+describe('Content-Encoding', () => {
+  // Guards: `Content-Encoding: gzip` on a plain body was ignored and the POST accepted (and a body
+  // really compressed was refused as invalid JSON, saying nothing of why).
+  it.each(['gzip', 'br', 'deflate', 'identity, gzip'])('%s is refused 415 unsupported_media_type, and nothing is stored', async (encoding) => {
+    const ch = channel();
+    const s = await relay.connect(relay.headers(relay.player(), key, ch));
+    const r = await relay.post({ type: 'chat', message: 'encoded' }, relay.headers(sender, key, ch, { 'content-encoding': encoding }));
+    expect(r.status).toBe(415);
+    expect(r.body).toEqual({ error: 'unsupported_media_type', message: expect.stringContaining('Content-Encoding') });
+    await relay.post({ type: 'chat', message: 'sentinel' }, relay.headers(sender, key, ch));
+    expect((await s.nextPair()).data.message).toBe('sentinel');
+  });
+
+  it('identity (or none) is accepted', async () => {
+    const r = await relay.post({ type: 'chat', message: 'plain' }, relay.headers(sender, key, channel(), { 'content-encoding': 'identity' }));
+    expect(r.status).toBe(200);
+  });
+});

@@ -25,6 +25,10 @@ describe('the session cache', () => {
       concurrency: 16,
       maxQueue: 1000,
       perAddress: 1000,
+      // Off: this test looks up thousands of tokens from one (unknown) address on purpose.
+      ratePerAddress: 0,
+      rateBurst: 1,
+      ipv6Prefix: 64,
       maxEntries: 20,
       logger: createLogger({ level: 'silent', pretty: false, nodeId: 't', service: 'all', clientHeaderPrefixes: [] }),
     });

@@ -95,8 +95,9 @@ describe('the client address', () => {
   });
 
   // Guards: behind a proxy left out of TRUSTED_PROXIES every player shares the proxy's one address,
-  // and nothing said so.
-  it('warns once when X-Forwarded-For arrives from a peer TRUSTED_PROXIES does not name', async () => {
+  // and nothing said so. At most once per 10 minutes (not once per process, which the first stranger
+  // sending X-Forwarded-For used up): test/unit/unnamed-proxy-warning.test.ts moves the clock.
+  it('warns, once per 10 minutes, when X-Forwarded-For arrives from a peer TRUSTED_PROXIES does not name', async () => {
     const own = await RelayFixture.start({ nats: relay.nats, profile: relay.profile });
     try {
       const warnings = (): number => own.logs.lines.filter((l) => l.includes('TRUSTED_PROXIES does not name')).length;

@@ -59,6 +59,9 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
     NODE_ENV: 'production',
     RATE_LIMIT_PER_SECOND: '0',
     RATE_LIMIT_BYTES_PER_SECOND: '0',
+    // Thousands of clients from 127.0.0.1: one address's look-up and open rates would refuse them.
+    PROFILE_API_RATE_PER_ADDRESS: '0',
+    STREAM_OPEN_RATE: '0',
     STREAM_MAX_BYTES: '2GiB',
     ...options.env,
   };

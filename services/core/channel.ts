@@ -1,20 +1,25 @@
 // Channel names: the one module that knows how a multiplayer server host becomes a readable channel
 // name (meta.channel) and how that name becomes a NATS subject token and KV key part.
 
+import ipaddr from 'ipaddr.js';
 import { RelayError } from './errors.js';
 
 const DEFAULT_PORT_SUFFIX = ':25565';
 const MAX_LENGTH = 253;
 const HOST_PATTERN = /^[a-z0-9._:-]+$/;
-const IPV6_PATTERN = /^\[[0-9a-f:.]+\](?::[0-9]{1,5})?$/;
+const IPV6_PATTERN = /^\[([0-9a-f:.]+)\](:[0-9]{1,5})?$/;
+/** Only ASCII is looked at: lower-casing first let the Kelvin sign (U+212A) become "k". */
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Why a raw channel name is not acceptable, or null when it is. */
 export function channelProblem(raw: string): string | null {
+  if (NON_ASCII.test(raw)) return 'the channel may contain only ASCII letters, digits, ".", "-", "_" and ":" (or be a bracketed IPv6 literal)';
   const name = normaliseLoose(raw);
   if (name.length === 0) return 'the channel (multiplayer server host) is empty';
   if (name.length > MAX_LENGTH) return `the channel is longer than ${MAX_LENGTH} characters`;
   if (name.startsWith('[')) {
-    return IPV6_PATTERN.test(name) ? null : 'an IPv6 channel must be a bracketed literal like [2001:db8::1]:25566';
+    const literal = IPV6_PATTERN.exec(name)?.[1];
+    return literal !== undefined && ipaddr.IPv6.isValid(literal) ? null : 'an IPv6 channel must be a bracketed literal like [2001:db8::1]:25566';
   }
   if (!HOST_PATTERN.test(name)) {
     return 'the channel may contain only letters, digits, ".", "-", "_" and ":" (or be a bracketed IPv6 literal)';
@@ -34,8 +39,21 @@ function normaliseLoose(raw: string): string {
     const before = name;
     if (name.endsWith(DEFAULT_PORT_SUFFIX)) name = name.slice(0, -DEFAULT_PORT_SUFFIX.length);
     if (name.endsWith('.')) name = name.slice(0, -1);
-    if (name === before) return name;
+    if (name === before) return canonicalIpv6(name);
   }
+}
+
+/**
+ * A bracketed IPv6 literal in its RFC 5952 form (an IPv4-mapped one in mixed notation, RFC 5952
+ * section 5), so `[::1]` and `[0:0::1]` are one channel; anything else unchanged. Its output ends
+ * in a digit or "]", so the default port and dot removal above have nothing more to do.
+ */
+function canonicalIpv6(name: string): string {
+  const m = IPV6_PATTERN.exec(name);
+  if (m === null || !ipaddr.IPv6.isValid(m[1]!)) return name;
+  const ip = ipaddr.IPv6.parse(m[1]!);
+  const text = ip.isIPv4MappedAddress() ? `::ffff:${ip.toIPv4Address().toString()}` : ip.toRFC5952String();
+  return `[${text}]${m[2] ?? ''}`;
 }
 
 /**

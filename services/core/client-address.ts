@@ -44,13 +44,17 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
 
 /**
  * The group an address is counted in. IPv4: the address itself (an IPv4-mapped IPv6 peer included).
- * IPv6: its /64, the block one home or one server is given (SLAAC picks addresses inside it at
- * will), so one machine cannot take 2^64 shares by changing its address.
+ * IPv6: its block of `ipv6Prefix` bits (PROFILE_API_IPV6_PREFIX), so one home or server cannot take
+ * a share per address it may pick inside the block it was given (SLAAC picks at will in a /64, and a
+ * home is usually given a /56).
  */
-export function fairnessGroup(address: string): string {
+export function fairnessGroup(address: string, ipv6Prefix: number): string {
   if (!ipaddr.isValid(address)) return address;
   const ip = ipaddr.process(address);
   if (!(ip instanceof ipaddr.IPv6)) return ip.toString();
-  const parts = ip.parts.slice(0, 4).map((p) => p.toString(16));
-  return `${parts.join(':')}::/64`;
+  const bytes = ip.toByteArray().map((b, i) => {
+    const kept = Math.max(0, Math.min(8, ipv6Prefix - i * 8));
+    return b & ((0xff << (8 - kept)) & 0xff);
+  });
+  return `${ipaddr.fromByteArray(bytes).toString()}/${ipv6Prefix}`;
 }

@@ -29,9 +29,29 @@ export interface HttpOptions {
    * per-request objects (request, reply, child logger, hooks) would live as long for nothing.
    */
   streamHandler?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Filled with every route fastify registers (the route-table test walks them all). */
+  routes?: ClientRoute[];
 }
 
+/** A route the client port answers: method and path as registered. */
+export interface ClientRoute {
+  method: string;
+  url: string;
+}
+
+/** The paths the specification names for GET (streams) and POST (payloads); a query may follow. */
+export const CLIENT_PATHS = ['/', '/irc'] as const;
+
 const STREAM_PATH = /^\/(irc)?(\?|$)/;
+
+/**
+ * Whether a raw request target is one of CLIENT_PATHS exactly, with or without a query. The router
+ * decodes percent-escapes (`/%69rc` is routed to /irc), where GET streams match the raw target: both
+ * verbs answer only the spellings the specification names.
+ */
+export function isClientPath(target: string | undefined): boolean {
+  return STREAM_PATH.test(target ?? '');
+}
 
 export function createHttpApp(options: HttpOptions): FastifyInstance {
   const loggerInstance: FastifyBaseLogger = options.logger;
@@ -66,6 +86,8 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
     return503OnClosing: false,
   });
   app.removeContentTypeParser('text/plain');
+  const routes = options.routes;
+  if (routes !== undefined) app.addHook('onRoute', (r) => void [r.method].flat().forEach((method) => routes.push({ method, url: r.url })));
 
   app.setErrorHandler((error: FastifyError | RelayError, request, reply) => {
     const relayError = isRelayError(error) ? error : fromFastifyError(error);

@@ -113,14 +113,16 @@ export class ThrottledWarnings {
   private readonly logger: Logger;
   private readonly intervalMs: number;
   private readonly state = new Map<string, { last: number; suppressed: number }>();
+  private readonly clock: () => number;
 
-  constructor(logger: Logger, intervalMs = 10_000) {
+  constructor(logger: Logger, intervalMs = 10_000, clock: () => number = Date.now) {
     this.logger = logger;
     this.intervalMs = intervalMs;
+    this.clock = clock;
   }
 
   warn(key: string, fields: Record<string, unknown>, message: string): void {
-    const now = Date.now();
+    const now = this.clock();
     const s = this.state.get(key);
     if (s !== undefined && now - s.last < this.intervalMs) {
       s.suppressed++;

@@ -2,12 +2,15 @@
 // requests with made-up tokens (each a look-up) queued without bound behind the HTTP agent, and a
 // real player's new session waited behind all of them.
 //
-// Fairness is by client address (its /64 for IPv6, see client-address.ts), never by client
+// Fairness is by client address (IPv6: its PROFILE_API_IPV6_PREFIX block, see client-address.ts), never by client
 // credentials: those are public (DESIGN.md section 6). One address has at most `perAddress`
 // look-ups running or waiting, so a flood from one address holds a few places and the rest serve
 // everyone else at once; when every place is taken, a freed place goes to the addresses waiting in
 // turn (round robin), so a long queue from one address is no queue for the others. The whole queue
-// stays bounded (PROFILE_API_MAX_QUEUE). Beyond either bound: 503 profile_api_busy at once. A waiter
+// stays bounded (PROFILE_API_MAX_QUEUE); when it is full, a newcomer from an address with fewer
+// waiting takes the place of the newest waiter of the address with the most waiting (longest-queue
+// drop), so a few hundred flooding addresses cannot shut out an address with nothing queued.
+// Beyond either bound: 503 profile_api_busy at once (the displaced waiter too). A waiter
 // leaves the queue at its deadline (the look-up's timeout counts from when it was asked for, not from
 // when a place came free) or when its client goes away. An address's state is dropped as soon as it
 // has nothing running or waiting.
@@ -25,7 +28,7 @@ export interface Ticket {
 }
 
 /** Why the gate refused a look-up: its address has its share, or the whole queue is full. */
-export type GateRefusal = 'address_busy' | 'queue_full';
+export type GateRefusal = 'address_busy' | 'queue_full' | 'displaced';
 
 export interface LookupGateOptions {
   /** Look-ups running at once (PROFILE_API_CONCURRENCY). */
@@ -34,6 +37,8 @@ export interface LookupGateOptions {
   maxQueue: number;
   /** Look-ups one address may have running or waiting (PROFILE_API_PER_ADDRESS). */
   perAddress: number;
+  /** IPv6 addresses count per block of this many bits (PROFILE_API_IPV6_PREFIX). */
+  ipv6Prefix: number;
   refused?: (reason: GateRefusal) => void;
 }
 
@@ -68,9 +73,14 @@ export class LookupGate {
     return this.groups.size;
   }
 
+  /** Look-ups waiting for a place, all addresses together. */
+  get waiting(): number {
+    return this.queued;
+  }
+
   /** Enters the gate for `address`; throws 503 profile_api_busy beyond the address's share or the queue. */
   enter(address: string, timeoutMs: number): Ticket {
-    const key = fairnessGroup(address);
+    const key = fairnessGroup(address, this.options.ipv6Prefix);
     const group = this.groups.get(key) ?? { running: 0, waiting: [] };
     if (group.running + group.waiting.length >= this.options.perAddress) throw this.busy('address_busy');
     // Places free means nobody waits (a freed place is handed on at once), so nobody is overtaken.
@@ -79,7 +89,7 @@ export class LookupGate {
       this.take(group);
       return { granted: Promise.resolve(), leave: once(() => this.release(key, group)), cancel: () => undefined };
     }
-    if (this.queued >= this.options.maxQueue) throw this.busy('queue_full');
+    if (this.queued >= this.options.maxQueue && !this.displaceFor(group)) throw this.busy('queue_full');
     this.groups.set(key, group);
     return this.wait(key, group, timeoutMs);
   }
@@ -120,6 +130,19 @@ export class LookupGate {
     };
   }
 
+  /**
+   * Makes room in a full queue for a newcomer of `group`: the newest waiter of the address with the
+   * most waiting leaves at once, if that address has more waiting than the newcomer's. Its oldest
+   * waiters, nearest their turn, keep their places. False when no address has more.
+   */
+  private displaceFor(group: Group): boolean {
+    let longest: Group | undefined;
+    for (const g of this.turns.values()) if (longest === undefined || g.waiting.length > longest.waiting.length) longest = g;
+    if (longest === undefined || longest.waiting.length <= group.waiting.length) return false;
+    longest.waiting.at(-1)!.fail(this.busy('displaced'));
+    return true;
+  }
+
   private take(group: Group): void {
     this.running++;
     group.running++;
@@ -157,7 +180,7 @@ export class LookupGate {
 
   private busy(reason: GateRefusal): RelayError {
     this.options.refused?.(reason);
-    const who = reason === 'address_busy' ? 'from this address ' : '';
+    const who = reason === 'queue_full' ? '' : 'from this address ';
     return new RelayError('profile_api_busy', `Too many sessions ${who}are being checked right now; try again shortly.`, {
       retryAfter: BUSY_RETRY_SECONDS,
     });

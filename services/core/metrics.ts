@@ -29,7 +29,9 @@ export class RelayMetrics {
   readonly replaysBeyondRetention: Counter;
   readonly ready: Gauge<'service'>;
   readonly renewalOverdue: Gauge;
+  readonly lookupsWaiting: Gauge;
   /** Read at every scrape from whoever knows (the server, the gateway's ownership); unset, no sample. */
+  private waiting: (() => number) | null = null;
   private readiness: { service: string; check: () => boolean } | null = null;
   private overdueMs: (() => number) | null = null;
   readonly resumeWindowBytes: Gauge;
@@ -101,7 +103,7 @@ export class RelayMetrics {
     });
     this.lookupRefusals = new Counter({
       name: 'relay_session_lookups_refused_total',
-      help: 'Sessions refused without asking the profile API, by reason (token_too_long, token_malformed, remembered_invalid, address_busy, queue_full)',
+      help: 'Sessions refused without asking the profile API, by reason (token_too_long, token_malformed, remembered_invalid, address_busy, queue_full, displaced, address_rate, upstream_backoff, no_time_left)',
       labelNames: ['reason'],
       registers,
     });
@@ -133,6 +135,14 @@ export class RelayMetrics {
         if (r !== null) this.ready.set({ service: r.service }, r.check() ? 1 : 0);
       },
     });
+    this.lookupsWaiting = new Gauge({
+      name: 'relay_session_lookups_waiting',
+      help: 'Session look-ups waiting for a free place (PROFILE_API_MAX_QUEUE bounds them)',
+      registers,
+      collect: () => {
+        if (this.waiting !== null) this.lookupsWaiting.set(this.waiting());
+      },
+    });
     this.renewalOverdue = new Gauge({
       name: 'relay_ownership_renewal_overdue_seconds',
       help: 'How far this gateway\'s most overdue stream claim is past its renewal (0 while renewals keep up)',
@@ -153,6 +163,11 @@ export class RelayMetrics {
       help: "Look-ups of a channel's newest frame (one JetStream request, no consumer) for a resume on a channel this gateway had heard nothing of",
       registers,
     });
+  }
+
+  /** What `relay_session_lookups_waiting` reports at each scrape. */
+  observeLookupsWaiting(waiting: () => number): void {
+    this.waiting = waiting;
   }
 
   /** What `relay_ready` reports at each scrape. */

@@ -24,7 +24,8 @@ export class ProfileHttp {
     this.request = https ? httpsRequest : httpRequest;
   }
 
-  get(token: string, timeoutMs: number): Promise<{ status: number; body: string }> {
+  /** `retryAfter`: the header, as sent, on a refusal (a 429 says how long to wait). */
+  get(token: string, timeoutMs: number): Promise<{ status: number; body: string; retryAfter?: string }> {
     return new Promise((resolve, reject) => {
       const req = this.request(
         this.url,
@@ -33,7 +34,8 @@ export class ProfileHttp {
           const status = res.statusCode ?? 0;
           if (status !== 200) {
             res.resume();
-            res.once('end', () => resolve({ status, body: '' }));
+            const retryAfter = res.headers['retry-after'];
+            res.once('end', () => resolve({ status, body: '', ...(retryAfter !== undefined ? { retryAfter } : {}) }));
             res.once('error', reject);
             return;
           }

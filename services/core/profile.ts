@@ -1,7 +1,8 @@
 // Who is behind a session token: the game's profile API (GET with the same bearer; 200 gives
 // {id, name}). Results are cached by a hash of the token, concurrent look-ups of one token share one
 // request, and every call has a timeout counted from when it was asked for. How many run at once and
-// who waits is the LookupGate's business (fair across client addresses). What cannot be a token is
+// who waits is the LookupGate's business (fair across client addresses); how often an address may
+// start one, and backing off when upstream says 429, the LookupBudget's. What cannot be a token is
 // refused before any of it, and a token found invalid is remembered for a while in a cache of its
 // own (bounded, so junk never pushes out the sessions of real players): repeating it costs neither a
 // look-up nor a place in the gate. Invalid session: 401. The API unreachable, failing or busy: 503
@@ -12,8 +13,10 @@ import { tokenShapeProblem, type TokenShapeProblem } from './bearer-token.js';
 import { RelayError } from './errors.js';
 import { ExpiringCache } from './expiring-cache.js';
 import { ThrottledWarnings, type Logger } from './logger.js';
+import { LookupBudget, type BudgetRefusal } from './lookup-budget.js';
 import { LookupGate, type GateRefusal } from './lookup-gate.js';
 import { parseProfile, ProfileHttp } from './profile-http.js';
+import { untilAborted } from './until-aborted.js';
 
 export interface Profile {
   uuid: string;
@@ -27,7 +30,7 @@ export interface ProfileObserver {
 }
 
 /** Why a session was refused without asking the profile API. */
-export type LookupRefusal = TokenShapeProblem | GateRefusal | 'remembered_invalid';
+export type LookupRefusal = TokenShapeProblem | GateRefusal | BudgetRefusal | 'remembered_invalid' | 'no_time_left';
 
 export interface ResolveOptions {
   /** The client's address (client-address.ts): look-ups are shared fairly between addresses. */
@@ -53,6 +56,10 @@ export interface ProfileClientOptions {
   concurrency: number;
   maxQueue: number;
   perAddress: number;
+  /** New look-ups per second one address may start, and at once; IPv6 addresses count per block. */
+  ratePerAddress: number;
+  rateBurst: number;
+  ipv6Prefix: number;
   /** Valid sessions kept at most; the oldest go first. */
   maxEntries?: number;
 }
@@ -75,6 +82,12 @@ interface Lookup {
 }
 
 const RETRY_AFTER_SECONDS = 5;
+/**
+ * Least time a look-up is started with (or a tenth of the timeout, if less): one granted a place
+ * just before its deadline cannot be answered in time, and would only cost upstream a call and log
+ * a misleading "unreachable".
+ */
+const MIN_LOOKUP_MS = 250;
 
 export class HttpProfileClient implements ProfileResolver {
   private readonly options: ProfileClientOptions;
@@ -82,6 +95,7 @@ export class HttpProfileClient implements ProfileResolver {
   private readonly invalid = new ExpiringCache<true>(MAX_INVALID_ENTRIES);
   private readonly inflight = new Map<string, Lookup>();
   private readonly gate: LookupGate;
+  private readonly budget: LookupBudget;
   private readonly warnings: ThrottledWarnings;
   private readonly http: ProfileHttp;
 
@@ -92,10 +106,17 @@ export class HttpProfileClient implements ProfileResolver {
       places: options.concurrency,
       maxQueue: options.maxQueue,
       perAddress: options.perAddress,
+      ipv6Prefix: options.ipv6Prefix,
       ...(options.refused !== undefined ? { refused: options.refused } : {}),
     });
+    this.budget = new LookupBudget({ ratePerAddress: options.ratePerAddress, rateBurst: options.rateBurst, ipv6Prefix: options.ipv6Prefix });
     this.warnings = new ThrottledWarnings(options.logger);
     this.valid = new ExpiringCache(options.maxEntries ?? 100_000);
+  }
+
+  /** Look-ups waiting for a place (a gauge). */
+  get waiting(): number {
+    return this.gate.waiting;
   }
 
   async resolve(token: string, options: ResolveOptions = {}): Promise<Profile> {
@@ -116,6 +137,7 @@ export class HttpProfileClient implements ProfileResolver {
       throw invalidSession();
     }
     const lookup = this.inflight.get(id) ?? this.start(id, token, options.address ?? NO_ADDRESS);
+    // (A request joining a look-up already running costs upstream nothing, so pays nothing.)
     lookup.waiters++;
     try {
       return orInvalid(await untilAborted(lookup.promise, options.signal));
@@ -126,9 +148,20 @@ export class HttpProfileClient implements ProfileResolver {
 
   private start(id: string, token: string, address: string): Lookup {
     const asked = performance.now();
+    const refusal = this.budget.take(address, asked);
+    if (refusal !== null) {
+      this.options.refused?.(refusal.reason);
+      throw refusal.error;
+    }
     const ticket = this.gate.enter(address, this.options.timeoutMs);
+    const floor = Math.min(MIN_LOOKUP_MS, this.options.timeoutMs / 10);
     const promise = ticket.granted
-      .then(() => this.fetchProfile(token, Math.max(1, this.options.timeoutMs - (performance.now() - asked))))
+      .then(() => {
+        const left = this.options.timeoutMs - (performance.now() - asked);
+        if (left >= floor) return this.fetchProfile(token, left);
+        this.options.refused?.('no_time_left');
+        throw new RelayError('profile_api_busy', 'Too many sessions are being checked right now; try again shortly.', { retryAfter: RETRY_AFTER_SECONDS });
+      })
       .finally(() => {
         ticket.leave();
         this.inflight.delete(id);
@@ -153,7 +186,7 @@ export class HttpProfileClient implements ProfileResolver {
   private async fetchProfile(token: string, timeoutMs: number): Promise<Profile | null> {
     const started = performance.now();
     const seconds = (): number => (performance.now() - started) / 1000;
-    let answer: { status: number; body: string };
+    let answer: Awaited<ReturnType<ProfileHttp['get']>>;
     try {
       answer = await this.http.get(token, timeoutMs);
     } catch (e) {
@@ -164,6 +197,12 @@ export class HttpProfileClient implements ProfileResolver {
     if (answer.status === 401 || answer.status === 403 || answer.status === 404) {
       this.options.observe?.('invalid', seconds());
       return null;
+    }
+    if (answer.status === 429) {
+      this.options.observe?.('unavailable', seconds());
+      const wait = this.budget.upstreamLimited(answer.retryAfter);
+      this.warnings.warn('status-429', { status: 429, backoffSeconds: wait }, 'profile API rate-limited the relay: no look-up until it allows');
+      throw unavailable(wait);
     }
     if (answer.status !== 200) {
       this.options.observe?.('unavailable', seconds());
@@ -187,21 +226,6 @@ export class HttpProfileClient implements ProfileResolver {
   }
 }
 
-/** The look-up's result, or a rejection as soon as the client goes away. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(clientGone());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(clientGone());
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function clientGone(): RelayError {
-  return new RelayError('unavailable', 'The client closed the connection during the session check.');
-}
-
 function orInvalid(profile: Profile | null): Profile {
   if (profile === null) throw invalidSession();
   return profile;
@@ -211,8 +235,8 @@ function invalidSession(): RelayError {
   return new RelayError('invalid_session', 'The session token is not valid; log in to the game again and retry.');
 }
 
-function unavailable(): RelayError {
+function unavailable(retryAfter = RETRY_AFTER_SECONDS): RelayError {
   return new RelayError('profile_api_unavailable', 'The game profile API is not answering; try again shortly.', {
-    retryAfter: RETRY_AFTER_SECONDS,
+    retryAfter,
   });
 }

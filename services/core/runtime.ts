@@ -4,7 +4,8 @@
 import type { IncomingMessage } from 'node:http';
 import { Authenticator } from './auth.js';
 import { BanStore } from './bans.js';
-import { clientAddress, compileTrustedProxies, type TrustProxy } from './client-address.js';
+import { addressReader } from './address-reader.js';
+import { compileTrustedProxies } from './client-address.js';
 import type { RelayConfig } from './config.js';
 import { KeyStore } from './keys.js';
 import { createLogger, type Logger } from './logger.js';
@@ -60,9 +61,9 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
   const bans = new BanStore(nats.js, nats.buckets.bans, logger);
   await Promise.all([keys.start(), bans.start()]);
-  const profiles: ProfileResolver =
+  const lookups =
     config.profile.url === 'offline'
-      ? new OfflineProfileResolver()
+      ? null
       : new HttpProfileClient({
           url: config.profile.url,
           timeoutMs: config.profile.timeoutMs,
@@ -71,6 +72,9 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
           concurrency: config.profile.concurrency,
           maxQueue: config.profile.maxQueue,
           perAddress: config.profile.perAddress,
+          ratePerAddress: config.profile.ratePerAddress,
+          rateBurst: config.profile.rateBurst,
+          ipv6Prefix: config.profile.ipv6Prefix,
           logger,
           refused: (reason) => metrics.lookupRefusals.inc({ reason }),
           observe: (outcome, seconds) => {
@@ -78,6 +82,8 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
             if (outcome !== 'cached') metrics.profileDuration.observe({ outcome }, seconds);
           },
         });
+  if (lookups !== null) metrics.observeLookupsWaiting(() => lookups.waiting);
+  const profiles: ProfileResolver = lookups ?? new OfflineProfileResolver();
   if (config.profile.url === 'offline') logger.warn('PROFILE_API_URL=offline: anyone can be anyone (Bearer offline:<name>); development only');
   const auth = new Authenticator({
     keys,
@@ -98,26 +104,6 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
     auth,
     addressOf: addressReader(trust, logger),
     natsConnected: () => connected && !nats.nc.isClosed(),
-  };
-}
-
-/**
- * The client address of a request, with one warning per process when a proxy seems to stand in
- * front untrusted: behind nginx or HAProxy with TRUSTED_PROXIES unset, every player has the proxy's
- * address and shares one address's look-up places, which nothing else would reveal.
- */
-function addressReader(trust: TrustProxy, logger: Logger): (req: IncomingMessage) => string {
-  let warned = false;
-  return (req) => {
-    const address = clientAddress(req, trust);
-    if (!warned && req.headers['x-forwarded-for'] !== undefined && !trust(req.socket.remoteAddress ?? '', 0)) {
-      warned = true;
-      logger.warn(
-        { peer: address },
-        'a request came through a proxy that TRUSTED_PROXIES does not name: every client behind it counts as this one address; set TRUSTED_PROXIES to the proxy',
-      );
-    }
-    return address;
   };
 }
 

@@ -1,6 +1,7 @@
 // Admission: a GET becomes the request for a stream, or a refusal (a RelayError the gateway answers).
 // The checks in the order the client hears them: draining, Accept, credentials and session (auth.ts
-// holds their own order), draining again, the establish scope, the channel, Last-Event-ID. Once
+// holds their own order), draining again, the establish scope, the channel, Last-Event-ID, and last
+// the account's open rate (STREAM_OPEN_RATE), so only an open that would succeed pays for it. Once
 // admitted, the request's headers are dropped: a stream lives for hours and needs none of them.
 
 import type { IncomingMessage } from 'node:http';
@@ -8,6 +9,7 @@ import { missingScope, type Authenticator } from '../core/auth.js';
 import { requestChannel } from '../core/channel.js';
 import { RelayError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { RateLimiter, type Rate } from '../core/rate-limit.js';
 import { Scope } from '../core/scopes.js';
 import type { StreamIdentity } from './client-stream.js';
 
@@ -25,9 +27,16 @@ export class Admission {
   private readonly logger: Logger;
   private readonly draining: () => boolean;
   private readonly addressOf: (req: IncomingMessage) => string;
+  /**
+   * Opens per account (a bridge without a session: per key). Reopening replaces the previous stream,
+   * so the stream caps never apply to it, and every open replays what was missed and creates a
+   * JetStream consumer: one account reopening with Last-Event-ID: 0 pulled hundreds of MB in seconds.
+   */
+  private readonly opens: RateLimiter;
 
-  constructor(options: { auth: Authenticator; logger: Logger; draining: () => boolean; addressOf: (req: IncomingMessage) => string }) {
+  constructor(options: { auth: Authenticator; logger: Logger; draining: () => boolean; addressOf: (req: IncomingMessage) => string; opens: Rate }) {
     this.auth = options.auth;
+    this.opens = new RateLimiter([options.opens]);
     this.addressOf = options.addressOf;
     this.logger = options.logger;
     this.draining = options.draining;
@@ -52,6 +61,11 @@ export class Admission {
       throw new RelayError('missing_channel', 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
     }
     const lastEventId = parseLastEventId(headers['last-event-id']);
+    const opener = principal.uuid ?? `key:${principal.clientId}`;
+    const decision = this.opens.take(opener, [1]);
+    if (!decision.allowed) {
+      throw new RelayError('too_many_opens', 'This account opens streams too often; wait before opening again.', { retryAfter: decision.retryAfter });
+    }
     // Everything needed from the request is read: its headers (session token and client secret
     // among them) need not stay in memory for the hours the stream lives.
     req.headers = {};
@@ -69,6 +83,10 @@ export class Admission {
       lastEventId,
       keyExpiresAt: principal.key.expiresAt,
     };
+  }
+
+  stop(): void {
+    this.opens.stop();
   }
 
   private refuseWhileDraining(): void {

@@ -62,7 +62,13 @@ export class Gateway {
       evict: (id) => this.evict(id),
     });
     metrics.observeRenewalOverdue(() => this.ownership.renewalOverdueMs());
-    this.admission = new Admission({ auth, logger, draining: () => this.draining, addressOf: core.addressOf });
+    this.admission = new Admission({
+      auth,
+      logger,
+      draining: () => this.draining,
+      addressOf: core.addressOf,
+      opens: { perSecond: config.gateway.openRate, burst: config.gateway.openBurst },
+    });
     this.streamContext = {
       scheduler: flusher,
       maxQueuedBytes: config.gateway.queueMaxBytes,
@@ -222,6 +228,7 @@ export class Gateway {
     this.hub.close();
     this.ownership.stop();
     await this.liveness.stop();
+    this.admission.stop();
   }
 }
 

@@ -3,15 +3,15 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestChannel } from '../core/channel.js';
+import { CLIENT_PATHS, isClientPath } from '../core/http.js';
 import { RelayError } from '../core/errors.js';
 import type { RelayCore } from '../core/runtime.js';
 import { planBatch, type PlannedEntry } from './batch.js';
 import { AckPublisher } from './ack-publisher.js';
 import { fingerprint, idempotencyKey, IdempotencyStore } from './idempotency.js';
 import { PartialPublish, partialPublishError, Publisher } from './publisher.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter } from '../core/rate-limit.js';
 
-const POST_PATHS = ['/', '/irc'];
 /** NATS's own default, until the server has told us its max_payload. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
@@ -54,14 +54,28 @@ export class Ingress {
 
   register(app: FastifyInstance): void {
     const { metrics } = this.core;
-    for (const url of POST_PATHS) {
+    for (const url of CLIENT_PATHS) {
       app.post(url, {
         // A POST is in flight from its first byte: one whose body is still arriving when a drain
         // starts is finished, not refused. Only POSTs that begin after it are turned away.
-        onRequest: async (request) => {
+        onRequest: async (request, reply) => {
+          // The router decoded the target (`/%69rc` is routed here); only the spec's spellings count.
+          if (!isClientPath(request.raw.url)) {
+            throw new RelayError('not_found', `Nothing is served at POST ${request.raw.url?.split('?')[0] ?? ''}; use / or /irc.`);
+          }
+          // Bodies are read as sent: a compressed one would be stored as garbage or refused as
+          // invalid JSON, and a plain one labelled gzip is a client bug worth saying so.
+          const encoding = request.headers['content-encoding'];
+          if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+            throw new RelayError('unsupported_media_type', 'POST bodies are read as sent: Content-Encoding must be absent or identity.');
+          }
           if (this.draining) throw new RelayError('draining', 'This ingress is shutting down; retry.', { retryAfter: 1 });
           this.inflight.add(request);
           metrics.postsInFlight.set(this.inflight.size);
+          // The response's close comes whatever the stage: answered, or the connection gone. A client
+          // that leaves after sending its whole body (during the session check) gets neither an
+          // answer nor an abort from fastify, and its entry stayed for ever (and held up drains).
+          reply.raw.once('close', () => this.settled(request));
         },
         onResponse: async (request, reply) => {
           metrics.posts.inc({ outcome: String(reply.statusCode) });

@@ -55,6 +55,8 @@ export class Mesh {
       PUBLISH_TIMEOUT: '3s',
       RATE_LIMIT_PER_SECOND: '0',
       RATE_LIMIT_BYTES_PER_SECOND: '0',
+      // Every player comes from 127.0.0.1 (one address's look-up rate would refuse most of them).
+      PROFILE_API_RATE_PER_ADDRESS: '0',
       ...options.env,
     };
     const config = loadConfig('all', env);

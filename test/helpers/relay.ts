@@ -63,6 +63,9 @@ export class RelayFixture {
         LOG_LEVEL: 'info',
         LOG_PRETTY: 'false',
         NODE_ENV: 'test',
+        // Every test player comes from 127.0.0.1: one address's look-up rate would refuse most of
+        // them. Tests of the rate set it (test/hardening-session-lookups.test.ts).
+        PROFILE_API_RATE_PER_ADDRESS: '0',
         ...options.env,
       },
       logDestination: logs,

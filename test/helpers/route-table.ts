@@ -1,5 +1,6 @@
-// The route table of the admin service walked with every spelling of every path: built from the
-// routes the server registers (never a hand-written list), so a route added anywhere is walked too.
+// The route table of a service (the admin service by default; the client port passes its own public
+// routes, refusals and credentials) walked with every spelling of every path: built from the routes
+// the server registers (never a hand-written list), so a route added anywhere is walked too.
 // Each spelling goes out with bad credentials only; every answer must be a refusal unless the route
 // is one of the few meant to be public, and nothing may change.
 
@@ -21,7 +22,7 @@ const REFUSALS: Record<string, number> = {
 };
 
 export interface ProbeInput {
-  routes: RegisteredRoute[];
+  routes: Array<Pick<RegisteredRoute, 'method' | 'url'>>;
   http: RawHttp;
   port: number;
   /** A real value for each path parameter (an existing key, a banned account): a leak would act. */
@@ -29,6 +30,12 @@ export interface ProbeInput {
   /** A body each POST route would accept, by route url. */
   bodies: Record<string, unknown>;
   token: string;
+  /** Another service's public routes (METHOD path); default the admin service's. */
+  publicRoutes?: ReadonlySet<string>;
+  /** Another service's refusal codes and their statuses; default the admin service's. */
+  refusals?: Readonly<Record<string, number>>;
+  /** Every bad credential to send; default the admin token's near misses. */
+  credentials?: Array<Record<string, string>>;
 }
 
 /** Every way of writing one path that a careless router or guard might read as another. */
@@ -80,7 +87,7 @@ function concrete(url: string, params: Record<string, string>): string {
   return url.replace(/:(\w+)|\*/g, (whole, name: string | undefined) => params[name ?? '*'] ?? whole);
 }
 
-function judge(answer: RawAnswer, isPublic: boolean): string | null {
+function judge(answer: RawAnswer, isPublic: boolean, refusals: Readonly<Record<string, number>>): string | null {
   if (isPublic && answer.status < 400) return null;
   if (answer.status === 405) return null;
   // HEAD carries no body: its status alone.
@@ -91,7 +98,7 @@ function judge(answer: RawAnswer, isPublic: boolean): string | null {
   } catch {
     return `answered ${answer.status} with a body that is not JSON`;
   }
-  if (typeof error !== 'string' || REFUSALS[error] !== answer.status) return `answered ${answer.status} ${String(error)}`;
+  if (typeof error !== 'string' || refusals[error] !== answer.status) return `answered ${answer.status} ${String(error)}`;
   return null;
 }
 
@@ -99,9 +106,10 @@ function judge(answer: RawAnswer, isPublic: boolean): string | null {
 export async function probeRouteTable(input: ProbeInput): Promise<{ violations: string[]; requests: number }> {
   const violations: string[] = [];
   let requests = 0;
-  const credentials = badCredentials(input.token);
+  const credentials = input.credentials ?? badCredentials(input.token);
+  const publicRoutes = input.publicRoutes ?? PUBLIC_ROUTES;
   for (const route of input.routes) {
-    const isPublic = PUBLIC_ROUTES.has(`${route.method} ${route.url}`);
+    const isPublic = publicRoutes.has(`${route.method} ${route.url}`);
     const path = concrete(route.url, input.params);
     const body = input.bodies[route.url];
     for (const target of spellings(path, input.port)) {
@@ -114,7 +122,7 @@ export async function probeRouteTable(input: ProbeInput): Promise<{ violations: 
           const answer = await input.http
             .send(method, target, { ...headers, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) }, json)
             .catch((e: unknown): RawAnswer => ({ status: 0, headers: {}, body: String(e) }));
-          const problem = judge(answer, isPublic);
+          const problem = judge(answer, isPublic, input.refusals ?? REFUSALS);
           if (problem !== null) violations.push(`${method} ${target} (credential ${n}, route ${route.method} ${route.url}): ${problem}`);
         }
       }

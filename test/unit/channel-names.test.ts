@@ -30,6 +30,12 @@ describe('channel names', () => {
     ['[2001:DB8::1]', '[2001:db8::1]'],
     ['[2001:db8::1]:25566', '[2001:db8::1]:25566'],
     ['[::ffff:192.0.2.1]', '[::ffff:192.0.2.1]'],
+    // One address, one channel, however it is spelled (RFC 5952).
+    ['[0:0::1]', '[::1]'],
+    ['[0000:0000:0000:0000:0000:0000:0000:0001]:25566', '[::1]:25566'],
+    ['[2001:DB8:0:0:1:0:0:1]', '[2001:db8::1:0:0:1]'],
+    ['[::ffff:7f00:1]', '[::ffff:127.0.0.1]'],
+    ['[::FFFF:127.0.0.1]:25565', '[::ffff:127.0.0.1]'],
     ['localhost', 'localhost'],
   ])('%j is the channel %j', (raw, name) => expect(normaliseChannel(raw)).toBe(name));
 
@@ -44,6 +50,11 @@ describe('channel names', () => {
     ['play.>', 'may contain only'],
     ['plày.example.net', 'may contain only'],
     ['[not-ipv6]', 'bracketed literal'],
+    ['[:::]', 'bracketed literal'],
+    ['[1:2:3:4:5:6:7:8:9]', 'bracketed literal'],
+    // Lower-cased, the Kelvin sign would be "k": refused, not folded.
+    ['\u212Aelvin.example.net', 'may contain only ASCII'],
+    ['\u0130stanbul.example.net', 'may contain only ASCII'],
     ['[2001:db8::1]:port', 'bracketed literal'],
   ])('%j is refused (%s) with 400 invalid_channel', (raw, problem) => {
     expect(channelProblem(raw)).toContain(problem);
@@ -73,7 +84,7 @@ describe('channel names', () => {
 
   it('normalise(normalise(x)) = normalise(x) for every accepted name (property)', () => {
     // Pieces that interact: the default port, dots, case, spaces, brackets and other ports.
-    const piece = fc.constantFrom('a', 'B', '.', ':', ':25565', ':25566', '25565', ' ', '[', ']', '::1', '-', '_', 'x.y');
+    const piece = fc.constantFrom('a', 'B', '.', ':', ':25565', ':25566', '25565', ' ', '[', ']', '::1', '-', '_', 'x.y', '0:0', 'ffff', '7f00', 'F', '\u212A', '127.0.0.1');
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }).map((p) => p.join('')), (raw) => {
         if (channelProblem(raw) !== null) return;

@@ -1,15 +1,15 @@
 // The look-up gate alone: fairness by client address (never by credentials, which are public), the
 // queue bound, deadlines, cancels, and that nothing a client abandons stays in memory.
 
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isRelayError } from '../../services/core/errors.js';
 import { LookupGate, type GateRefusal, type Ticket } from '../../services/core/lookup-gate.js';
 
 const LONG = 60_000;
 
-function gate(places: number, maxQueue: number, perAddress: number): { gate: LookupGate; refusals: GateRefusal[] } {
+function gate(places: number, maxQueue: number, perAddress: number, ipv6Prefix = 64): { gate: LookupGate; refusals: GateRefusal[] } {
   const refusals: GateRefusal[] = [];
-  return { gate: new LookupGate({ places, maxQueue, perAddress, refused: (r) => refusals.push(r) }), refusals };
+  return { gate: new LookupGate({ places, maxQueue, perAddress, ipv6Prefix, refused: (r) => refusals.push(r) }), refusals };
 }
 
 function busy(f: () => Ticket): string {
@@ -40,6 +40,15 @@ describe('look-up gate: fairness by client address', () => {
     const player = g.enter('127.0.0.3', LONG);
     expect(await isGranted(player)).toBe(true);
     for (const t of [...flood, player]) t.leave();
+    expect(g.addresses).toBe(0);
+  });
+
+  it('counts an IPv6 block of the configured prefix as one address (56: a home given a /56 is one address)', () => {
+    const { gate: g } = gate(16, 100, 2, 56);
+    const held = [g.enter('2001:db8:1:200::1', LONG), g.enter('2001:db8:1:2ff::1', LONG)];
+    expect(busy(() => g.enter('2001:db8:1:2aa::1', LONG))).toBe('profile_api_busy');
+    const other = g.enter('2001:db8:1:300::1', LONG);
+    for (const t of [...held, other]) t.leave();
     expect(g.addresses).toBe(0);
   });
 
@@ -75,10 +84,10 @@ describe('look-up gate: fairness by client address', () => {
     expect(g.addresses).toBe(0);
   });
 
-  it('bounds the whole queue, all addresses together: 503 queue_full', () => {
+  it('bounds the whole queue, all addresses together: 503 queue_full when no address has more waiting than the newcomer', () => {
     const { gate: g, refusals } = gate(1, 2, 10);
     const held = [g.enter('10.0.0.1', LONG), g.enter('10.0.0.2', LONG), g.enter('10.0.0.3', LONG)];
-    expect(busy(() => g.enter('10.0.0.4', LONG))).toBe('profile_api_busy');
+    expect(busy(() => g.enter('10.0.0.2', LONG))).toBe('profile_api_busy');
     expect(refusals).toEqual(['queue_full']);
     for (const t of held) t.leave();
     expect(g.addresses).toBe(0);
@@ -119,6 +128,87 @@ describe('look-up gate: fairness by client address', () => {
     after.leave();
     await queued.granted;
     queued.leave();
+    expect(g.addresses).toBe(0);
+  });
+});
+
+describe('look-up gate: a full queue drops from the longest (a few hundred addresses cannot shut out a newcomer)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** One place taken by 10.0.0.1; the queue (3) full: 10.0.0.2 waits with three. */
+  function full(): { g: LookupGate; refusals: GateRefusal[]; running: Ticket; waiting: Ticket[] } {
+    const { gate: g, refusals } = gate(1, 3, 10);
+    const running = g.enter('10.0.0.1', LONG);
+    const waiting = [g.enter('10.0.0.2', LONG), g.enter('10.0.0.2', LONG), g.enter('10.0.0.2', LONG)];
+    return { g, refusals, running, waiting };
+  }
+
+  it('a newcomer from an address with nothing queued displaces the newest waiter of the longest queue, which hears 503 profile_api_busy at once', async () => {
+    const { g, refusals, running, waiting } = full();
+    const newcomer = g.enter('10.0.0.9', LONG);
+    await expect(waiting[2]!.granted).rejects.toMatchObject({ code: 'profile_api_busy', retryAfter: expect.any(Number) });
+    expect(refusals).toEqual(['displaced']);
+    // The flooder's oldest waiters keep their places; its newcomers are refused, not displacing.
+    expect(busy(() => g.enter('10.0.0.2', LONG))).toBe('profile_api_busy');
+    expect(refusals).toEqual(['displaced', 'queue_full']);
+    for (const t of [running, ...waiting, newcomer]) t.leave();
+    expect(g.addresses).toBe(0);
+  });
+
+  it('grants in turn after a displacement: the newcomer is served between the longest queue\'s waiters', async () => {
+    const { g, running, waiting } = full();
+    const newcomer = g.enter('10.0.0.9', LONG);
+    const order: string[] = [];
+    void waiting[0]!.granted.then(() => order.push('a0'));
+    void waiting[1]!.granted.then(() => order.push('a1'));
+    void newcomer.granted.then(() => order.push('new'));
+    running.leave();
+    await waiting[0]!.granted;
+    waiting[0]!.leave();
+    await newcomer.granted;
+    newcomer.leave();
+    await waiting[1]!.granted;
+    waiting[1]!.leave();
+    expect(order).toEqual(['a0', 'new', 'a1']);
+    waiting[2]!.leave();
+    expect(g.addresses).toBe(0);
+  });
+
+  it("a displaced waiter's deadline, cancel and leave change nothing afterwards (no place or queue slot is given back twice)", async () => {
+    vi.useFakeTimers();
+    const { gate: g } = gate(1, 2, 10);
+    const running = g.enter('10.0.0.1', LONG);
+    const doomed = [g.enter('10.0.0.2', 50), g.enter('10.0.0.2', 50)];
+    const newcomer = g.enter('10.0.0.9', LONG);
+    await expect(doomed[1]!.granted).rejects.toMatchObject({ code: 'profile_api_busy' });
+    doomed[1]!.cancel();
+    doomed[1]!.leave();
+    // The queue is full again (one waiter each): an address with as many waiting is refused.
+    expect(busy(() => g.enter('10.0.0.2', LONG))).toBe('profile_api_busy');
+    expect(await isGranted(newcomer)).toBe(false);
+    // The other waiter's deadline passes; the displaced one's timer must not unqueue anyone else.
+    await vi.advanceTimersByTimeAsync(60);
+    await expect(doomed[0]!.granted).rejects.toMatchObject({ code: 'profile_api_unavailable' });
+    expect(await isGranted(newcomer)).toBe(false);
+    running.leave();
+    await newcomer.granted;
+    newcomer.leave();
+    doomed[0]!.leave();
+    expect(g.addresses).toBe(0);
+  });
+
+  it('a waiter whose own address has fewer waiting may displace; one whose address has as many may not', () => {
+    const { gate: g, refusals } = gate(1, 4, 10);
+    const held = [g.enter('10.0.0.1', LONG), g.enter('10.0.0.2', LONG), g.enter('10.0.0.2', LONG), g.enter('10.0.0.2', LONG), g.enter('10.0.0.3', LONG)];
+    // 10.0.0.3 has one waiting, 10.0.0.2 three: 10.0.0.3 gets in, 10.0.0.2 down to two.
+    held.push(g.enter('10.0.0.3', LONG));
+    expect(refusals).toEqual(['displaced']);
+    // Now two each: an equal is refused.
+    expect(busy(() => g.enter('10.0.0.3', LONG))).toBe('profile_api_busy');
+    expect(refusals).toEqual(['displaced', 'queue_full']);
+    for (const t of held) t.leave();
     expect(g.addresses).toBe(0);
   });
 });

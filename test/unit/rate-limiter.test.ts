@@ -2,7 +2,7 @@
 // and bytes), bursts, refill, Retry-After, and accounts that never share a bucket.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { RateLimiter, type Rate } from '../../services/ingress/rate-limit.js';
+import { RateLimiter, type Rate } from '../../services/core/rate-limit.js';
 
 const ENTRIES: Rate = { perSecond: 2, burst: 4 };
 const BYTES: Rate = { perSecond: 1000, burst: 4000 };

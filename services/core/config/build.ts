@@ -53,6 +53,9 @@ export function buildConfig(service: ServiceKind, env: Env) {
       concurrency: env.PROFILE_API_CONCURRENCY,
       maxQueue: env.PROFILE_API_MAX_QUEUE,
       perAddress: env.PROFILE_API_PER_ADDRESS,
+      ratePerAddress: env.PROFILE_API_RATE_PER_ADDRESS,
+      rateBurst: env.PROFILE_API_RATE_BURST,
+      ipv6Prefix: env.PROFILE_API_IPV6_PREFIX,
     },
     /** Checked already: each an IP, a CIDR range or a proxy-addr range name. */
     trustedProxies: list(env.TRUSTED_PROXIES),
@@ -90,6 +93,8 @@ export function buildConfig(service: ServiceKind, env: Env) {
       retryMaxMs: ms(env.RETRY_MAX),
       maxStreamsPerAccount: env.MAX_STREAMS_PER_ACCOUNT,
       maxStreamsPerKey: env.MAX_STREAMS_PER_KEY,
+      openRate: env.STREAM_OPEN_RATE,
+      openBurst: env.STREAM_OPEN_BURST,
     },
     admin: {
       host: env.ADMIN_HOST,

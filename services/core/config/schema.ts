@@ -125,7 +125,25 @@ const CommonEnv = {
     minimum: 1,
     maximum: 100_000,
     description:
-      'Look-ups one client address (an IPv6 /64) may have running or waiting at once; beyond it, 503 profile_api_busy with Retry-After (never a ban). Raise it for many players behind one NAT address.',
+      'Look-ups one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may have running or waiting at once; beyond it, 503 profile_api_busy with Retry-After (never a ban). Raise it for many players behind one NAT address.',
+  }),
+  PROFILE_API_RATE_PER_ADDRESS: Type.Number({
+    default: 2,
+    minimum: 0,
+    description:
+      'New profile API look-ups per second one client address may start (a token bucket; cached and remembered-invalid sessions cost nothing); beyond it, 503 profile_api_busy with Retry-After (never a ban). 0 turns the limit off.',
+  }),
+  PROFILE_API_RATE_BURST: Type.Integer({
+    default: 20,
+    minimum: 1,
+    description: 'New look-ups one client address may start at once before PROFILE_API_RATE_PER_ADDRESS applies.',
+  }),
+  PROFILE_API_IPV6_PREFIX: Type.Integer({
+    default: 56,
+    minimum: 32,
+    maximum: 128,
+    description:
+      'IPv6 client addresses count as one address per block of this prefix length for the look-up limits (56: the block a home is usually given, so one home cannot take 256 shares with its /64s).',
   }),
   TRUSTED_PROXIES: Type.String({
     default: '',
@@ -192,6 +210,17 @@ const GatewayEnv = {
     default: 64,
     minimum: 0,
     description: 'Streams opened without a session (bridge streams) one API key may hold across the mesh; 429 too_many_streams beyond. 0: no limit.',
+  }),
+  STREAM_OPEN_RATE: Type.Number({
+    default: 0.5,
+    minimum: 0,
+    description:
+      'Stream opens per second one account (or a bridge key without a session) may make on this gateway, a token bucket (each open replays what was missed, and reopening replaces the previous stream, so MAX_STREAMS_PER_ACCOUNT never applies); 429 too_many_opens with Retry-After beyond, never a ban. 0 turns the limit off.',
+  }),
+  STREAM_OPEN_BURST: Type.Integer({
+    default: 10,
+    minimum: 1,
+    description: 'Stream opens one account may make at once before STREAM_OPEN_RATE applies (reconnects with back-off and two copies of one account ping-ponging stay within it).',
   }),
   RETRY_MIN: Type.String({ default: `${MIN_RETRY_MS / 1000}s`, ...duration, description: `Shortest retry a draining gateway tells clients; at least ${MIN_RETRY_MS / 1000}s (schemas/stream-timings.ts MIN_RETRY_MS).` }),
   RETRY_MAX: Type.String({ default: '5s', ...duration, description: 'Longest retry: a draining gateway tells clients.' }),

@@ -426,6 +426,7 @@ export type HttpErrorCode =
   | "idempotency_key_reused"
   | "rate_limited"
   | "too_many_streams"
+  | "too_many_opens"
   | "internal_error"
   | "profile_api_unavailable"
   | "profile_api_busy"

@@ -1,8 +1,10 @@
-// Per-account token buckets in two currencies: entries (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST) and
-// payload bytes (RATE_LIMIT_BYTES_PER_SECOND, RATE_LIMIT_BYTES_BURST). Counting entries alone let one
-// account post a few huge entries a second and push every other channel's history out of the log.
-// A request is let through only when both buckets can pay; a refused one pays nothing. In process:
-// each ingress node limits what reaches it.
+// Token buckets by key, in one or more currencies. The ingress limits each account's (or bridge
+// key's) entries (RATE_LIMIT_PER_SECOND, RATE_LIMIT_BURST) and payload bytes
+// (RATE_LIMIT_BYTES_PER_SECOND, RATE_LIMIT_BYTES_BURST): counting entries alone let one account post
+// a few huge entries a second and push every other channel's history out of the log. The session
+// check limits new profile look-ups per client address, and the gateway stream opens per account.
+// A request is let through only when every bucket can pay; a refused one pays nothing. In process:
+// each node limits what reaches it.
 
 export interface Rate {
   perSecond: number;
