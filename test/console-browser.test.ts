@@ -106,6 +106,14 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Stop' }).click();
   });
 
+  // Guards: a link with a broken escape (#/channel/%ZZ) threw while rendering and left a blank page.
+  it('a channel link with a broken escape shows "No such channel", and the console goes on working', async () => {
+    await page.evaluate("window.location.hash = '#/channel/%ZZ'");
+    await page.getByRole('heading', { name: 'No such channel' }).waitFor(UI);
+    await page.getByRole('link', { name: 'Channels' }).click();
+    await page.getByRole('heading', { name: 'Channels' }).waitFor(UI);
+  });
+
   it('creates a key, shows its secret once, and the key works on the relay', async () => {
     await page.getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('heading', { name: 'Keys' }).waitFor(UI);

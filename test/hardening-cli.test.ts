@@ -117,7 +117,10 @@ describe('client text on the operator’s terminal', () => {
     });
     expect(refused.status).toBe(403);
     const operatorBan = relay.player();
-    expect((await runCli(['bans', 'add', operatorBan.uuid, '--reason', 'spam\x1b[2J\x1b[Hall clear'], env)).code).toBe(0);
+    // An operator can no longer write such a reason (schemas/text.ts); bans stored before still show.
+    const refusedReason = await runCli(['bans', 'add', operatorBan.uuid, '--reason', 'spam\x1b[2J\x1b[Hall clear'], env);
+    expect([refusedReason.code, refusedReason.stderr]).toEqual([2, expect.stringContaining('may not hold control')]);
+    await relay.server.core.bans.ban(operatorBan.uuid, { reason: 'spam\x1b[2J\x1b[Hall clear', by: 'an older relay' });
     const list = await runCli(['bans', 'list', '--json'], env);
     expect(list.stdout).not.toMatch(RAW_CONTROL);
     const json = JSON.parse(list.stdout) as BanRecord[];

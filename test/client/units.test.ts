@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { Backoff } from '../../clients/typescript/src/backoff.js';
 import { Coalescer } from '../../clients/typescript/src/presence.js';
+import { check } from '../../clients/typescript/src/check.js';
+import { META_SCHEMA, PAYLOAD_SCHEMAS } from '../../clients/typescript/src/generated/schemas.js';
 import { readSse } from '../../clients/typescript/src/sse.js';
 
 function body(text: string, chunkSize: number): ReadableStream<Uint8Array> {
@@ -100,5 +102,22 @@ describe('Coalescer', () => {
     c.stop();
     expect(await Promise.all(waiting)).toEqual([{ superseded: true }, { superseded: true }]);
     expect(sent).toHaveLength(2);
+  });
+});
+
+describe("the library's frame check reads every keyword the relay's documents use", () => {
+  // Guards: the documents spell a nullable agent `type: ["string", "null"]` and closed sets as
+  // `enum` (for Java and Kotlin generators); a checker that knew neither refused every meta frame.
+  it('accepts a meta frame whose agent is a string or null, and refuses any other agent', () => {
+    const meta = { uuid: '5b0b5c3e-1f5e-4a7e-9a38-2d9b1d0c7e11', channel: 'play.example.net' };
+    expect(check(META_SCHEMA, { ...meta, agent: 'mod/1.0' })).toBeNull();
+    expect(check(META_SCHEMA, { ...meta, agent: null })).toBeNull();
+    expect(check(META_SCHEMA, { ...meta, agent: 5 })).not.toBeNull();
+  });
+
+  it('accepts a member of an enum and refuses anything else', () => {
+    const include = (v: unknown): string | null => check(PAYLOAD_SCHEMAS['resend_request'] ?? {}, { type: 'resend_request', include: [v] });
+    expect(include('presence')).toBeNull();
+    expect(include('chat')).not.toBeNull();
   });
 });

@@ -22,6 +22,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function typeOk(type: unknown, v: unknown): boolean {
+  // `["string", "null"]`: a nullable member, as the documents spell it for generators.
+  if (Array.isArray(type)) return type.some((t) => typeOk(t, v));
   switch (type) {
     case 'string':
       return typeof v === 'string';
@@ -47,6 +49,8 @@ export function check(schema: JsonSchema, v: unknown, path = ''): string | null 
   const at = (why: string): string => `${path === '' ? '/' : path}: ${why}`;
   if (schema['type'] !== undefined && !typeOk(schema['type'], v)) return at(`expected ${JSON.stringify(schema['type'])}`);
   if (schema['const'] !== undefined && v !== schema['const']) return at(`expected ${JSON.stringify(schema['const'])}`);
+  const allowed = schema['enum'];
+  if (Array.isArray(allowed) && !allowed.includes(v)) return at(`expected one of ${JSON.stringify(allowed)}`);
   const anyOf = schema['anyOf'];
   if (Array.isArray(anyOf) && !anyOf.some((m: JsonSchema) => check(m, v, path) === null)) return at('matches none of the allowed forms');
   if (typeof v === 'string') {

@@ -1,5 +1,6 @@
 // relay bans list|add|remove
 import type { Command } from 'commander';
+import { plainTextProblem } from '../../../schemas/text.js';
 import { currentActor } from '../../core/audit.js';
 import { CliError, withAdmin } from '../admin.js';
 import { expiryArg, uuidArg } from '../args.js';
@@ -39,6 +40,9 @@ export function registerBans(program: Command): void {
     .option('--json', 'print the ban as JSON')
     .action(async (value: string, opts: { reason: string; expires?: string; json?: boolean }) => {
       const uuid = uuidArg(value);
+      // The same rule as the admin API's (schemas/text.ts): a reason is read by other operators.
+      const reasonProblem = plainTextProblem('--reason', opts.reason);
+      if (reasonProblem !== null) throw new CliError(reasonProblem, 2);
       const expiresAt = opts.expires === undefined ? undefined : expiryArg(opts.expires);
       const ban = await withAdmin({}, async (admin) => {
         const made = await admin.bans.ban(uuid, { reason: opts.reason, by: currentActor(), ...(expiresAt !== undefined ? { expiresAt } : {}) });
