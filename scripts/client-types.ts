@@ -10,6 +10,7 @@ import { Envelope, PostBody } from '../schemas/envelope.js';
 import { HTTP_ERROR_CODES } from '../schemas/http-errors.js';
 import { MetaFrame } from '../schemas/meta.js';
 import { PAYLOAD_TYPES } from '../schemas/payload-types.js';
+import { ReadyEvent } from '../schemas/ready.js';
 import { Attributes, Payload, PAYLOAD_SCHEMAS } from '../schemas/payloads.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -183,6 +184,7 @@ export function clientWireTypes(): string {
     { name: 'PostBody', schema: plain(PostBody) },
     { name: 'MetaFrame', schema: plain(MetaFrame) },
     { name: 'CloseEvent', schema: plain(CloseEvent) },
+    { name: 'ReadyEvent', schema: plain(ReadyEvent) },
   ];
   const emitter = new Emitter(declarations);
   const out: string[] = [

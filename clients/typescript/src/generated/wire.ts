@@ -354,6 +354,27 @@ export interface CloseEvent {
   retryAfterMs?: number;
 }
 
+/**
+ * Sent as `event: ready` once the relay has subscribed the stream, before any frame: from here on nothing published to the channel is missed.
+ */
+export interface ReadyEvent {
+  /**
+   * The readable (normalised) channel the stream hears; `*` for a bridge stream that hears every channel.
+   */
+  channel: string;
+  /**
+   * The Last-Event-ID the stream resumes after (what it missed follows), or null for a fresh stream.
+   * @format int64
+   * @minimum 0
+   */
+  resumedAfter: number | null;
+  /**
+   * The reconnect wait the relay advises, the same as the `retry:` field that opened the stream.
+   * @minimum 1000
+   */
+  retryMs: number;
+}
+
 /** The eleven payload types, in the relay's order. */
 export const PAYLOAD_TYPES = ["chat","death","entity_owner","keepalive","login","logout","message","minigame","ping","presence","resend_request"] as const;
 
