@@ -10,7 +10,11 @@ import type { MetaFrame as MetaFrameSchema } from '../../schemas/meta.js';
 import { PAYLOAD_TYPES as RELAY_PAYLOAD_TYPES } from '../../schemas/payload-types.js';
 import type * as Relay from '../../schemas/payloads.js';
 import { clientWireSchemas } from '../../scripts/client-schemas.js';
+import { clientStreamTimings } from '../../scripts/client-timings.js';
 import { clientWireTypes } from '../../scripts/client-types.js';
+import { STREAM_TIMINGS as RELAY_TIMINGS } from '../../schemas/stream-timings.js';
+import { DEFAULT_BACKOFF } from '../../clients/typescript/src/backoff.js';
+import { resolveOptions } from '../../clients/typescript/src/options.js';
 import { checkPair } from '../../clients/typescript/src/frames.js';
 import { channelProblem, normaliseChannel } from '../../clients/typescript/src/channel.js';
 import { channelProblem as relayChannelProblem, normaliseChannel as relayNormalise } from '../../services/core/channel.js';
@@ -39,6 +43,18 @@ describe('generated wire types', () => {
   it('schemas.ts (what delivered frames are checked against) is what the generator writes from schemas/ now', () => {
     const committed = readFileSync(new URL('../../clients/typescript/src/generated/schemas.ts', import.meta.url), 'utf8');
     expect(committed, 'clients/typescript/src/generated/schemas.ts is stale: run npm run client-types').toBe(clientWireSchemas());
+  });
+
+  it('timings.ts (the stream timings the library plans with) is what the generator writes from schemas/stream-timings.ts now', () => {
+    const committed = readFileSync(new URL('../../clients/typescript/src/generated/timings.ts', import.meta.url), 'utf8');
+    expect(committed, 'clients/typescript/src/generated/timings.ts is stale: run npm run client-types').toBe(clientStreamTimings());
+  });
+
+  it("the library's watchdog and back-off default to the relay's stream timings", () => {
+    expect(DEFAULT_BACKOFF).toEqual({ baseMs: RELAY_TIMINGS.minRetryMs, capMs: RELAY_TIMINGS.backoffCapMs });
+    const config = resolveOptions({ url: 'http://127.0.0.1:1', server: 'play.example.net', clientId: 'id', clientSecret: 'secret', userAgent: 'mod/1+0', token: () => 't' });
+    expect(config.watchdogMs).toBe(RELAY_TIMINGS.watchdogMs);
+    expect(config.backoff).toMatchObject(DEFAULT_BACKOFF);
   });
 
   it('let every example payload of the relay through, in its delivered form, and the relay keepalive frame', () => {
