@@ -15,6 +15,7 @@ import { clientWireTypes } from '../../scripts/client-types.js';
 import { STREAM_TIMINGS as RELAY_TIMINGS } from '../../schemas/stream-timings.js';
 import { DEFAULT_BACKOFF } from '../../clients/typescript/src/backoff.js';
 import { resolveOptions } from '../../clients/typescript/src/options.js';
+import { refusal } from '../../clients/typescript/src/errors.js';
 import { checkPair } from '../../clients/typescript/src/frames.js';
 import { channelProblem, normaliseChannel } from '../../clients/typescript/src/channel.js';
 import { channelProblem as relayChannelProblem, normaliseChannel as relayNormalise } from '../../services/core/channel.js';
@@ -25,7 +26,12 @@ import {
   type ChatComponent,
   type ChatPayload,
   type CloseEvent,
+  type CloseReasonCode,
   type Envelope,
+  type ErrorCode,
+  type HttpErrorCode,
+  type KnownCloseReason,
+  type KnownHttpErrorCode,
   type Frame,
   type MetaFrame,
   type Payload,
@@ -68,6 +74,20 @@ describe('generated wire types', () => {
       expect(channelProblem(name) === null, name).toBe(relayChannelProblem(name) === null);
       if (channelProblem(name) === null) expect(normaliseChannel(name), name).toBe(relayNormalise(name));
     }
+  });
+
+  it('type close reasons and error codes as open sets: a value a newer relay adds is a string the types admit, the known ones stay named', () => {
+    // Checked by tsc (npm run typecheck): a closed union here would not compile.
+    expectTypeOf<'a_reason_added_later'>().toMatchTypeOf<CloseEvent['reason']>();
+    expectTypeOf<'a_code_added_later'>().toMatchTypeOf<HttpErrorCode>();
+    expectTypeOf<'evicted'>().toMatchTypeOf<KnownCloseReason>();
+    expectTypeOf<'a_reason_added_later'>().not.toMatchTypeOf<KnownCloseReason>();
+    expectTypeOf<'unauthorized'>().toMatchTypeOf<KnownHttpErrorCode>();
+    // The library reports a close by the catalogue's reasons (an unknown one is unknown_close).
+    expectTypeOf<CloseReasonCode>().toEqualTypeOf<KnownCloseReason>();
+    const later = refusal(418, null, JSON.stringify({ error: 'a_code_added_later', message: 'new' }));
+    const code: ErrorCode = later.code;
+    expect(code).toBe('a_code_added_later');
   });
 
   it('carry the relay catalogues (payload types, close reasons) as values', () => {
