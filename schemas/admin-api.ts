@@ -2,6 +2,7 @@
 // every refusal's code. The OpenAPI document (schemas/openapi.ts) describes it from these.
 
 import { Type, type Static } from '@sinclair/typebox';
+import { LogEntry } from './log-entry.js';
 import { AuditRecord, BanRecord, KeyRecord, StreamClaim } from './records.js';
 import { PlainText } from './text.js';
 
@@ -148,12 +149,8 @@ export const BanAddBody = Type.Object(
 );
 export type BanAddBody = Static<typeof BanAddBody>;
 
-export const LogEntryView = Type.Object({
-  seq: Type.Integer(),
-  time: Type.String({ format: 'date-time' }),
-  meta: Type.Object({ uuid: Type.String(), agent: Type.Union([Type.String(), Type.Null()]), channel: Type.String() }),
-  data: Type.Object({ type: Type.String() }, { additionalProperties: true }),
-});
+/** One stored payload as replay and tail show it (schemas/log-entry.ts, the one definition). */
+export const LogEntryView = LogEntry;
 
 export const Replay = Type.Object({
   entries: Type.Array(LogEntryView),

@@ -6,6 +6,7 @@
 
 import type { TSchema } from '@sinclair/typebox';
 import { CloseEvent } from './close.js';
+import { ReadyEvent } from './ready.js';
 import { Attributes, PAYLOAD_SCHEMAS, Payload } from './payloads.js';
 import { ChatComponent, Enchantment, InventorySlot, ItemStack, LogoutPosition, Player, Position, Timestamp, Uuid } from './common.js';
 import { Envelope, PostBody } from './envelope.js';
@@ -33,6 +34,7 @@ const NAMED: ReadonlyArray<readonly [string, TSchema]> = [
   ['PostBody', PostBody],
   ['MetaFrame', MetaFrame],
   ['CloseEvent', CloseEvent],
+  ['ReadyEvent', ReadyEvent],
   ['ErrorDetail', ErrorDetail],
   ['ErrorBody', ErrorBody],
   ['PostAccepted', PostAccepted],
@@ -65,13 +67,14 @@ export const STREAM_COMPONENTS = [
   'Payload',
   'MetaFrame',
   'CloseEvent',
+  'ReadyEvent',
   // The body of a refused GET (before the stream opens), the same as a refused POST's.
   'ErrorDetail',
   'ErrorBody',
 ] as const;
 
 /** The components of the OpenAPI document: all but the stream's events, which only AsyncAPI uses. */
-export const ALL_COMPONENTS: readonly string[] = NAMED.map(([name]) => name).filter((n) => n !== 'MetaFrame' && n !== 'CloseEvent');
+export const ALL_COMPONENTS: readonly string[] = NAMED.map(([name]) => name).filter((n) => n !== 'MetaFrame' && n !== 'CloseEvent' && n !== 'ReadyEvent');
 
 /** The relay's licence (package.json, LICENSE), in the info of both documents. */
 export const DOCUMENT_LICENSE: JsonObject = { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' };

@@ -1,11 +1,12 @@
-// The AsyncAPI 3.0 description of the stream (GET / and /irc): its events, the meta/data pairing,
-// the server keepalive pair, the close event with every reason of the catalogue, id/Last-Event-ID
-// resume and retry:. Built as a plain object from the TypeBox schemas and schemas/close.ts, so the
+// The AsyncAPI 3.0 description of the stream (GET / and /irc): its events, the ready event, the
+// meta/data pairing, the server keepalive pair, the close event with every reason of the catalogue,
+// id/Last-Event-ID resume and retry:. Built as a plain object from the TypeBox schemas and schemas/close.ts, so the
 // stream has one source of truth; `npm run schemas` writes it to schemas/asyncapi.json. The HTTP
 // handshake (headers, refusals) is also in the OpenAPI document, which can say more about HTTP.
 
 import { CLOSE_REASON_CODES, CLOSE_REASONS, type CloseReasonEntry } from './close.js';
-import { MIN_RETRY_MS, STREAM_TIMINGS } from './stream-timings.js';
+import { closeReasonList, STREAM_DESCRIPTION } from './asyncapi-description.js';
+import { STREAM_TIMINGS } from './stream-timings.js';
 import { componentSchemas, DOCUMENT_CONTACT, DOCUMENT_LICENSE, payloadDiscriminator, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
 import { NIL_UUID } from './uuid.js';
 
@@ -13,61 +14,6 @@ const SCHEMA = '#/components/schemas/';
 const ref = (name: string): JsonObject => ({ $ref: `${SCHEMA}${name}` });
 
 export { STREAM_TIMINGS };
-
-function closeReasonList(): string {
-  return CLOSE_REASON_CODES.map((code) => {
-    const entry: CloseReasonEntry = CLOSE_REASONS[code];
-    const advice = entry.reconnect
-      ? `reconnect with Last-Event-ID after \`retryAfterMs\` (${entry.retryAfterMs ?? 0} ms by default; the event's own value wins)`
-      : 'do not reconnect';
-    return `- \`${code}\`: ${advice}. "${entry.message}"`;
-  }).join('\n');
-}
-
-const DESCRIPTION = `The Server-Sent Events stream of a channel relay: every client on a multiplayer server hears the
-payloads the others send there. Open it with \`GET /\` (or \`/irc\`); the request headers, the query \`host\`
-and every refusal before the stream opens are in \`schemas/openapi.json\`, and the rules a client must
-follow are in \`docs/CLIENTS.md\`.
-
-**Pairs.** Each delivered payload is two SSE events, in this order: a \`meta\` event (JSON meta frame:
-sender \`uuid\`, its \`agent\`, the readable \`channel\`) and immediately after it an unnamed data event
-carrying the payload. Pair each \`meta\` with the next unnamed data event. A batch of N entries is N
-pairs, in the order sent. The sender's identity is the meta frame's \`uuid\`, never the payload's.
-
-**id: and Last-Event-ID.** Each stored payload's data event has \`id: <sequence in the log>\`, a whole
-number that grows along the stream. Keep the last one and send it as the \`Last-Event-ID\` request header on
-every reconnect: the relay replays what the stream missed (same filters), then continues live, with
-no gap and no duplicate. If that is older than the log keeps, the stream starts at the oldest kept
-frame and an SSE comment says which were lost.
-
-**Keepalive.** Every ${STREAM_TIMINGS.keepaliveMs / 1000} s the relay sends each stream a keepalive pair: a \`meta\` with the nil UUID
-(\`${NIL_UUID}\`) as sender, then \`{"type":"keepalive"}\` with no \`id:\` (it is not in the log, and
-does not move Last-Event-ID). A client that has heard nothing for ${STREAM_TIMINGS.watchdogMs / 1000} s should drop the connection and
-reconnect (with Last-Event-ID). Keepalives from players (\`type: keepalive\` with their own uuid) are
-ordinary payloads with an \`id:\`.
-
-**retry:** The stream opens with \`retry: ${STREAM_TIMINGS.openRetryMs}\` (milliseconds) and an SSE comment \`: connected to <channel>\`.
-Before a close whose advice is to reconnect the relay sends \`retry: <retryAfterMs>\` again, never less than ${MIN_RETRY_MS}. Use it as the
-base of your reconnect back-off (exponential, full jitter, capped at ${STREAM_TIMINGS.backoffCapMs / 1000} s).
-
-**close.** Before the relay ends a stream it sends \`event: close\` with a JSON close event
-\`{"reason", "message", "reconnect", "retryAfterMs"}\`, then an SSE comment with the same sentence, then
-ends the connection. The reasons:
-
-${closeReasonList()}
-
-One stream per (account, channel) holds across the mesh: opening a second evicts the first, which gets
-\`close\` with reason \`evicted\`. The newest copy wins; the evicted one must not reconnect, or two copies
-of one account evict each other for ever.
-
-**Who hears what.** A stream hears only its channel (a bridge stream opened without one hears every
-channel, and its keepalive meta names the channel \`*\`); its own frames always; \`keepalive\` whenever
-the key has any receive scope; direct messages (\`message\`) only when addressed to the account (or on a
-bridge key), and only if the receive scopes cover \`message\`; anything else when the receive scopes
-(\`irc.messages.receive\` or \`irc.messages.receive.<type>\`, fixed at connect) cover its type.
-
-Ignore SSE comments (lines starting with \`:\`), events with other names, and members you do not know:
-the relay may add them.`;
 
 const SSE_HEADERS_NOTE = 'The SSE fields of this event (not HTTP headers).';
 
@@ -135,6 +81,25 @@ function messages(version: string): Record<string, JsonObject> {
       payload: ref('KeepalivePayload'),
       examples: [{ name: 'keepalive', payload: { type: 'keepalive' } }],
     },
+    ready: {
+      name: 'ready',
+      title: 'ready event',
+      summary: 'The relay has subscribed the stream: nothing published from here on is missed.',
+      description:
+        'SSE `event: ready`, sent once, after the `retry:` field and before any frame (on a resume, before the frames it missed); an SSE comment `: connected to <channel>` follows it for people. Clients that listen only to `meta` and unnamed events never see it.',
+      contentType: 'application/json',
+      headers: {
+        type: 'object',
+        description: SSE_HEADERS_NOTE,
+        properties: { event: { const: 'ready', type: 'string' } },
+        required: ['event'],
+      },
+      payload: ref('ReadyEvent'),
+      examples: [
+        { name: 'fresh', headers: { event: 'ready' }, payload: { channel: 'play.example.net', resumedAfter: null, retryMs: STREAM_TIMINGS.openRetryMs } },
+        { name: 'resumed', headers: { event: 'ready' }, payload: { channel: 'play.example.net', resumedAfter: 41, retryMs: STREAM_TIMINGS.openRetryMs } },
+      ],
+    },
     close: {
       name: 'close',
       title: 'close event',
@@ -195,7 +160,7 @@ const REFUSAL: JsonObject = {
   examples: [{ name: 'unauthorized', payload: { error: 'unauthorized', message: 'the game session could not be verified' } }],
 };
 
-const MESSAGE_NAMES = ['meta', 'payload', 'keepaliveMeta', 'keepalive', 'close', 'refusal'] as const;
+const MESSAGE_NAMES = ['ready', 'meta', 'payload', 'keepaliveMeta', 'keepalive', 'close', 'refusal'] as const;
 
 function channel(address: string): JsonObject {
   return {
@@ -211,9 +176,9 @@ function operation(channelId: string, address: string): JsonObject {
     action: 'receive',
     channel: { $ref: `#/channels/${channelId}` },
     title: `Receive the stream (GET ${address})`,
-    summary: `meta + data pairs, server keepalive pairs every ${STREAM_TIMINGS.keepaliveMs / 1000} s, and a close event before the end.`,
+    summary: `a ready event, then meta + data pairs, server keepalive pairs every ${STREAM_TIMINGS.keepaliveMs / 1000} s, and a close event before the end.`,
     description:
-      'Open with GET, the request headers of x-request-headers and optionally the query `host`. Pair each `meta` with the next unnamed data event; keep the last `id:` and send it as Last-Event-ID on every reconnect; honour `retry:` and the `close` advice.',
+      'Open with GET, the request headers of x-request-headers and optionally the query `host`. The stream is subscribed at `ready`. Pair each `meta` with the next unnamed data event; keep the last `id:` and send it as Last-Event-ID on every reconnect; honour `retry:` and the `close` advice.',
     bindings: { http: { method: 'GET', query: QUERY, bindingVersion: '0.3.0' } },
     'x-request-headers': REQUEST_HEADERS,
     messages: MESSAGE_NAMES.map((m) => ({ $ref: `#/channels/${channelId}/messages/${m}` })),
@@ -235,7 +200,7 @@ export function asyncApiDocument(version: string): JsonObject {
       version,
       license: DOCUMENT_LICENSE,
       contact: DOCUMENT_CONTACT,
-      description: DESCRIPTION,
+      description: STREAM_DESCRIPTION,
     },
     defaultContentType: 'application/json',
     servers: {

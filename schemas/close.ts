@@ -48,7 +48,7 @@ export const CloseEvent = Type.Object(
   {
     // A string, not an enum: the catalogue may grow, and a client built today must still read a
     // close event with tomorrow's reason (and treat it by its `reconnect`).
-    reason: Type.Unsafe<CloseReasonCode>({
+    reason: Type.Unsafe<CloseReasonCode | (string & {})>({
       type: 'string',
       'x-known-values': CLOSE_REASON_CODES,
       description: `Why the stream ends: one code of the catalogue, today ${CLOSE_REASON_CODES.map((c) => `\`${c}\``).join(', ')}. Read an unknown one by \`reconnect\`.`,

@@ -9,7 +9,7 @@ const BASE_ID = 'urn:channel-relay:schema:';
 const DEFINITIONS = '#/definitions/';
 const NAMES = [
   'Uuid', 'Timestamp', 'Player', 'Position', 'LogoutPosition', 'Enchantment', 'ItemStack', 'InventorySlot', 'Attributes', 'ChatComponent',
-  ...PAYLOAD_TYPES.map(payloadComponentName), 'Payload', 'Envelope', 'PostBody', 'MetaFrame', 'CloseEvent',
+  ...PAYLOAD_TYPES.map(payloadComponentName), 'Payload', 'Envelope', 'PostBody', 'MetaFrame', 'CloseEvent', 'ReadyEvent',
 ];
 
 /** The names `value` references, and theirs, in order of first use. */
@@ -46,5 +46,6 @@ export function schemaFiles(): Record<string, string> {
   files['post-body.schema.json'] = document('post-body.schema.json', 'PostBody', all);
   files['meta.schema.json'] = document('meta.schema.json', 'MetaFrame', all);
   files['close.schema.json'] = document('close.schema.json', 'CloseEvent', all);
+  files['ready.schema.json'] = document('ready.schema.json', 'ReadyEvent', all);
   return files;
 }

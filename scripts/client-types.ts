@@ -4,12 +4,13 @@
 // throws on any other, so a schema change it cannot express fails the build instead of producing a
 // type that lies. Shapes shared by several payloads (Player, Position, ...) get their own names.
 
-import { CLOSE_REASONS, CloseEvent } from '../schemas/close.js';
+import { CLOSE_REASON_CODES, CLOSE_REASONS, CloseEvent } from '../schemas/close.js';
 import { ChatComponent, Dimension, Enchantment, InventorySlot, ItemStack, LogoutPosition, Player, Position, Timestamp, Uuid } from '../schemas/common.js';
 import { Envelope, PostBody } from '../schemas/envelope.js';
 import { HTTP_ERROR_CODES } from '../schemas/http-errors.js';
 import { MetaFrame } from '../schemas/meta.js';
 import { PAYLOAD_TYPES } from '../schemas/payload-types.js';
+import { ReadyEvent } from '../schemas/ready.js';
 import { Attributes, Payload, PAYLOAD_SCHEMAS } from '../schemas/payloads.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -51,13 +52,21 @@ interface Declaration {
   schema: Schema;
 }
 
+function literalUnion(values: Json[]): string {
+  return values.map((v) => JSON.stringify(v)).join(' | ');
+}
+
 class Emitter {
   private readonly named = new Map<string, string>();
+  /** Declared known-value sets (`KnownCloseReason`), by their values. */
+  private readonly knownNames = new Map<string, string>();
 
   constructor(declarations: Declaration[]) {
     for (const d of declarations) {
       const k = JSON.stringify(d.schema);
       if (!this.named.has(k)) this.named.set(k, d.name);
+      const values = d.schema['enum'];
+      if (Array.isArray(values) && d.name.startsWith('Known')) this.knownNames.set(JSON.stringify(values), d.name);
     }
   }
 
@@ -78,10 +87,13 @@ class Emitter {
     const name = this.named.get(JSON.stringify(schema));
     if (name !== undefined && name !== self) return name;
     if (schema['const'] !== undefined) return JSON.stringify(schema['const']);
-    const literals = schema['enum'] ?? schema['x-known-values'];
-    // x-known-values (an open set: close reasons, error codes) is typed by the values known today,
-    // as the library has always typed them; a value it does not know still arrives as a string.
-    if (Array.isArray(literals)) return literals.map((v) => JSON.stringify(v)).join(' | ');
+    const known = schema['x-known-values'];
+    // x-known-values is an open set (close reasons, error codes; DESIGN.md section 6): the values
+    // known today, named when a declaration names them (for autocomplete), or any other string a
+    // newer relay sends.
+    if (Array.isArray(known)) return `${this.knownNames.get(JSON.stringify(known)) ?? literalUnion(known)} | (string & {})`;
+    const literals = schema['enum'];
+    if (Array.isArray(literals)) return literalUnion(literals);
     const type = schema['type'];
     if (Array.isArray(type)) return type.map((t) => this.type({ ...schema, type: t }, indent)).join(' | ');
     if (type === undefined) {
@@ -182,7 +194,9 @@ export function clientWireTypes(): string {
     { name: 'Envelope', schema: plain(Envelope) },
     { name: 'PostBody', schema: plain(PostBody) },
     { name: 'MetaFrame', schema: plain(MetaFrame) },
+    { name: 'KnownCloseReason', schema: { enum: CLOSE_REASON_CODES, description: 'The close reasons this version of the library knows (the catalogue of schemas/close.ts).' } },
     { name: 'CloseEvent', schema: plain(CloseEvent) },
+    { name: 'ReadyEvent', schema: plain(ReadyEvent) },
   ];
   const emitter = new Emitter(declarations);
   const out: string[] = [
@@ -196,11 +210,13 @@ export function clientWireTypes(): string {
   out.push(`export const PAYLOAD_TYPES = ${JSON.stringify(PAYLOAD_TYPES)} as const;\n`);
   out.push(`/** The discriminant of {@link Payload}. */`);
   out.push(`export type PayloadType = Payload['type'];\n`);
-  out.push(`/** Why the relay ended a stream (the \`reason\` of the SSE event \`close\`). */`);
-  out.push(`export type CloseReasonCode = CloseEvent['reason'];\n`);
+  out.push(`/** Why the relay ended a stream, as the library reports it: a reason of the catalogue (one it does not know is \`unknown_close\`). */`);
+  out.push(`export type CloseReasonCode = KnownCloseReason;\n`);
   out.push(`/** The relay's close catalogue: each reason with its reconnect advice. */`);
   out.push(`export const CLOSE_REASONS = ${JSON.stringify(CLOSE_REASONS, null, 2)} as const satisfies Record<CloseReasonCode, { message: string; reconnect: boolean; retryAfterMs?: number }>;\n`);
-  out.push(`/** Every \`error\` code of the relay's refusal bodies (\`{"error", "message", "details"?}\`). */`);
-  out.push(`export type HttpErrorCode =\n${HTTP_ERROR_CODES.map((c) => `  | ${JSON.stringify(c)}`).join('\n')};`);
+  out.push(`/** Every \`error\` code of the relay's refusal bodies (\`{"error", "message", "details"?}\`) known to this version. */`);
+  out.push(`export type KnownHttpErrorCode =\n${HTTP_ERROR_CODES.map((c) => `  | ${JSON.stringify(c)}`).join('\n')};\n`);
+  out.push(`/** The \`error\` of a refusal: a known code, or one a newer relay added (an open set: decide by the HTTP status). */`);
+  out.push(`export type HttpErrorCode = KnownHttpErrorCode | (string & {});`);
   return out.join('\n') + '\n';
 }

@@ -3,7 +3,10 @@
 // operator, and replays and tails a channel, against a real relay and nats-server.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { ADMIN_ROUTES } from '../schemas/admin-openapi.js';
+import { LogEntry } from '../schemas/log-entry.js';
 import { loadConfig } from '../services/core/config.js';
 import { ensureAuditStream } from '../services/core/audit.js';
 import { createLogger } from '../services/core/logger.js';
@@ -221,6 +224,11 @@ describe('keys and bans through the admin API', () => {
   });
 });
 
+/** The one log entry shape (schemas/log-entry.ts) the admin API documents and the console reads; no member dropped. */
+const checker = new Ajv({ strict: false, allErrors: true });
+addFormats.default(checker);
+const isLogEntry = checker.compile(LogEntry);
+
 describe('replay and live tail of a channel', () => {
   it('replays stored payloads with the CLI filters, paging with more and nextSeq', async () => {
     const key = await relay.createKey();
@@ -237,6 +245,7 @@ describe('replay and live tail of a channel', () => {
     }
     const all = (await admin.call(`/api/channels/${channel}/replay`)).body as { entries: Json[]; more: boolean };
     expect(all.entries.map((e) => (e['data'] as Json)['type'])).toEqual(['chat', 'chat', 'death', 'chat']);
+    for (const e of all.entries) expect(isLogEntry(e), JSON.stringify(isLogEntry.errors)).toBe(true);
     const erinChats = (await admin.call(`/api/channels/${channel}/replay?type=chat&sender=${erin.uuid}`)).body as { entries: Json[] };
     expect(erinChats.entries.map((e) => (e['data'] as Json)['message'])).toEqual(['one', 'three']);
     const page = (await admin.call(`/api/channels/${channel}/replay?limit=2`)).body as { entries: Json[]; more: boolean; nextSeq: number };
@@ -264,6 +273,7 @@ describe('replay and live tail of a channel', () => {
     expect(event.event).toBe('entry');
     const entry = JSON.parse(event.data) as { seq: number; meta: Json; data: Json };
     expect(entry.data).toEqual({ type: 'chat', message: 'live!' });
+    expect(isLogEntry(entry), JSON.stringify(isLogEntry.errors)).toBe(true);
     expect(entry.meta).toMatchObject({ uuid: gina.uuid, channel });
     expect(event.id).toBe(String(entry.seq));
     expect((await jsm.streams.info(STREAM_NAME)).state.consumer_count).toBe(before + 1);

@@ -194,7 +194,7 @@ describe('API documents', () => {
       for (const h of ['Authorization', 'Client-ID', 'Client-Secret', 'User-Agent', 'X-IRC-Multiplayer-Server', 'Last-Event-ID', 'Accept']) {
         expect(headers, h).toHaveProperty(h);
       }
-      expect(operation.messages().all().map((m) => m.name())).toEqual(['meta', 'payload', 'meta', 'keepalive', 'close', 'refusal']);
+      expect(operation.messages().all().map((m) => m.name())).toEqual(['ready', 'meta', 'payload', 'meta', 'keepalive', 'close', 'refusal']);
     }
   });
 

@@ -1,14 +1,11 @@
 // A stored payload as operators see it (replay, tail): sequence, store time, meta frame, payload.
 
 import type { MsgHdrs } from '@nats-io/nats-core';
+import type { LogEntry } from '../../schemas/log-entry.js';
 import { Header } from './wire-headers.js';
 
-export interface LogEntry {
-  seq: number;
-  time: string;
-  meta: { uuid: string; agent: string | null; channel: string };
-  data: Record<string, unknown> & { type: string };
-}
+// The shape is schemas/log-entry.ts (the admin API documents it, the console reads it).
+export type { LogEntry };
 
 export function logEntry(headers: MsgHdrs | undefined, data: Uint8Array, seq: number, time: Date): LogEntry | null {
   if (headers === undefined) return null;

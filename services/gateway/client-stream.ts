@@ -128,7 +128,7 @@ export class ClientStream implements Listener {
       return false;
     }
     this.socket.setNoDelay(true);
-    // Held until `ready`: the head, the retry and the connected comment leave in one write (one
+    // Held until `ready`: the head, the retry and the ready frames leave in one write (one
     // system call per open instead of two; opens are bound by the machine's CPU).
     this.socket.cork();
     this.res.writeHead(200, SSE_HEADERS);
@@ -137,8 +137,8 @@ export class ClientStream implements Listener {
   }
 
   /** The stream hears its channel from now on: tells the client, and sends what `open` held. */
-  ready(comment: Buffer): void {
-    this.writeRaw(comment);
+  ready(frames: Buffer): void {
+    this.writeRaw(frames);
     this.sendHeld();
   }
 

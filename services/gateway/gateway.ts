@@ -23,7 +23,7 @@ import { MeshClaims } from './mesh-claims.js';
 import { replay, type ReplayDeps } from './replay.js';
 import { ResumeWindows } from './resume-window.js';
 import { TurnFlusher } from './turn-flusher.js';
-import { encodeComment } from './sse.js';
+import { readyFrames } from './ready-frames.js';
 import { checkStreamCaps, remoteHoldings } from './stream-caps.js';
 import { StreamRegistry } from './stream-registry.js';
 import { STREAM_TIMINGS } from '../../schemas/stream-timings.js';
@@ -172,7 +172,7 @@ export class Gateway {
     }
     if (stream.closed) return;
     // Sent once the node is subscribed: from here on nothing published to the channel is missed.
-    stream.ready(encodeComment(`connected to ${stream.channel ?? 'every channel'}`));
+    stream.ready(readyFrames(stream.channel, ALL_CHANNELS, request.lastEventId, CLIENT_RETRY_MS));
     if (request.lastEventId !== null) await replay(this.replayDeps, stream, request.lastEventId);
   }
 

@@ -3,7 +3,7 @@
 // payloads for a TypeScript program, and working against a real relay.
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,19 @@ afterAll(async () => {
 
 describe('the built package', () => {
   it('has ESM and declarations where its exports map points', () => {
-    for (const f of ['index.js', 'index.d.ts', 'client.js', 'generated/wire.d.ts']) expect(existsSync(join(ROOT, 'clients/typescript/dist', f)), f).toBe(true);
+    for (const f of ['index.js', 'index.d.ts', 'client.js', 'generated/wire.d.ts', 'generated/timings.js']) expect(existsSync(join(ROOT, 'clients/typescript/dist', f)), f).toBe(true);
+  });
+
+  it('imports nothing from outside itself at run time (the stream timings are generated into it, not read from schemas/)', () => {
+    const dist = join(ROOT, 'clients/typescript/dist');
+    const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+    for (const f of files) {
+      const depth = f.split(/[\\/]/).length - 1;
+      for (const [, spec] of readFileSync(join(dist, f), 'utf8').matchAll(/from '(\.[^']*)'/g)) {
+        // A relative import may climb no higher than dist/ itself.
+        expect(spec!.split('/').filter((part) => part === '..').length, `${f} imports ${spec}`).toBeLessThanOrEqual(depth);
+      }
+    }
   });
 
   it('imports by name from the repository root in plain Node and talks to a relay', async () => {

@@ -67,6 +67,7 @@ describe('readSse', () => {
       onBytes: () => undefined,
       onRetry: (ms) => seen.push(`retry ${ms}`),
       onComment: (c) => seen.push(`comment ${c}`),
+      onReady: () => seen.push('ready'),
       onClose: (e) => seen.push(`close ${JSON.stringify(e)}`),
       onPair: (meta, payload, id) => seen.push(`pair ${(meta as { uuid: string }).uuid.slice(0, 4)} ${JSON.stringify(payload)} ${id}`),
       onInvalid: (reason, id) => seen.push(`invalid ${reason} ${id}`),

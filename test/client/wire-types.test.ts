@@ -10,7 +10,12 @@ import type { MetaFrame as MetaFrameSchema } from '../../schemas/meta.js';
 import { PAYLOAD_TYPES as RELAY_PAYLOAD_TYPES } from '../../schemas/payload-types.js';
 import type * as Relay from '../../schemas/payloads.js';
 import { clientWireSchemas } from '../../scripts/client-schemas.js';
+import { clientStreamTimings } from '../../scripts/client-timings.js';
 import { clientWireTypes } from '../../scripts/client-types.js';
+import { STREAM_TIMINGS as RELAY_TIMINGS } from '../../schemas/stream-timings.js';
+import { DEFAULT_BACKOFF } from '../../clients/typescript/src/backoff.js';
+import { resolveOptions } from '../../clients/typescript/src/options.js';
+import { refusal } from '../../clients/typescript/src/errors.js';
 import { checkPair } from '../../clients/typescript/src/frames.js';
 import { channelProblem, normaliseChannel } from '../../clients/typescript/src/channel.js';
 import { channelProblem as relayChannelProblem, normaliseChannel as relayNormalise } from '../../services/core/channel.js';
@@ -21,7 +26,12 @@ import {
   type ChatComponent,
   type ChatPayload,
   type CloseEvent,
+  type CloseReasonCode,
   type Envelope,
+  type ErrorCode,
+  type HttpErrorCode,
+  type KnownCloseReason,
+  type KnownHttpErrorCode,
   type Frame,
   type MetaFrame,
   type Payload,
@@ -41,6 +51,18 @@ describe('generated wire types', () => {
     expect(committed, 'clients/typescript/src/generated/schemas.ts is stale: run npm run client-types').toBe(clientWireSchemas());
   });
 
+  it('timings.ts (the stream timings the library plans with) is what the generator writes from schemas/stream-timings.ts now', () => {
+    const committed = readFileSync(new URL('../../clients/typescript/src/generated/timings.ts', import.meta.url), 'utf8');
+    expect(committed, 'clients/typescript/src/generated/timings.ts is stale: run npm run client-types').toBe(clientStreamTimings());
+  });
+
+  it("the library's watchdog and back-off default to the relay's stream timings", () => {
+    expect(DEFAULT_BACKOFF).toEqual({ baseMs: RELAY_TIMINGS.minRetryMs, capMs: RELAY_TIMINGS.backoffCapMs });
+    const config = resolveOptions({ url: 'http://127.0.0.1:1', server: 'play.example.net', clientId: 'id', clientSecret: 'secret', userAgent: 'mod/1+0', token: () => 't' });
+    expect(config.watchdogMs).toBe(RELAY_TIMINGS.watchdogMs);
+    expect(config.backoff).toMatchObject(DEFAULT_BACKOFF);
+  });
+
   it('let every example payload of the relay through, in its delivered form, and the relay keepalive frame', () => {
     const meta = { uuid: '3f1e8d2a-6b7c-4d5e-9f10-112233445566', agent: null, channel: 'play.example.net' };
     for (const [type, payload] of Object.entries(validPayloads())) expect(checkPair(meta, payload, 'play.example.net'), type).toMatchObject({ ok: true });
@@ -52,6 +74,20 @@ describe('generated wire types', () => {
       expect(channelProblem(name) === null, name).toBe(relayChannelProblem(name) === null);
       if (channelProblem(name) === null) expect(normaliseChannel(name), name).toBe(relayNormalise(name));
     }
+  });
+
+  it('type close reasons and error codes as open sets: a value a newer relay adds is a string the types admit, the known ones stay named', () => {
+    // Checked by tsc (npm run typecheck): a closed union here would not compile.
+    expectTypeOf<'a_reason_added_later'>().toMatchTypeOf<CloseEvent['reason']>();
+    expectTypeOf<'a_code_added_later'>().toMatchTypeOf<HttpErrorCode>();
+    expectTypeOf<'evicted'>().toMatchTypeOf<KnownCloseReason>();
+    expectTypeOf<'a_reason_added_later'>().not.toMatchTypeOf<KnownCloseReason>();
+    expectTypeOf<'unauthorized'>().toMatchTypeOf<KnownHttpErrorCode>();
+    // The library reports a close by the catalogue's reasons (an unknown one is unknown_close).
+    expectTypeOf<CloseReasonCode>().toEqualTypeOf<KnownCloseReason>();
+    const later = refusal(418, null, JSON.stringify({ error: 'a_code_added_later', message: 'new' }));
+    const code: ErrorCode = later.code;
+    expect(code).toBe('a_code_added_later');
   });
 
   it('carry the relay catalogues (payload types, close reasons) as values', () => {

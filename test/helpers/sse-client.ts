@@ -181,10 +181,19 @@ export class SseStream {
     return { status: this.status, body: body as { error: string; message: string } };
   }
 
+  /** The next event after the last one read; the `ready` event that opens the stream is passed over (see `ready`). */
   async nextEvent(timeoutMs?: number): Promise<SseEvent> {
-    const e = await this.until(() => this.events[this.readIndex], 'an event', timeoutMs);
-    this.readIndex++;
-    return e;
+    for (;;) {
+      const e = await this.until(() => this.events[this.readIndex], 'an event', timeoutMs);
+      this.readIndex++;
+      if (e.event !== 'ready') return e;
+    }
+  }
+
+  /** The data of the `ready` event the relay sends once it has subscribed the stream. */
+  async ready(timeoutMs?: number): Promise<{ channel: string; resumedAfter: number | null; retryMs: number }> {
+    const e = await this.until(() => this.events.find((x) => x.event === 'ready'), 'a ready event', timeoutMs);
+    return JSON.parse(e.data) as { channel: string; resumedAfter: number | null; retryMs: number };
   }
 
   /**

@@ -4,6 +4,8 @@
 // `retry: 0` or retryAfterMs 0 made a reconnect storm), nor push a timer past the cap (Node fires a
 // timer beyond 2^31-1 ms after 1 ms).
 
+import { STREAM_TIMINGS } from './generated/timings.js';
+
 export interface BackoffOptions {
   /** Shortest wait (ms), at least MIN_BASE_MS; the relay's `retry:` raises it (never lowers it). Default 1000. */
   baseMs?: number;
@@ -13,7 +15,8 @@ export interface BackoffOptions {
   random?: () => number;
 }
 
-export const DEFAULT_BACKOFF = { baseMs: 1000, capMs: 30_000 } as const;
+/** The relay's own figures (schemas/stream-timings.ts): its floor of every advised wait, and the cap. */
+export const DEFAULT_BACKOFF = { baseMs: STREAM_TIMINGS.minRetryMs, capMs: STREAM_TIMINGS.backoffCapMs } as const;
 /** The smallest base a program may set: whatever it or the relay says, no wait is shorter. */
 export const MIN_BASE_MS = 50;
 /** The longest timer the library sets (a cap, a watchdog): one hour, far below Node's 2^31-1 ms. */

@@ -22,8 +22,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function typeOk(type: unknown, v: unknown): boolean {
-  // `["string", "null"]`: a nullable member, as the documents spell it for generators.
-  if (Array.isArray(type)) return type.some((t) => typeOk(t, v));
   switch (type) {
     case 'string':
       return typeof v === 'string';
@@ -47,10 +45,12 @@ function typeOk(type: unknown, v: unknown): boolean {
 /** Where `v` breaks `schema` (a JSON pointer and why), or null when it fits. */
 export function check(schema: JsonSchema, v: unknown, path = ''): string | null {
   const at = (why: string): string => `${path === '' ? '/' : path}: ${why}`;
-  if (schema['type'] !== undefined && !typeOk(schema['type'], v)) return at(`expected ${JSON.stringify(schema['type'])}`);
+  // A list of types (`["string", "null"]`, a nullable member) admits a value of any of them.
+  const type = schema['type'];
+  if (type !== undefined && !(Array.isArray(type) ? type.some((t) => typeOk(t, v)) : typeOk(type, v))) return at(`expected ${JSON.stringify(type)}`);
   if (schema['const'] !== undefined && v !== schema['const']) return at(`expected ${JSON.stringify(schema['const'])}`);
-  const allowed = schema['enum'];
-  if (Array.isArray(allowed) && !allowed.includes(v)) return at(`expected one of ${JSON.stringify(allowed)}`);
+  const values = schema['enum'];
+  if (Array.isArray(values) && !values.includes(v)) return at(`expected one of ${JSON.stringify(values)}`);
   const anyOf = schema['anyOf'];
   if (Array.isArray(anyOf) && !anyOf.some((m: JsonSchema) => check(m, v, path) === null)) return at('matches none of the allowed forms');
   if (typeof v === 'string') {

@@ -91,7 +91,7 @@ export function refusal(status: number, retryAfterHeader: string | null, text: s
   }
   if (typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string') {
     const b = body as Record<string, unknown> & { error: string; message?: unknown; details?: unknown };
-    return new RelayError(b.error as ErrorCode, typeof b.message === 'string' ? b.message : b.error, {
+    return new RelayError(b.error, typeof b.message === 'string' ? b.message : b.error, {
       status,
       details: Array.isArray(b.details) ? (b.details as ErrorDetail[]) : undefined,
       retryAfterMs: retryAfter,

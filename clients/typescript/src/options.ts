@@ -3,6 +3,7 @@
 // construction, with a sentence saying what to fix.
 
 import { DEFAULT_BACKOFF, MAX_DELAY_MS, MIN_BASE_MS, type BackoffOptions } from './backoff.js';
+import { STREAM_TIMINGS } from './generated/timings.js';
 import { channelProblem, normaliseChannel } from './channel.js';
 import { RelayError } from './errors.js';
 import { headerValueProblem } from './header-values.js';
@@ -156,7 +157,7 @@ export function resolveOptions(o: RelayClientOptions): ClientConfig {
     lastEventId: o.lastEventId,
     presencePerSecond: positive('presencePerSecond', o.presencePerSecond, 5),
     backoff: { ...o.backoff, baseMs, capMs },
-    watchdogMs: duration('watchdogMs', o.watchdogMs, 15_000, 1),
+    watchdogMs: duration('watchdogMs', o.watchdogMs, STREAM_TIMINGS.watchdogMs, 1),
     sendAttempts: positive('sendAttempts', o.sendAttempts, 5, true),
     fetch: fetchImpl,
   };

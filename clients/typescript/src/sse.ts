@@ -1,6 +1,6 @@
-// Reads the relay's event stream from a fetch body: `meta` events paired with the unnamed data event
-// that follows (spec 6), the `close` event the relay sends before ending a stream, `retry:` and
-// comments. eventsource-parser does the SSE framing; this file pairs the events. Nothing here is
+// Reads the relay's event stream from a fetch body: the `ready` event, `meta` events paired with the
+// unnamed data event that follows (spec 6), the `close` event the relay sends before ending a
+// stream, `retry:` and comments. eventsource-parser does the SSE framing; this file pairs the events. Nothing here is
 // believed yet: frames.ts checks what it hands on.
 
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
@@ -14,6 +14,8 @@ export interface SseHandlers {
   onPair(meta: unknown, payload: object, id: string | null): void;
   /** Something that is not a frame the relay sends; `id` the data event's, when it is one. */
   onInvalid(reason: InvalidFrameReason, id: string | null, message: string): void;
+  /** The relay subscribed the stream (`event: ready`; its data is informative, not checked). */
+  onReady(): void;
   /** The data of a `close` event, parsed but unchecked. */
   onClose(data: unknown): void;
   onRetry(ms: number): void;
@@ -36,8 +38,8 @@ export function isEventId(id: string | undefined): id is string {
 }
 
 /**
- * The relay's greeting (`: connected to <channel>`), sent once it has subscribed the stream: the one
- * place that recognises it.
+ * The greeting comment (`: connected to <channel>`) of relays older than the `ready` event, which
+ * said the stream was subscribed only this way: the one place that recognises it.
  */
 export function isGreeting(comment: string): boolean {
   return /^\s?connected(?:\s|$)/.test(comment);
@@ -83,6 +85,7 @@ export async function readSse(body: ReadableStream<Uint8Array>, h: SseHandlers):
         return;
       }
       meta = null;
+      if (ev.event === 'ready') h.onReady();
       if (ev.event === 'close') h.onClose(parseObject(ev.data));
       // Other named events are for later versions of the relay: ignored.
     },

@@ -21,7 +21,7 @@ export interface AttemptHooks {
   /** The request's abort, kept by the client for close(), and released when the request is over. */
   started(controller: AbortController): void;
   finished(controller: AbortController): void;
-  /** The relay subscribed the stream (its greeting, or a first frame). */
+  /** The relay subscribed the stream (its ready event, an older relay's greeting, or a first frame). */
   opened(): void;
   /** The relay's `retry:`, unchecked (the client's back-off checks it). */
   retry(ms: number): void;
@@ -92,6 +92,8 @@ export async function attemptStream(config: ClientConfig, token: string | undefi
       await readSse(res.body, {
         onBytes: arm,
         onRetry: (ms) => hooks.retry(ms),
+        onReady: open,
+        // Relays older than the ready event said so only with this comment.
         onComment: (text) => {
           if (isGreeting(text)) open();
         },

@@ -3,18 +3,14 @@
 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { StreamView } from '../../../schemas/admin-api.js';
+import type { LogEntry } from '../../../schemas/log-entry.js';
 import { api, ApiError, enc, tail } from '../api.js';
 import { ErrorNote, Loading, Page } from '../components/notes.js';
 import { ago, time } from '../format.js';
 import { field } from '../form.js';
 import { useData } from '../use-data.js';
 
-interface Entry {
-  seq: number;
-  time: string;
-  meta: { uuid: string; agent: string | null; channel: string };
-  data: { type: string } & Record<string, unknown>;
-}
+type Entry = LogEntry;
 
 /** The tail keeps the newest entries only: a busy channel must not fill the tab's memory. */
 const TAIL_KEEP = 500;

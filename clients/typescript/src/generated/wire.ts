@@ -332,13 +332,18 @@ export interface MetaFrame {
 }
 
 /**
+ * The close reasons this version of the library knows (the catalogue of schemas/close.ts).
+ */
+export type KnownCloseReason = "evicted" | "banned" | "key_revoked" | "key_expired" | "slow_consumer" | "draining" | "error";
+
+/**
  * Sent as `event: close` just before the relay ends a stream.
  */
 export interface CloseEvent {
   /**
    * Why the stream ends: one code of the catalogue, today `evicted`, `banned`, `key_revoked`, `key_expired`, `slow_consumer`, `draining`, `error`. Read an unknown one by `reconnect`.
    */
-  reason: "evicted" | "banned" | "key_revoked" | "key_expired" | "slow_consumer" | "draining" | "error";
+  reason: KnownCloseReason | (string & {});
   /**
    * The same, in a sentence for people.
    */
@@ -354,14 +359,35 @@ export interface CloseEvent {
   retryAfterMs?: number;
 }
 
+/**
+ * Sent as `event: ready` once the relay has subscribed the stream, before any frame: from here on nothing published to the channel is missed.
+ */
+export interface ReadyEvent {
+  /**
+   * The readable (normalised) channel the stream hears; `*` for a bridge stream that hears every channel.
+   */
+  channel: string;
+  /**
+   * The Last-Event-ID the stream resumes after (what it missed follows), or null for a fresh stream.
+   * @format int64
+   * @minimum 0
+   */
+  resumedAfter: number | null;
+  /**
+   * The reconnect wait the relay advises, the same as the `retry:` field that opened the stream.
+   * @minimum 1000
+   */
+  retryMs: number;
+}
+
 /** The eleven payload types, in the relay's order. */
 export const PAYLOAD_TYPES = ["chat","death","entity_owner","keepalive","login","logout","message","minigame","ping","presence","resend_request"] as const;
 
 /** The discriminant of {@link Payload}. */
 export type PayloadType = Payload['type'];
 
-/** Why the relay ended a stream (the `reason` of the SSE event `close`). */
-export type CloseReasonCode = CloseEvent['reason'];
+/** Why the relay ended a stream, as the library reports it: a reason of the catalogue (one it does not know is `unknown_close`). */
+export type CloseReasonCode = KnownCloseReason;
 
 /** The relay's close catalogue: each reason with its reconnect advice. */
 export const CLOSE_REASONS = {
@@ -398,8 +424,8 @@ export const CLOSE_REASONS = {
   }
 } as const satisfies Record<CloseReasonCode, { message: string; reconnect: boolean; retryAfterMs?: number }>;
 
-/** Every `error` code of the relay's refusal bodies (`{"error", "message", "details"?}`). */
-export type HttpErrorCode =
+/** Every `error` code of the relay's refusal bodies (`{"error", "message", "details"?}`) known to this version. */
+export type KnownHttpErrorCode =
   | "bad_request"
   | "invalid_json"
   | "invalid_payload"
@@ -433,3 +459,6 @@ export type HttpErrorCode =
   | "publish_failed"
   | "unavailable"
   | "draining";
+
+/** The `error` of a refusal: a known code, or one a newer relay added (an open set: decide by the HTTP status). */
+export type HttpErrorCode = KnownHttpErrorCode | (string & {});

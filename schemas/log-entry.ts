@@ -1,0 +1,21 @@
+// A stored payload as operators see it (the admin API's replay and tail, the console, `relay replay`
+// and `tail`): its sequence in the log, when it was stored, its meta frame and the payload. One
+// definition: the relay builds it (services/core/log-entry.ts), the admin API documents it, the
+// console reads it.
+
+import { Type, type Static } from '@sinclair/typebox';
+import { MetaFrame } from './meta.js';
+
+export const LogEntry = Type.Object(
+  {
+    seq: Type.Integer({ minimum: 1, description: 'The sequence of the payload in the log (its `id:` on the stream).' }),
+    time: Type.String({ format: 'date-time', description: 'When the relay stored it.' }),
+    meta: MetaFrame,
+    // Stored payloads passed ingress validation; operators' views read their members as they are.
+    data: Type.Unsafe<Record<string, unknown> & { type: string }>(
+      Type.Object({ type: Type.String() }, { additionalProperties: true, description: 'The payload as stored.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type LogEntry = Static<typeof LogEntry>;
