@@ -39,6 +39,10 @@ export interface NatsNodeOptions {
   cluster?: { name: string; port: number; routes: number[] };
   /** Where nats-server writes its log; defaults to <storeDir>/nats.log. */
   logFile?: string;
+  /** More configuration (a tls block, users and permissions), appended as given. */
+  extraConfig?: string;
+  /** Environment of the server: its configuration may read variables ($NAME) from it. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface NatsNode {
@@ -72,9 +76,10 @@ export async function startNatsNode(options: NatsNodeOptions): Promise<NatsNode>
     const routes = options.cluster.routes.map((p) => `"nats-route://127.0.0.1:${p}"`).join(', ');
     lines.push(`cluster { name: "${options.cluster.name}", listen: "127.0.0.1:${options.cluster.port}", routes: [${routes}] }`);
   }
+  if (options.extraConfig !== undefined) lines.push(options.extraConfig);
   writeFileSync(configFile, lines.join('\n') + '\n');
   const logFile = options.logFile ?? join(options.storeDir, `${serverName}.log`);
-  const child = spawn(binary, ['-c', configFile, '-l', logFile], { stdio: 'ignore' });
+  const child = spawn(binary, ['-c', configFile, '-l', logFile], { stdio: 'ignore', ...(options.env !== undefined ? { env: options.env } : {}) });
   const exited = exitOf(child);
   const node: NatsNode = {
     url: `nats://127.0.0.1:${port}`,

@@ -64,6 +64,12 @@ export function unansweredSentence(tls: NatsTls | undefined, servers: string): s
     : `The NATS server at ${servers} took the connection but never finished the handshake; check that it trusts the CA of NATS_TLS_CERT.`;
 }
 
+/** The permissions refusal behind `e` (the client wraps one in a RequestError), if any. */
+export function permissionViolationOf(e: unknown): PermissionViolationError | null {
+  for (let c: unknown = e; c instanceof Error; c = c.cause) if (c instanceof PermissionViolationError) return c;
+  return null;
+}
+
 /** A JetStream request at start refused by the server's permissions: which role lacks what. */
 export function permissionSentence(e: PermissionViolationError): string {
   return `The NATS user may not ${e.operation === 'publish' ? 'publish to' : 'subscribe to'} ${e.subject}, which this service needs at start: give its user the permissions of its role (infra/nats/permissions.conf, docs/OPERATIONS.md "Permissions per role").`;

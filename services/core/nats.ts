@@ -1,7 +1,7 @@
 // The NATS side of both services: one connection, the RELAY stream (the event log, RePublishing
 // every stored payload to live.channel.*) and the KV buckets every node watches.
 
-import { nanos, PermissionViolationError, type NatsConnection } from '@nats-io/nats-core';
+import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import {
   DiscardPolicy,
   JetStreamApiCodes,
@@ -17,7 +17,7 @@ import {
 import { ensureAuditStream } from './audit.js';
 import { openBuckets, type Buckets } from './kv-buckets.js';
 import { connectNats, type ConnectNatsOptions } from './nats-connection.js';
-import { NatsSetupError, permissionSentence } from './nats-refusal.js';
+import { NatsSetupError, permissionSentence, permissionViolationOf } from './nats-refusal.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
 import { LIVE_PREFIX, STREAM_NAME, STREAM_SUBJECTS } from './subjects.js';
@@ -137,7 +137,8 @@ async function retry<T>(fn: () => Promise<T>, logger: Logger, attempts = 40): Pr
       return await fn();
     } catch (e) {
       // Permissions do not change while we wait: say which subject the role lacks, at once.
-      if (e instanceof PermissionViolationError) throw new NatsSetupError(permissionSentence(e), e);
+      const refused = permissionViolationOf(e);
+      if (refused !== null) throw new NatsSetupError(permissionSentence(refused), e);
       if (i >= attempts) throw e;
       if (i === 1 || i % 10 === 0) logger.warn({ err: e, attempt: i }, 'JetStream not ready, retrying');
       await new Promise((r) => setTimeout(r, Math.min(250 * i, 2000)));
