@@ -57,6 +57,7 @@ const CommonEnv = {
   NATS_TLS_SERVER_NAME: Type.String({
     default: '',
     pattern: '^\\S*$',
+    'x-expected': 'a host name without spaces',
     description: "Name the NATS servers' certificate must carry, when NATS_URL names them otherwise (by IP address, or through a load balancer).",
   }),
   PROFILE_API_URL: Type.String({
