@@ -4,7 +4,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { envExample } from '../scripts/env-examples.js';
 import { ConfigError, ENV_SCHEMAS, loadConfig, type ServiceKind } from '../services/core/config.js';
+import { nkeys } from '@nats-io/nats-core';
 import { runCli } from './helpers/cli.js';
+
+const USER_SEED = new TextDecoder().decode(nkeys.createUser().getSeed());
+/** Variables that go in pairs: each is tried with its companion set. */
+const companions: Record<string, Record<string, string>> = { NATS_TLS_CERT: { NATS_TLS_KEY: '/etc/hostname' }, NATS_TLS_KEY: { NATS_TLS_CERT: '/etc/hostname' } };
 
 // [variable, good value, bad value or null when every string is acceptable, what the sentence says]
 const cases: Array<[string, string, string | null, RegExp]> = [
@@ -19,6 +24,11 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['NATS_PASSWORD', 'pw', null, /./],
   ['NATS_TOKEN', 'tok', null, /./],
   ['NATS_CREDS_FILE', '/etc/hostname', '/nonexistent/relay.creds', /does not exist/],
+  ['NATS_NKEY_SEED', USER_SEED, 'SUnotaseed', /user nkey seed, starting with SU \(got \(hidden\)\)/],
+  ['NATS_TLS_CA', '/etc/hostname', '/nonexistent/ca.pem', /does not exist/],
+  ['NATS_TLS_CERT', '/etc/hostname', '/nonexistent/client.pem', /does not exist/],
+  ['NATS_TLS_KEY', '/etc/hostname', '/nonexistent/client.key', /does not exist/],
+  ['NATS_TLS_SERVER_NAME', 'nats.example.net', 'two words', /a host name without spaces/],
   ['PROFILE_API_URL', 'https://profiles.example/v1', 'ftp://profiles.example', /http\(s\) URL or "offline"/],
   ['PROFILE_API_TIMEOUT', '2s', 'soon', /duration like/],
   ['PROFILE_CACHE_TTL', '5m', '5 minutes', /duration like/],
@@ -88,14 +98,19 @@ describe('configuration', () => {
     expect(cases.map(([name]) => name).sort()).toEqual(Object.keys(ENV_SCHEMAS.all.properties).sort());
   });
 
+  it('refuses a client certificate without its key, and an nkey seed beside a creds file', () => {
+    expect(() => loadConfig('all', { NATS_TLS_CERT: '/etc/hostname' })).toThrow(/NATS_TLS_CERT and NATS_TLS_KEY go together/);
+    expect(() => loadConfig('all', { NATS_NKEY_SEED: USER_SEED, NATS_CREDS_FILE: '/etc/hostname' })).toThrow(/NATS_NKEY_SEED and NATS_CREDS_FILE exclude each other/);
+  });
+
   it.each(cases)('%s accepts %s', (name, good) => {
-    expect(() => loadConfig('all', { [name]: good })).not.toThrow();
+    expect(() => loadConfig('all', { ...companions[name], [name]: good })).not.toThrow();
   });
 
   it.each(cases.filter(([, , bad]) => bad !== null))('%s refuses a bad value with a sentence naming it', (name, _good, bad, sentence) => {
     let error: unknown;
     try {
-      loadConfig('all', { [name]: bad! });
+      loadConfig('all', { ...companions[name], [name]: bad! });
     } catch (e) {
       error = e;
     }

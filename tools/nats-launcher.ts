@@ -44,6 +44,10 @@ export interface NatsNodeOptions {
    * only the launcher, which stops this server after its own clients have closed (npm start).
    */
   ownProcessGroup?: boolean;
+  /** More configuration (a tls block, users and permissions), appended as given. */
+  extraConfig?: string;
+  /** Environment of the server: its configuration may read variables ($NAME) from it. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface NatsNode {
@@ -77,9 +81,14 @@ export async function startNatsNode(options: NatsNodeOptions): Promise<NatsNode>
     const routes = options.cluster.routes.map((p) => `"nats-route://127.0.0.1:${p}"`).join(', ');
     lines.push(`cluster { name: "${options.cluster.name}", listen: "127.0.0.1:${options.cluster.port}", routes: [${routes}] }`);
   }
+  if (options.extraConfig !== undefined) lines.push(options.extraConfig);
   writeFileSync(configFile, lines.join('\n') + '\n');
   const logFile = options.logFile ?? join(options.storeDir, `${serverName}.log`);
-  const child = spawn(binary, ['-c', configFile, '-l', logFile], { stdio: 'ignore', detached: options.ownProcessGroup === true });
+  const child = spawn(binary, ['-c', configFile, '-l', logFile], {
+    stdio: 'ignore',
+    detached: options.ownProcessGroup === true,
+    ...(options.env !== undefined ? { env: options.env } : {}),
+  });
   const exited = exitOf(child);
   const node: NatsNode = {
     url: `nats://127.0.0.1:${port}`,

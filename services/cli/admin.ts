@@ -9,6 +9,7 @@ import { KeyStore } from '../core/keys.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { maskUrlCredentials } from '../core/display.js';
 import { openNatsContext, type NatsContext } from '../core/nats.js';
+import { NatsSetupError } from '../core/nats-refusal.js';
 
 export interface Admin {
   config: RelayConfig;
@@ -41,6 +42,8 @@ export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}
   try {
     nats = await openNatsContext(config, 'relay-cli', logger, { failFast: true, applyLimits: false });
   } catch (e) {
+    // A setting that does not fit the servers (TLS, credentials, permissions) is its own sentence.
+    if (e instanceof NatsSetupError) throw new CliError(e.message);
     const shown = config.nats.servers.map(maskUrlCredentials);
     // The NATS client ignores user:password@ in a URL, so such a server answers "Authorization Violation".
     const hint = shown.some((s, i) => s !== config.nats.servers[i]) ? ' Credentials inside NATS_URL are not used: set NATS_USER and NATS_PASSWORD, or NATS_TOKEN.' : '';

@@ -1,9 +1,7 @@
 // The NATS side of both services: one connection, the RELAY stream (the event log, RePublishing
 // every stored payload to live.channel.*) and the KV buckets every node watches.
 
-import { readFileSync } from 'node:fs';
-import { connect } from '@nats-io/transport-node';
-import { credsAuthenticator, nanos, type NatsConnection } from '@nats-io/nats-core';
+import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import {
   DiscardPolicy,
   JetStreamApiCodes,
@@ -18,7 +16,8 @@ import {
 } from '@nats-io/jetstream';
 import { ensureAuditStream } from './audit.js';
 import { openBuckets, type Buckets } from './kv-buckets.js';
-import { maskUrlCredentials } from './display.js';
+import { connectNats, type ConnectNatsOptions } from './nats-connection.js';
+import { NatsSetupError, permissionSentence, permissionViolationOf } from './nats-refusal.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
 import { LIVE_PREFIX, STREAM_NAME, STREAM_SUBJECTS } from './subjects.js';
@@ -30,9 +29,9 @@ export interface NatsContext {
   buckets: Buckets;
 }
 
-export interface ConnectOptions {
-  /** Give up when no server answers at start-up (the CLI) instead of waiting for one (services). */
-  failFast?: boolean;
+export { connectNats };
+
+export interface ConnectOptions extends ConnectNatsOptions {
   /**
    * Bring an existing stream and buckets to this process's configured limits (the services do).
    * Tools (the CLI, scripts) only create what is missing: their environment must not rewrite a
@@ -48,40 +47,6 @@ export interface ConnectOptions {
 
 /** What reaching NATS and shaping its stream and buckets needs from the configuration. */
 export type NatsConfig = Pick<RelayConfig, 'nats' | 'nodeId' | 'stream' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs' | 'idempotencyMaxBytes'>;
-
-export async function connectNats(
-  config: Pick<RelayConfig, 'nats' | 'nodeId'>,
-  name: string,
-  logger: Logger,
-  options: ConnectOptions = {},
-): Promise<NatsConnection> {
-  const nc = await connect({
-    servers: config.nats.servers,
-    name: `${name}:${config.nodeId}`,
-    user: config.nats.user,
-    pass: config.nats.pass,
-    token: config.nats.token,
-    authenticator: config.nats.credsFile ? credsAuthenticator(readFileSync(config.nats.credsFile)) : undefined,
-    waitOnFirstConnect: options.failFast !== true,
-    timeout: 5000,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
-    reconnectJitter: 250,
-    pingInterval: 10_000,
-    // The client otherwise builds an Error (with a stack) up front for every request and publish
-    // acknowledgement, in case it fails: about a quarter of the ingress's CPU at high rates.
-    noAsyncTraces: true,
-  });
-  void (async () => {
-    for await (const s of nc.status()) {
-      if (s.type === 'disconnect') logger.warn({ server: maskUrlCredentials(s.server) }, 'NATS disconnected');
-      else if (s.type === 'reconnect') logger.info({ server: maskUrlCredentials(s.server) }, 'NATS reconnected');
-      else if (s.type === 'error') logger.warn({ err: s.error }, 'NATS error');
-    }
-  })();
-  logger.info({ server: maskUrlCredentials(nc.getServer()) }, 'connected to NATS');
-  return nc;
-}
 
 export function streamConfig(config: Pick<RelayConfig, 'stream'>): Partial<StreamConfig> & { name: string } {
   return {
@@ -171,6 +136,9 @@ async function retry<T>(fn: () => Promise<T>, logger: Logger, attempts = 40): Pr
     try {
       return await fn();
     } catch (e) {
+      // Permissions do not change while we wait: say which subject the role lacks, at once.
+      const refused = permissionViolationOf(e);
+      if (refused !== null) throw new NatsSetupError(permissionSentence(refused), e);
       if (i >= attempts) throw e;
       if (i === 1 || i % 10 === 0) logger.warn({ err: e, attempt: i }, 'JetStream not ready, retrying');
       await new Promise((r) => setTimeout(r, Math.min(250 * i, 2000)));

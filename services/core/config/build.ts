@@ -20,6 +20,25 @@ interface NatsSettings {
   pass?: string;
   token?: string;
   credsFile?: string;
+  nkeySeed?: string;
+  /** Present when any NATS_TLS_* is set: the connection is then TLS only. */
+  tls?: NatsTls;
+}
+
+export interface NatsTls {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  serverName?: string;
+}
+
+function natsTls(env: Env): NatsTls | undefined {
+  const tls: NatsTls = {};
+  if (env.NATS_TLS_CA !== '') tls.caFile = env.NATS_TLS_CA;
+  if (env.NATS_TLS_CERT !== '') tls.certFile = env.NATS_TLS_CERT;
+  if (env.NATS_TLS_KEY !== '') tls.keyFile = env.NATS_TLS_KEY;
+  if (env.NATS_TLS_SERVER_NAME !== '') tls.serverName = env.NATS_TLS_SERVER_NAME;
+  return Object.keys(tls).length > 0 ? tls : undefined;
 }
 
 function natsSettings(env: Env): NatsSettings {
@@ -28,6 +47,9 @@ function natsSettings(env: Env): NatsSettings {
   if (env.NATS_PASSWORD !== '') nats.pass = env.NATS_PASSWORD;
   if (env.NATS_TOKEN !== '') nats.token = env.NATS_TOKEN;
   if (env.NATS_CREDS_FILE !== '') nats.credsFile = env.NATS_CREDS_FILE;
+  if (env.NATS_NKEY_SEED !== '') nats.nkeySeed = env.NATS_NKEY_SEED;
+  const tls = natsTls(env);
+  if (tls !== undefined) nats.tls = tls;
   return nats;
 }
 

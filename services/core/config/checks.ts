@@ -2,12 +2,12 @@
 // hold, and rules between variables. Each check skips a variable already refused, so an operator
 // gets one sentence per mistake.
 
-import { existsSync } from 'node:fs';
 import { MIN_RETRY_MS, STREAM_TIMINGS } from '../../../schemas/stream-timings.js';
 import { maskUrlCredentials } from '../display.js';
 import { parseDuration, parseSize } from '../units.js';
 import { parseAllowedHosts } from './admin-hosts.js';
 import { parseAdminTokens } from './admin-tokens.js';
+import { natsAccessProblems } from './nats-access.js';
 import { envVariables, type ServiceKind } from './schema.js';
 
 /** Node's timers hold at most 2^31-1 ms and fire at once beyond it. */
@@ -53,8 +53,7 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
       }
     }
   }
-  const creds = text('NATS_CREDS_FILE');
-  if (creds !== '' && !existsSync(creds)) problems.push(`NATS_CREDS_FILE names ${JSON.stringify(creds)}, which does not exist.`);
+  problems.push(...natsAccessProblems(text));
   if (ok('PROFILE_API_URL', 'NODE_ENV')) {
     const url = text('PROFILE_API_URL');
     if (url === 'offline') {

@@ -47,6 +47,19 @@ const CommonEnv = {
   NATS_PASSWORD: Type.String({ default: '', description: 'NATS password.', ...secret }),
   NATS_TOKEN: Type.String({ default: '', description: 'NATS authentication token.', ...secret }),
   NATS_CREDS_FILE: Type.String({ default: '', description: 'Path to a NATS .creds file (JWT + nkey).' }),
+  NATS_NKEY_SEED: Type.String({ default: '', description: 'NKey seed (SU...) of a NATS user that signs in with an nkey.', ...secret }),
+  NATS_TLS_CA: Type.String({
+    default: '',
+    description: "CA certificate (PEM file) that signed the NATS servers' certificates. Any NATS_TLS_* setting makes the connection TLS only.",
+  }),
+  NATS_TLS_CERT: Type.String({ default: '', description: 'Client certificate (PEM file) for mutual TLS, with NATS_TLS_KEY.' }),
+  NATS_TLS_KEY: Type.String({ default: '', description: 'Private key (PEM file) of NATS_TLS_CERT.' }),
+  NATS_TLS_SERVER_NAME: Type.String({
+    default: '',
+    pattern: '^\\S*$',
+    'x-expected': 'a host name without spaces',
+    description: "Name the NATS servers' certificate must carry, when NATS_URL names them otherwise (by IP address, or through a load balancer).",
+  }),
   PROFILE_API_URL: Type.String({
     default: 'https://api.minecraftservices.com/minecraft/profile',
     minLength: 1,
