@@ -6,7 +6,8 @@
 import { Type } from '@sinclair/typebox';
 import type { ServiceKind } from './schema.js';
 
-const url = { pattern: '^https?://\\S+$', 'x-expected': 'an http(s) URL' } as const;
+// Empty (the default) is unset.
+const url = { pattern: '^(https?://\\S+)?$', 'x-expected': 'an http(s) URL' } as const;
 
 export const TRACE_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
@@ -28,7 +29,7 @@ export const TracingEnv = {
   }),
   OTEL_EXPORTER_OTLP_HEADERS: Type.String({
     default: '',
-    pattern: '^[^=,\\s]+=[^,]*(,[^=,\\s]+=[^,]*)*$',
+    pattern: '^([^=,\\s]+=[^,]*(,[^=,\\s]+=[^,]*)*)?$',
     'x-expected': 'comma-separated name=value pairs',
     description: 'Headers sent with every export (name=value, comma-separated; values URL-encoded), such as a backend API key.',
     'x-secret': true,
