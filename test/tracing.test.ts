@@ -2,6 +2,7 @@
 // over HTTP to a receiver run here. One chat posted through the ingress and delivered by both
 // gateways is one trace: the POST's span, its publish span, and a deliver span from each gateway.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../services/core/config.js';
 import type { CreatedKey } from '../services/core/keys.js';
 import { runCli } from './helpers/cli.js';
 import { OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.js';
@@ -173,5 +174,15 @@ describe('relay trace <seq>', () => {
     expect(missing.stderr).toContain('No entry #999999 is stored');
     const bad = await runCli(['trace', 'abc'], { NATS_URL: nats.url });
     expect(bad.code).toBe(2);
+  });
+});
+
+describe('tracing settings', () => {
+  it('is off unless an OTLP endpoint is set, and OTEL_SDK_DISABLED=true turns it off again', () => {
+    expect(loadConfig('ingress', {}).tracing.enabled).toBe(false);
+    const on = loadConfig('gateway', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=a%3Db' }).tracing;
+    expect(on).toMatchObject({ enabled: true, url: 'http://collector:4318/v1/traces', headers: { 'x-api-key': 'a=b' }, serviceName: 'relay-gateway', sampler: 'parentbased_traceidratio', ratio: 1 });
+    expect(loadConfig('ingress', { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c/traces', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other' }).tracing.url).toBe('http://c/traces');
+    expect(loadConfig('ingress', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_SDK_DISABLED: 'true' }).tracing.enabled).toBe(false);
   });
 });
