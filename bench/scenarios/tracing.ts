@@ -57,7 +57,7 @@ export async function tracingScenario(opts: ScenarioOptions): Promise<ScenarioRe
         await relay.stop();
       }
       // Stopping flushed what the services still held.
-      data[mode]!.spans = sink.spans() - before;
+      data[mode].spans = sink.spans() - before;
     }
   } finally {
     await loadgen.close();
