@@ -34,8 +34,10 @@ export const TracingEnv = {
     description: 'Headers sent with every export (name=value, comma-separated; values URL-encoded), such as a backend API key.',
     'x-secret': true,
   }),
-  OTEL_EXPORTER_OTLP_PROTOCOL: Type.Union([Type.Literal('http/json')], {
+  OTEL_EXPORTER_OTLP_PROTOCOL: Type.String({
     default: 'http/json',
+    pattern: '^http/json$',
+    'x-expected': 'http/json, the only protocol the relay exports with',
     description: 'Only http/json: spans are exported as OTLP JSON over HTTP.',
   }),
   OTEL_SERVICE_NAME: Type.String({
