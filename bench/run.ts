@@ -12,6 +12,7 @@ import { ingressScenario } from './scenarios/ingress.js';
 import { memoryScenario } from './scenarios/memory.js';
 import { scaleScenario } from './scenarios/scale.js';
 import { slowConsumerScenario } from './scenarios/slow-consumer.js';
+import { tracingScenario } from './scenarios/tracing.js';
 
 const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>> = {
   fanout: fanoutScenario,
@@ -21,6 +22,7 @@ const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>>
   eviction: evictionScenario,
   'slow-consumer': slowConsumerScenario,
   scale: scaleScenario,
+  tracing: tracingScenario,
 };
 /** Run only when named: 100,000 streams take the machine for minutes (`all` stays comparable to earlier runs). */
 const NAMED_ONLY = new Set(['scale']);

@@ -77,6 +77,14 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['ADMIN_TOKEN', 'c0193846a545894008456162d2493ded', 'short', /shorter than 24 characters/],
   ['ADMIN_TOKENS', `alice=${'a'.repeat(24)},bob=${'b'.repeat(24)}`, 'alice', /ADMIN_TOKENS item 1 must be name=token/],
   ['DEV_NATS', 'true', 'yes', /one of auto, true, false/],
+  ['OTEL_SDK_DISABLED', 'true', 'yes', /one of false, true/],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT', 'http://collector:4318', 'collector:4318', /an http\(s\) URL/],
+  ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'https://collector.example/v1/traces', 'grpc://collector:4317', /an http\(s\) URL/],
+  ['OTEL_EXPORTER_OTLP_HEADERS', 'x-api-key=abc,x-team=relay', 'x-api-key', /comma-separated name=value pairs \(got \(hidden\)\)/],
+  ['OTEL_EXPORTER_OTLP_PROTOCOL', 'http/json', 'grpc', /must be http\/json, the only protocol/],
+  ['OTEL_SERVICE_NAME', 'relay-eu', 'relay eu', /a name without spaces/],
+  ['OTEL_TRACES_SAMPLER', 'always_on', 'sometimes', /one of always_on, always_off, traceidratio/],
+  ['OTEL_TRACES_SAMPLER_ARG', '0.01', '2', /number from 0 to 1/],
 ];
 
 describe('configuration', () => {

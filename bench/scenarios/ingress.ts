@@ -10,7 +10,7 @@ import { BENCH_START, CpuMeter, startProc } from '../lib/procs.js';
 import { fmt, table, type ScenarioOptions, type ScenarioResult, type Target } from '../lib/report.js';
 import { startRelay } from '../systems/relay.js';
 
-const PRESENCE = JSON.stringify({
+export const PRESENCE = JSON.stringify({
   type: 'presence',
   inventory: [
     { slot: 0, item: { id: 'minecraft:diamond_sword', count: 1, damage: 12, maxDamage: 1561, enchantments: [{ id: 'minecraft:sharpness', level: 5 }] } },
@@ -31,7 +31,7 @@ interface Measure {
   loadgenCpu: number;
 }
 
-async function measure(loadgen: LoadGen, port: number, request: string, pids: number[], runs: number, measureMs: number): Promise<Measure> {
+export async function measure(loadgen: LoadGen, port: number, request: string, pids: number[], runs: number, measureMs: number): Promise<Measure> {
   const results: Measure[] = [];
   for (let r = 0; r < runs; r++) {
     const meter = new CpuMeter(pids);

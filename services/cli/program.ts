@@ -15,6 +15,7 @@ import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
 import { registerStats } from './commands/stats.js';
 import { registerStreams } from './commands/streams.js';
+import { registerTrace } from './commands/trace.js';
 
 /** Control characters escaped, line breaks kept (ConfigError lists one problem a line). */
 function escapeLines(text: string): string {
@@ -58,6 +59,7 @@ export async function runRelayCli(extensions: CliExtensions = {}): Promise<void>
   registerStreams(program);
   registerStats(program);
   registerReplay(program);
+  registerTrace(program);
   registerServe(program);
   registerDev(program, extensions.dev);
   registerConfig(program);

@@ -13,6 +13,7 @@ import { RelayMetrics } from './metrics.js';
 import { openNatsContext, type NatsContext } from './nats.js';
 import { OfflineProfileResolver } from './offline.js';
 import { HttpProfileClient, type ProfileResolver } from './profile.js';
+import { startTracing, type Tracing } from './tracing.js';
 
 export interface RelayCore {
   config: RelayConfig;
@@ -22,6 +23,8 @@ export interface RelayCore {
   keys: KeyStore;
   bans: BanStore;
   auth: Authenticator;
+  /** OpenTelemetry; its tracer is null unless an OTLP endpoint is configured. */
+  tracing: Tracing;
   /** The client's address, read the same way by both services (TRUSTED_PROXIES). */
   addressOf: (req: IncomingMessage) => string;
   /** True while the NATS connection is up (false between a disconnect and the reconnect). */
@@ -102,12 +105,13 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
     keys,
     bans,
     auth,
+    tracing: startTracing(config.tracing, config.nodeId, logger),
     addressOf: addressReader(trust, logger),
     natsConnected: () => connected && !nats.nc.isClosed(),
   };
 }
 
 export async function stopCore(core: RelayCore): Promise<void> {
-  await Promise.all([core.keys.stop(), core.bans.stop()]);
+  await Promise.all([core.keys.stop(), core.bans.stop(), core.tracing.shutdown()]);
   if (!core.nats.nc.isClosed()) await core.nats.nc.drain().catch(() => undefined);
 }

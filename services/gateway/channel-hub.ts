@@ -5,14 +5,15 @@
 // message lost on the way (a reconnect, a slow route) shows up as a gap and is read from the log.
 // Every frame dispatched also enters the group's resume window (resume-window.ts).
 
-import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { JetStreamClient } from '@nats-io/jetstream';
+import type { Tracer } from '@opentelemetry/api';
 import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
 import type { ClientStream } from './client-stream.js';
-import { hears } from './delivery-rules.js';
+import { deliveryContext, fanOut } from './delivery-trace.js';
 import { frameFromMessage, type Frame } from './frame.js';
 import { fromSequence, readRange } from '../core/log-reader.js';
 import { ChannelWindow, type ResumeWindows } from './resume-window.js';
@@ -48,9 +49,12 @@ export class ChannelHub {
   private readonly windows: ResumeWindows;
   private readonly groups = new Map<string, Group>();
   private readonly flusher: TurnFlusher;
+  /** Null while tracing is off. */
+  private readonly tracer: Tracer | null;
 
-  constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics, windows: ResumeWindows, flusher: TurnFlusher) {
+  constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics, windows: ResumeWindows, flusher: TurnFlusher, tracer: Tracer | null) {
     this.nc = nc;
+    this.tracer = tracer;
     this.windows = windows;
     this.flusher = flusher;
     this.js = js;
@@ -135,11 +139,11 @@ export class ChannelHub {
       return;
     }
     // A bridge's window hears every subject: what precedes its first frame is the stream's, not the subject's.
-    this.dispatch(group, subject, seq, frameFromMessage(h, msg.data, seq), group.key === ALL_CHANNELS ? seq - 1 : previous);
+    this.dispatch(group, subject, seq, frameFromMessage(h, msg.data, seq), group.key === ALL_CHANNELS ? seq - 1 : previous, h);
   }
 
   /** `previous`: the sequence before this one on its subject (live), null when not known (read from the log). */
-  private dispatch(group: Group, subject: string, seq: number, frame: Frame | null, previous: number | null): void {
+  private dispatch(group: Group, subject: string, seq: number, frame: Frame | null, previous: number | null, headers: MsgHdrs | undefined): void {
     group.lastBySubject.set(subject, seq);
     if (seq > group.lastSeq) group.lastSeq = seq;
     if (frame === null) {
@@ -147,13 +151,7 @@ export class ChannelHub {
       return;
     }
     this.windows.record(group.window, frame, previous);
-    let heard = false;
-    for (const s of group.streams) {
-      if (hears(s, frame)) {
-        s.deliver(frame);
-        heard = true;
-      }
-    }
+    const heard = fanOut(group.streams, frame, deliveryContext(this.tracer, headers), this.tracer, group.key);
     if (heard && frame.publishedAt > 0) this.flusher.heard(frame);
   }
 
@@ -201,7 +199,7 @@ export class ChannelHub {
         if (until !== null && until < fromSeq) return total;
         total += await readRange(this.js, { filter, start: fromSequence(fromSeq), untilSeq: until }, (m) => {
           if (m.seq > (group.lastBySubject.get(m.subject) ?? 0)) {
-            this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq), null);
+            this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq), null, m.headers);
           }
         });
         if (total > 0) this.metrics.gapsFilled.inc(total);

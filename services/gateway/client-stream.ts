@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import type { CloseReasonCode } from '../../schemas/close.js';
 import { CloseReason, closeFrames } from './close-reason.js';
 import type { Listener } from './delivery-rules.js';
+import type { Queued } from './delivery-trace.js';
 import type { Frame } from './frame.js';
 import { CoalescingQueue } from './presence-coalescing.js';
 import { encodeRetry, SSE_HEADERS } from './sse.js';
@@ -159,12 +160,13 @@ export class ClientStream implements Listener {
   }
 
   /** Queues a live frame the delivery rules let through (held back while a replay runs). */
-  deliver(frame: Frame): void {
+  deliver(frame: Frame): Queued {
     if (this.held !== null) {
-      if (this.endReason === null) this.held.push(frame);
-      return;
+      if (this.endReason !== null) return 'skipped';
+      this.held.push(frame);
+      return 'queued';
     }
-    this.enqueue(frame);
+    return this.enqueue(frame);
   }
 
   /** Queues a frame read from the log for this stream's replay. */
@@ -172,23 +174,26 @@ export class ClientStream implements Listener {
     this.enqueue(frame);
   }
 
-  private enqueue(frame: Frame): void {
-    if (this.endReason !== null) return;
+  private enqueue(frame: Frame): Queued {
+    if (this.endReason !== null) return 'skipped';
     if (frame.seq !== 0) {
-      if (frame.seq <= this.lastSeq) return;
+      if (frame.seq <= this.lastSeq) return 'skipped';
       this.lastSeq = frame.seq;
     }
-    if (this.queue.push(frame)) this.context.scheduler.countCoalesced();
+    const coalesced = this.queue.push(frame);
+    if (coalesced) this.context.scheduler.countCoalesced();
     // The bound is on what waits for a client that is not reading; a large burst in one turn to a
     // client that reads is written out at the next flush.
     if (this.blocked) {
-      if (this.queue.bytes > this.context.maxQueuedBytes) this.close(CloseReason.SlowConsumer);
-      return;
+      if (this.queue.bytes <= this.context.maxQueuedBytes) return coalesced ? 'coalesced' : 'queued';
+      this.close(CloseReason.SlowConsumer);
+      return 'dropped';
     }
     if (!this.dirty) {
       this.dirty = true;
       this.context.scheduler.markDirty(this);
     }
+    return coalesced ? 'coalesced' : 'queued';
   }
 
   /**

@@ -48,8 +48,8 @@ export class Gateway {
     this.core = core;
     const { nats, logger, metrics, config, auth } = core;
     const flusher = new TurnFlusher(metrics);
-    this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher);
-    this.replayDeps = { js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics };
+    this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher, core.tracing.tracer);
+    this.replayDeps = { js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer };
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
     this.ownership = new MeshClaims({
       nats,

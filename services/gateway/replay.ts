@@ -10,6 +10,7 @@
 // ends. Beyond retention it resumes from the oldest kept frame, and says so.
 
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { Tracer } from '@opentelemetry/api';
 import { fromSequence, readRange } from '../core/log-reader.js';
 import type { Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
@@ -20,6 +21,7 @@ import { CloseReason } from './close-reason.js';
 import { hears } from './delivery-rules.js';
 import { frameFromMessage } from './frame.js';
 import type { ChannelWindow } from './resume-window.js';
+import { ReplayTrace } from './replay-trace.js';
 import { encodeComment } from './sse.js';
 
 export interface ReplayDeps {
@@ -28,10 +30,13 @@ export interface ReplayDeps {
   hub: ChannelHub;
   logger: Logger;
   metrics: RelayMetrics;
+  /** Null while tracing is off. */
+  tracer: Tracer | null;
 }
 
 /** Sends what the client missed since `lastId`, then releases the held live frames. */
 export async function replay(deps: ReplayDeps, stream: ClientStream, lastId: number): Promise<void> {
+  const traced = ReplayTrace.start(deps.tracer, stream.channel, lastId);
   try {
     const joined = deps.hub.windowOf(stream);
     if (joined !== null && joined.window.coverFrom === null && joined.window.newest === 0) {
@@ -39,18 +44,28 @@ export async function replay(deps: ReplayDeps, stream: ClientStream, lastId: num
     }
     // Taken again: a gap fill may have begun while the look-up ran.
     const now = deps.hub.windowOf(stream);
-    if (stream.closed) return;
+    if (stream.closed) {
+      traced?.end('client_left');
+      return;
+    }
     if (now !== null && now.settled && now.window.covers(lastId)) {
-      for (const f of now.window.since(lastId)) if (hears(stream, f)) stream.deliverReplayed(f);
+      for (const f of now.window.since(lastId)) {
+        if (!hears(stream, f)) continue;
+        stream.deliverReplayed(f);
+        traced?.sent(f.seq, undefined);
+      }
       // Held frames up to the client's id were seen already (unless it names one not yet heard here).
       stream.resumeAfter(Math.min(lastId, now.window.newest));
       deps.metrics.resumes.inc({ answered: 'memory' });
+      traced?.end('memory');
     } else {
-      await replayFromLog(deps, stream, lastId);
+      await replayFromLog(deps, stream, lastId, traced);
       deps.metrics.resumes.inc({ answered: 'log' });
+      traced?.end('log');
     }
   } catch (err) {
     deps.logger.warn({ err }, 'replay from Last-Event-ID failed');
+    traced?.failed(err);
     stream.close(CloseReason.Error);
     return;
   }
@@ -76,7 +91,7 @@ function learnNewest(deps: ReplayDeps, stream: ClientStream, window: ChannelWind
 }
 
 /** A gap older than the window: read from the log on a consumer deleted when the read ends. */
-async function replayFromLog(deps: ReplayDeps, stream: ClientStream, lastId: number): Promise<void> {
+async function replayFromLog(deps: ReplayDeps, stream: ClientStream, lastId: number, traced: ReplayTrace | null): Promise<void> {
   const info = await deps.jsm.streams.info(STREAM_NAME);
   const { first_seq: first, last_seq: last } = info.state;
   if (lastId + 1 < first) {
@@ -91,7 +106,10 @@ async function replayFromLog(deps: ReplayDeps, stream: ClientStream, lastId: num
   await readRange(deps.js, { filter, start: fromSequence(lastId + 1), untilSeq: last }, (m) => {
     if (stream.closed) return false;
     const frame = frameFromMessage(m.headers, m.data, m.seq);
-    if (frame !== null && hears(stream, frame)) stream.deliverReplayed(frame);
+    if (frame !== null && hears(stream, frame)) {
+      stream.deliverReplayed(frame);
+      traced?.sent(m.seq, m.headers);
+    }
     return true;
   });
 }

@@ -9,6 +9,7 @@ import type { RelayCore } from '../core/runtime.js';
 import { planBatch, type PlannedEntry } from './batch.js';
 import { AckPublisher } from './ack-publisher.js';
 import { fingerprint, idempotencyKey, IdempotencyStore } from './idempotency.js';
+import { postTrace, tracePosts, type PostTrace } from './post-tracing.js';
 import { PartialPublish, partialPublishError, Publisher } from './publisher.js';
 import { RateLimiter } from '../core/rate-limit.js';
 
@@ -53,7 +54,8 @@ export class Ingress {
   }
 
   register(app: FastifyInstance): void {
-    const { metrics } = this.core;
+    const { metrics, tracing } = this.core;
+    if (tracing.tracer !== null) tracePosts(app, tracing.tracer, CLIENT_PATHS);
     for (const url of CLIENT_PATHS) {
       app.post(url, {
         // A POST is in flight from its first byte: one whose body is still arriving when a drain
@@ -123,18 +125,19 @@ export class Ingress {
 
     void reply.code(200);
     const dropped = banned.length;
-    if (key === null) return this.publish(entries, dropped, null);
+    const traced = postTrace(request, this.core.tracing.tracer);
+    if (key === null) return this.publish(entries, dropped, null, traced);
     const print = fingerprint([...entries, ...banned]);
     const reservation = await this.idempotency.reserve(sender, key, print);
     if (reservation.kind === 'replay') return reservation.answer;
-    const answer = await this.publish(entries, dropped, `${sender}:${key}`);
+    const answer = await this.publish(entries, dropped, `${sender}:${key}`, traced);
     await this.idempotency.complete(sender, key, print, answer);
     return answer;
   }
 
-  private async publish(entries: readonly PlannedEntry[], dropped: number, dedupeId: string | null): Promise<Accepted> {
+  private async publish(entries: readonly PlannedEntry[], dropped: number, dedupeId: string | null, traced: PostTrace | null): Promise<Accepted> {
     try {
-      await this.publisher.publishAll(entries, dedupeId);
+      await this.publisher.publishAll(entries, dedupeId, traced);
     } catch (e) {
       if (e instanceof PartialPublish) throw partialPublishError(e, dedupeId !== null);
       throw e;

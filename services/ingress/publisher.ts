@@ -5,6 +5,7 @@
 // is the whole truth, and an entry whose acknowledgement never came is reported as unknown. A batch
 // of one entry (the usual POST) costs the same as before; different POSTs still share socket writes.
 
+import { SpanStatusCode } from '@opentelemetry/api';
 import { RelayError } from '../core/errors.js';
 import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
@@ -12,6 +13,7 @@ import { channelSubject } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
 import { PublishError, type AckPublisher } from './ack-publisher.js';
 import type { PlannedEntry } from './batch.js';
+import { describePost, RelayAttr, startPublishSpan, type PostTrace } from './post-tracing.js';
 
 /** Why publishing stopped part-way. */
 export class PartialPublish extends Error {
@@ -47,21 +49,27 @@ export class Publisher {
    * Stores every entry, in order, or throws PartialPublish saying exactly how far it got. `dedupeId`
    * (from Idempotency-Key, scoped to the sender) gives entry i the JetStream message id
    * `<dedupeId>:<position in the body>`, so the same request resent stores each entry once within the
-   * duplicate window.
+   * duplicate window. `traced`: the POST's sampled trace, each entry then gets a publish span whose
+   * context its headers carry to the gateways.
    */
-  async publishAll(entries: readonly PlannedEntry[], dedupeId: string | null): Promise<void> {
+  async publishAll(entries: readonly PlannedEntry[], dedupeId: string | null, traced: PostTrace | null = null): Promise<void> {
     const started = performance.now();
     const now = String(Date.now());
+    if (traced !== null) describePost(traced, entries.length, entries[0]?.channel ?? null);
     for (const [i, e] of entries.entries()) {
       const h = e.headers;
       h.set(Header.Time, now);
       // JetStream's de-duplication header: a resent request with the same key is stored once.
       if (dedupeId !== null) h.set('Nats-Msg-Id', `${dedupeId}:${e.index}`);
+      const subject = channelSubject(e.channel);
+      const span = traced === null ? null : startPublishSpan(traced, subject, e.channel, e.type, h);
       try {
-        await this.acks.publish(channelSubject(e.channel), e.json, h, this.timeoutMs);
+        const ack = await this.acks.publish(subject, e.json, h, this.timeoutMs);
+        span?.setAttribute(RelayAttr.Sequence, ack.seq).end();
       } catch (err) {
         const unknown = err instanceof PublishError && err.outcome === 'unknown' ? 1 : 0;
         const reason = err instanceof Error ? err.message : String(err);
+        span?.setStatus({ code: SpanStatusCode.ERROR, message: reason }).end();
         this.warnings.warn(reason, { reason, accepted: i, unknown, entries: entries.length }, 'JetStream did not acknowledge an entry');
         throw new PartialPublish(reason, i, unknown, e.index);
       }

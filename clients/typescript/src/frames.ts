@@ -85,7 +85,7 @@ export function readClose(data: unknown): Closing | { problem: string } {
   if (typeof reason === 'string' && Object.hasOwn(CLOSE_REASONS, reason)) {
     const entry = CLOSE_REASONS[reason as CloseReasonCode];
     const text = typeof message === 'string' ? message.slice(0, MAX_CLOSE_TEXT) : entry.message;
-    return { error: new RelayError(reason as CloseReasonCode, text, advice), reconnect: entry.reconnect };
+    return { error: new RelayError(reason, text, advice), reconnect: entry.reconnect };
   }
   if (typeof reason !== 'string' || typeof reconnect !== 'boolean') return { problem: 'a close event without a reason and reconnect advice' };
   const said = excerpt(reason.slice(0, MAX_CLOSE_TEXT));

@@ -7,6 +7,7 @@ import { parseDuration, parseSize } from '../units.js';
 import { parseAllowedHosts } from './admin-hosts.js';
 import { parseAdminTokens } from './admin-tokens.js';
 import type { Env, ServiceKind } from './schema.js';
+import { tracingSettings } from './tracing-env.js';
 
 // Checked already: every duration and size here matched its pattern and range.
 const ms = (v: string): number => parseDuration(v) ?? 0;
@@ -127,6 +128,7 @@ export function buildConfig(service: ServiceKind, env: Env) {
       tokens: parseAdminTokens(env.ADMIN_TOKEN, env.ADMIN_TOKENS).tokens,
     },
     devNats: env.DEV_NATS,
+    tracing: tracingSettings(env, service),
   };
 }
 

@@ -5,6 +5,7 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { DURATION_PATTERN, SIZE_PATTERN } from '../units.js';
 import { MIN_RETRY_MS, STREAM_TIMINGS } from '../../../schemas/stream-timings.js';
+import { TracingEnv } from './tracing-env.js';
 
 /** Never echoed: not in error messages, `relay config` or the env examples. */
 const secret = { 'x-secret': true } as const;
@@ -270,11 +271,11 @@ const DevEnv = {
 };
 
 export const ENV_SCHEMAS = {
-  ingress: Type.Object({ ...CommonEnv, ...IngressEnv }),
-  gateway: Type.Object({ ...CommonEnv, ...GatewayEnv }),
+  ingress: Type.Object({ ...CommonEnv, ...IngressEnv, ...TracingEnv }),
+  gateway: Type.Object({ ...CommonEnv, ...GatewayEnv, ...TracingEnv }),
   // NODE_TIMEOUT: the console judges a node's heartbeat the way the gateways do.
   admin: Type.Object({ ...CommonEnv, ...AdminEnv, NODE_TIMEOUT: GatewayEnv.NODE_TIMEOUT }),
-  all: Type.Object({ ...CommonEnv, ...IngressEnv, ...GatewayEnv, ...AdminEnv, ...DevEnv }),
+  all: Type.Object({ ...CommonEnv, ...IngressEnv, ...GatewayEnv, ...AdminEnv, ...DevEnv, ...TracingEnv }),
 } as const;
 
 export type ServiceKind = keyof typeof ENV_SCHEMAS;
