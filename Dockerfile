@@ -2,7 +2,8 @@
 # One image for every role: `docker run <image> serve gateway`, `serve ingress`, `serve admin`, `serve all`, or any
 # other relay command (`keys create ...`). Configuration comes from the environment only.
 
-ARG NODE_VERSION=22
+# Node 24 LTS, the supported runtime CI tests with (.ci/run); 22 is supported too (--build-arg NODE_VERSION=22).
+ARG NODE_VERSION=24
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app

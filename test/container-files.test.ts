@@ -10,8 +10,26 @@ describe('container files', () => {
     expect(() => run('dockerfile-utils', ['lint', 'Dockerfile'])).not.toThrow();
     const text = readFileSync('Dockerfile', 'utf8');
     expect(text).toMatch(/^FROM node:\$\{NODE_VERSION\}-bookworm-slim AS build$/m);
+    expect(text).toMatch(/^FROM node:\$\{NODE_VERSION\}-bookworm-slim$/m);
+    expect(text).toMatch(/^ENV NODE_ENV=production /m);
     expect(text).toMatch(/^USER node$/m);
     expect(text).toMatch(/^ENTRYPOINT \["node", "dist\/services\/cli\/main\.js"\]$/m);
+  });
+
+  it('the image runs Node 24 LTS and only what production needs: the compiled dist/ and runtime dependencies', () => {
+    const text = readFileSync('Dockerfile', 'utf8');
+    expect(text).toMatch(/^ARG NODE_VERSION=24$/m);
+    // The build stage drops devDependencies (tsx, pino-pretty, the compiler) before the runtime stage copies node_modules.
+    expect(text).toMatch(/npm prune --omit=dev/);
+    const runtime = text.slice(text.lastIndexOf('\nFROM '));
+    expect(runtime.match(/^COPY .*$/gm)).toEqual([
+      'COPY --from=build /app/package.json ./',
+      'COPY --from=build /app/node_modules ./node_modules',
+      'COPY --from=build /app/dist ./dist',
+    ]);
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
+    expect(Object.keys(pkg.dependencies)).not.toContain('pino-pretty');
   });
 
   it('infra/compose.yaml passes dclint and names three NATS nodes, two gateways, two ingresses and nginx', () => {

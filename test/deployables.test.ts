@@ -2,12 +2,14 @@
 // run them: relay serve ingress|gateway|all, and the compiled entry point after npm run build.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProfileApi, type FakeProfileApi } from './helpers/profile-api.js';
 import { RelayFixture } from './helpers/relay.js';
 import { startRelayProcess, type RelayProcess } from '../tools/relay-process.js';
 import { startTestNats, type TestNats } from './helpers/nats.js';
 import { openStream } from './helpers/sse-client.js';
+import { createProductionInstall, type ProductionInstall } from './helpers/production-install.js';
 
 let nats: TestNats;
 let profile: FakeProfileApi;
@@ -104,6 +106,37 @@ describe('separate deployables', () => {
     procs.push(gateway);
     const key = await admin.createKey();
     const s = await openStream(gateway.url, { headers: admin.headers(admin.player(), key, 'dist.example.net') });
+    await s.waitForComment(/^connected/);
+  });
+});
+
+describe('a production install (runtime dependencies only, as the image has them)', () => {
+  let install: ProductionInstall | undefined;
+  beforeAll(() => {
+    install = createProductionInstall({ checkoutFiles: ['bin/relay.js', 'tools/relay-cli.ts'] });
+  }, 120_000);
+  afterAll(() => install?.remove());
+
+  it('has neither tsx nor pino-pretty, and with LOG_PRETTY=true dist/ serves, logging JSON after one warning', async () => {
+    const dir = install!.dir;
+    expect(existsSync(join(dir, 'node_modules', 'pino'))).toBe(true);
+    expect(existsSync(join(dir, 'node_modules', 'tsx'))).toBe(false);
+    expect(existsSync(join(dir, 'node_modules', 'pino-pretty'))).toBe(false);
+    const gateway = await startRelayProcess('gateway', { ...env, LOG_PRETTY: 'true', NODE_ENV: 'production' }, { command: [install!.entry, 'serve', 'gateway'] });
+    procs.push(gateway);
+    const key = await admin.createKey();
+    const s = await openStream(gateway.url, { headers: admin.headers(admin.player(), key, 'production.example.net') });
+    await s.waitForComment(/^connected/);
+    const lines = gateway.log().trim().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+    expect(lines.filter((l) => /pino-pretty, a development dependency, is not installed/.test(l))).toHaveLength(1);
+  });
+
+  it('bin/relay.js in a checkout pruned to production dependencies (tools/ there, tsx not) runs dist/', async () => {
+    const gateway = await startRelayProcess('gateway', env, { command: [join(install!.dir, 'bin', 'relay.js'), 'serve', 'gateway'] });
+    procs.push(gateway);
+    const key = await admin.createKey();
+    const s = await openStream(gateway.url, { headers: admin.headers(admin.player(), key, 'pruned.example.net') });
     await s.waitForComment(/^connected/);
   });
 });

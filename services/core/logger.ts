@@ -4,6 +4,7 @@
 // body. Repeated warnings (an unreachable profile API at thousands of requests per second) are
 // throttled.
 
+import { createRequire } from 'node:module';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { credentialHeaders } from './credentials.js';
 
@@ -100,9 +101,34 @@ export function createLogger(settings: LoggerSettings): Logger {
   };
   if (settings.destination !== undefined) return pino(options, settings.destination);
   if (settings.pretty) {
-    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true } } });
+    if (prettyInstalled()) return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true } } });
+    const logger = pino(options);
+    warnPrettyMissingOnce(logger);
+    return logger;
   }
   return pino(options);
+}
+
+/**
+ * pino-pretty is a development dependency: a production install (the image) lacks it, and LOG_PRETTY
+ * (or its auto on a terminal, `docker run -t`) must not stop the relay there, so it logs JSON.
+ */
+function prettyInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let prettyMissingWarned = false;
+
+/** Said once per process, though a process may create several loggers. */
+function warnPrettyMissingOnce(logger: Logger): void {
+  if (prettyMissingWarned) return;
+  prettyMissingWarned = true;
+  logger.warn('LOG_PRETTY is on but pino-pretty, a development dependency, is not installed; logging JSON');
 }
 
 /**
