@@ -11,6 +11,9 @@ export const Uuid = Type.String({
   'x-expected': 'a UUID',
 });
 
+/** A player name as the game allows it (spec 2.3). */
+export const PLAYER_NAME_PATTERN = '^[A-Za-z0-9_]{3,16}$';
+
 /** Player (full object): identity lives in `uuid`. */
 export const Player = Type.Object(
   {
@@ -18,7 +21,7 @@ export const Player = Type.Object(
     name: Type.String({
       minLength: 3,
       maxLength: 16,
-      pattern: '^[A-Za-z0-9_]{3,16}$',
+      pattern: PLAYER_NAME_PATTERN,
       'x-expected': '3 to 16 characters, each a letter, digit or underscore',
     }),
   },

@@ -8,7 +8,27 @@ export const MetaFrame = Type.Object(
     // type: [string, null] rather than anyOf: generators make it a nullable String, not an Object.
     agent: Type.Unsafe<string | null>({ type: ['string', 'null'], description: "The sender's user agent, null when absent." }),
     channel: Type.String({ description: 'The readable (normalised) channel name.' }),
+    // The published proxy client's shape (DESIGN.md section 6), added beside the spec's fields when the
+    // operator sets META_AUTHORITATIVE_SENDER=true; never instead of them.
+    userAgent: Type.Optional(
+      Type.Unsafe<string | null>({ type: ['string', 'null'], description: 'The same as agent; present only where the relay sets META_AUTHORITATIVE_SENDER=true.' }),
+    ),
+    authoritativeSender: Type.Optional(
+      Type.Object(
+        {
+          id: Type.String({ format: 'uuid', description: 'The same as uuid.' }),
+          username: Type.Unsafe<string | null>({
+            type: ['string', 'null'],
+            description: "The sender's profile name from its verified session; null for a bridge's envelope (the relay knows no name for it) and the relay's own keepalives.",
+          }),
+        },
+        { additionalProperties: false, title: 'AuthoritativeSender', description: 'Present only where the relay sets META_AUTHORITATIVE_SENDER=true.' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
 export type MetaFrame = Static<typeof MetaFrame>;
+
+/** Which meta frame a gateway writes: the spec's fields, or those and the published client's. */
+export type MetaShape = 'spec' | 'spec+sender';

@@ -62,6 +62,7 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['KEEPALIVE_INTERVAL', '5s', '15s', /below 15s/],
   ['STREAM_QUEUE_MAX_BYTES', '1MiB', 'x', /size like/],
   ['RESUME_WINDOW_BYTES', '0', '64 MB of frames', /size like/],
+  ['META_AUTHORITATIVE_SENDER', 'true', 'yes', /true|false/],
   ['IDEMPOTENCY_MAX_BYTES', '1MiB', '1KiB', /at least 4KiB/],
   ['CLAIM_TTL', '10m', '30s', /at least 1m/],
   ['NODE_TIMEOUT', '5s', '500ms', /at least 1s/],

@@ -79,7 +79,16 @@ describe('Java models generated from schemas/asyncapi.json', () => {
       const [cls, json] = lines[i]!.split('\t', 2) as [string, string];
       const what = `${frame.kind} ${frame.label}: ${frame.text}`;
       expect(cls, `${what} -> ${json}`).toBe(expectedClass(frame));
-      expect(JSON.parse(json), what).toEqual(JSON.parse(frame.text));
+      expect(unordered(JSON.parse(json)), what).toEqual(unordered(JSON.parse(frame.text)));
     });
   }, 180_000);
 });
+
+/**
+ * resend_request's `include` has uniqueItems: generators make it a Java Set, whose order (an enum's
+ * hash, different in every JVM) is not the order sent; its members, not their order, are compared.
+ */
+function unordered(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !('include' in value) || !Array.isArray(value.include)) return value;
+  return { ...value, include: [...(value.include as unknown[])].map(String).sort() };
+}

@@ -14,6 +14,8 @@ import { ScopeSet } from './scopes.js';
 export interface Principal {
   /** The account behind a verified session; null for a bridge posting without one. */
   uuid: string | null;
+  /** That account's profile name (null for a bridge): the published client's meta carries it. */
+  name: string | null;
   clientId: string;
   key: KeyRecord;
   scopes: ScopeSet;
@@ -72,7 +74,7 @@ export class Authenticator {
           const scopes = new ScopeSet(check.key.scopes);
           if (scopes.unauthenticated) {
             if (check.status !== 'ok') throw keyRefusal(check.status);
-            return { uuid: null, clientId: check.key.clientId, key: check.key, scopes, agent };
+            return { uuid: null, name: null, clientId: check.key.clientId, key: check.key, scopes, agent };
           }
         }
       }
@@ -118,6 +120,7 @@ export class Authenticator {
 
     return {
       uuid: profile.uuid,
+      name: profile.name,
       clientId: check.key.clientId,
       key: check.key,
       scopes: new ScopeSet(check.key.scopes),

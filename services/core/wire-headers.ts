@@ -4,6 +4,8 @@
 export const Header = {
   Sender: 'Relay-Sender',
   Agent: 'Relay-Agent',
+  /** The sender's profile name, when a verified session gave one (the published client's meta). */
+  SenderName: 'Relay-Sender-Name',
   Type: 'Relay-Type',
   Channel: 'Relay-Channel',
   To: 'Relay-To',

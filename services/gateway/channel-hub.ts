@@ -5,6 +5,7 @@
 // message lost on the way (a reconnect, a slow route) shows up as a gap and is read from the log.
 // Every frame dispatched also enters the group's resume window (resume-window.ts).
 
+import type { MetaShape } from '../../schemas/meta.js';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Tracer } from '@opentelemetry/api';
@@ -51,9 +52,12 @@ export class ChannelHub {
   private readonly flusher: TurnFlusher;
   /** Null while tracing is off. */
   private readonly tracer: Tracer | null;
+  /** The meta frame this gateway writes (META_AUTHORITATIVE_SENDER). */
+  readonly metaShape: MetaShape;
 
-  constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics, windows: ResumeWindows, flusher: TurnFlusher, tracer: Tracer | null) {
+  constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics, windows: ResumeWindows, flusher: TurnFlusher, tracer: Tracer | null, metaShape: MetaShape) {
     this.nc = nc;
+    this.metaShape = metaShape;
     this.tracer = tracer;
     this.windows = windows;
     this.flusher = flusher;
@@ -139,7 +143,7 @@ export class ChannelHub {
       return;
     }
     // A bridge's window hears every subject: what precedes its first frame is the stream's, not the subject's.
-    this.dispatch(group, subject, seq, frameFromMessage(h, msg.data, seq), group.key === ALL_CHANNELS ? seq - 1 : previous, h);
+    this.dispatch(group, subject, seq, frameFromMessage(h, msg.data, seq, this.metaShape), group.key === ALL_CHANNELS ? seq - 1 : previous, h);
   }
 
   /** `previous`: the sequence before this one on its subject (live), null when not known (read from the log). */
@@ -199,7 +203,7 @@ export class ChannelHub {
         if (until !== null && until < fromSeq) return total;
         total += await readRange(this.js, { filter, start: fromSequence(fromSeq), untilSeq: until }, (m) => {
           if (m.seq > (group.lastBySubject.get(m.subject) ?? 0)) {
-            this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq), null, m.headers);
+            this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq, this.metaShape), null, m.headers);
           }
         });
         if (total > 0) this.metrics.gapsFilled.inc(total);

@@ -2,6 +2,7 @@
 // headers, never from the body) and the SSE bytes, serialised once for every recipient.
 
 import type { MsgHdrs } from '@nats-io/nats-core';
+import type { MetaShape } from '../../schemas/meta.js';
 import { TYPE_BIT, typeBit } from '../core/scopes.js';
 import { Header } from '../core/wire-headers.js';
 import { encodePair, metaJson } from './sse.js';
@@ -25,8 +26,12 @@ const MESSAGE_BIT = typeBit('message');
 const KEEPALIVE_BIT = typeBit('keepalive');
 const PRESENCE_BIT = typeBit('presence');
 
-/** Builds the frame for one stored message; null when its headers are not ours (never delivered). */
-export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array, seq: number): Frame | null {
+/**
+ * Builds the frame for one stored message; null when its headers are not ours (never delivered).
+ * `shape` adds the published client's meta fields (META_AUTHORITATIVE_SENDER), the same for every
+ * recipient, so the frame is still serialised once.
+ */
+export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array, seq: number, shape: MetaShape = 'spec'): Frame | null {
   if (headers === undefined) return null;
   const type = headers.get(Header.Type);
   const bit = TYPE_BIT.get(type);
@@ -44,12 +49,12 @@ export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array,
     sender,
     to,
     publishedAt: Number(headers.get(Header.Time)) || 0,
-    bytes: encodePair(metaJson(sender, agent, channel), data, seq),
+    bytes: encodePair(metaJson(sender, agent, channel, shape, headers.has(Header.SenderName) ? headers.get(Header.SenderName) : null), data, seq),
   };
 }
 
 /** The server's own keepalive pair for one channel (not stored, no id). */
-export function keepaliveFrame(agent: string, channel: string, nilUuid: string): Frame {
+export function keepaliveFrame(agent: string, channel: string, nilUuid: string, shape: MetaShape = 'spec'): Frame {
   return {
     seq: 0,
     typeBit: KEEPALIVE_BIT,
@@ -59,6 +64,6 @@ export function keepaliveFrame(agent: string, channel: string, nilUuid: string):
     sender: nilUuid,
     to: null,
     publishedAt: 0,
-    bytes: encodePair(metaJson(nilUuid, agent, channel), '{"type":"keepalive"}', null),
+    bytes: encodePair(metaJson(nilUuid, agent, channel, shape), '{"type":"keepalive"}', null),
   };
 }

@@ -48,7 +48,7 @@ export class Gateway {
     this.core = core;
     const { nats, logger, metrics, config, auth } = core;
     const flusher = new TurnFlusher(metrics);
-    this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher, core.tracing.tracer);
+    this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher, core.tracing.tracer, config.gateway.metaShape);
     this.replayDeps = { js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer };
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
     this.ownership = new MeshClaims({
@@ -209,7 +209,7 @@ export class Gateway {
     const slice = this.keepaliveTick++ % KEEPALIVE_SLICES;
     for (const key of this.hub.groupKeys()) {
       if (keepaliveSlice(key) !== slice) continue;
-      this.hub.broadcast(key, keepaliveFrame(RELAY_AGENT, key === ALL_CHANNELS ? ALL_CHANNELS : key, NIL_UUID));
+      this.hub.broadcast(key, keepaliveFrame(RELAY_AGENT, key === ALL_CHANNELS ? ALL_CHANNELS : key, NIL_UUID, this.hub.metaShape));
     }
   }
 

@@ -2,6 +2,7 @@
 // event and the unnamed data event (with `id:` = stream sequence), built once per message and
 // written unchanged to every recipient.
 
+import type { MetaShape } from '../../schemas/meta.js';
 import { MIN_RETRY_MS } from '../../schemas/close.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -47,6 +48,8 @@ export function encodeRetry(ms: number): Buffer {
   return Buffer.from(`retry: ${Math.max(MIN_RETRY_MS, Math.round(ms))}\n\n`);
 }
 
-export function metaJson(uuid: string, agent: string | null, channel: string): string {
-  return JSON.stringify({ uuid, agent, channel });
+export function metaJson(uuid: string, agent: string | null, channel: string, shape: MetaShape = 'spec', username: string | null = null): string {
+  if (shape === 'spec') return JSON.stringify({ uuid, agent, channel });
+  // The spec's fields first and unchanged; the published client's after them (META_AUTHORITATIVE_SENDER).
+  return JSON.stringify({ uuid, agent, channel, userAgent: agent, authoritativeSender: { id: uuid, username } });
 }

@@ -6,6 +6,7 @@
 // silently (spec 4.3 rule 1); envelopes naming a banned account are dropped and counted.
 
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/nats-core';
+import { PLAYER_NAME_PATTERN } from '../../schemas/common.js';
 import type { PayloadType } from '../../schemas/payload-types.js';
 import { checkEnvelope, checkPayload, isObject, type ValidationIssue } from '../../schemas/validate.js';
 import type { Principal } from '../core/auth.js';
@@ -14,6 +15,8 @@ import { channelProblem, normaliseChannel } from '../core/channel.js';
 import { RelayError, type ErrorDetail, type ErrorCode } from '../core/errors.js';
 import { Scope } from '../core/scopes.js';
 import { Header } from '../core/wire-headers.js';
+
+const PLAYER_NAME = new RegExp(PLAYER_NAME_PATTERN);
 
 export interface PlannedEntry {
   /** Position in the POST body (error details name it). */
@@ -104,7 +107,7 @@ export function planBatch(body: unknown, ctx: BatchContext): Plan {
         add([{ path: '', reason: 'no channel: send X-IRC-Multiplayer-Server or ?host=' }], 'channel');
         return;
       }
-      plan(entryOf(entry, result.type, result.payload, ctx.channel, principal.uuid, principal.agent), '');
+      plan(entryOf(entry, result.type, result.payload, ctx.channel, { uuid: principal.uuid, name: principal.name, agent: principal.agent }), '');
       return;
     }
     // Neither a payload (no `type`) nor an envelope (no `message`): a mistake worth saying so.
@@ -141,7 +144,8 @@ export function planBatch(body: unknown, ctx: BatchContext): Plan {
     }
     // A bridge must not give a banned account the voice the ban took away (any UUID spelling: the
     // envelope's user is normalised by now).
-    const built = entryOf(entry, inner.type, inner.payload, channel, envelope.user, envelope.agent ?? envelope.userAgent ?? null);
+    // An envelope names no profile: the relay knows no name for its user.
+    const built = entryOf(entry, inner.type, inner.payload, channel, { uuid: envelope.user, name: null, agent: envelope.agent ?? envelope.userAgent ?? null });
     if (built !== null && ctx.isBanned(envelope.user)) {
       banned.push(built);
       return;
@@ -189,18 +193,12 @@ function checkSizes(planned: readonly PlannedEntry[], ctx: BatchContext): void {
 }
 
 /** The entry as it will be published, or null when its agent cannot be carried in a header. */
-function entryOf(
-  index: number,
-  type: PayloadType,
-  payload: object,
-  channel: string,
-  sender: string,
-  agent: string | null,
-): PlannedEntry | null {
+function entryOf(index: number, type: PayloadType, payload: object, channel: string, from: Sender): PlannedEntry | null {
+  const { uuid: sender, agent } = from;
   const to = type === 'message' ? (payload as { to: string }).to : null;
   let headers: MsgHdrs;
   try {
-    headers = headersOf(type, channel, sender, agent, to);
+    headers = headersOf(type, channel, from, to);
   } catch {
     return null;
   }
@@ -215,10 +213,20 @@ function headerBytes(h: MsgHdrs): number {
   return n;
 }
 
-function headersOf(type: PayloadType, channel: string, sender: string, agent: string | null, to: string | null): MsgHdrs {
+/** Who an entry is from, as its headers say it. */
+interface Sender {
+  uuid: string;
+  /** The profile name of a verified session; null for an envelope's user. */
+  name: string | null;
+  agent: string | null;
+}
+
+function headersOf(type: PayloadType, channel: string, from: Sender, to: string | null): MsgHdrs {
   const h = natsHeaders();
-  h.set(Header.Sender, sender);
-  if (agent !== null) h.set(Header.Agent, agent);
+  h.set(Header.Sender, from.uuid);
+  // A profile name is a player name (3-16 of [A-Za-z0-9_]); anything else is not carried.
+  if (from.name !== null && PLAYER_NAME.test(from.name)) h.set(Header.SenderName, from.name);
+  if (from.agent !== null) h.set(Header.Agent, from.agent);
   h.set(Header.Type, type);
   h.set(Header.Channel, channel);
   if (to !== null) h.set(Header.To, to);

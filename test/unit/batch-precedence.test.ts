@@ -17,6 +17,7 @@ const BANNED = '33333333-3333-3333-3333-333333333333';
 function principal(scopes: string[], uuid: string | null = ALICE): Principal {
   return {
     uuid,
+    name: uuid === null ? null : 'Alice',
     clientId: 'relay_test',
     key: { clientId: 'relay_test', secretSha256: '0'.repeat(64), scopes, createdAt: '2026-11-23T00:00:00.000Z' },
     scopes: new ScopeSet(scopes),

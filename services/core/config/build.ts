@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { parseDuration, parseSize } from '../units.js';
 import { parseAllowedHosts } from './admin-hosts.js';
 import { parseAdminTokens } from './admin-tokens.js';
+import type { MetaShape } from '../../../schemas/meta.js';
 import type { Env, ServiceKind } from './schema.js';
 import { tracingSettings } from './tracing-env.js';
 
@@ -111,6 +112,7 @@ export function buildConfig(service: ServiceKind, env: Env) {
       keepaliveMs: ms(env.KEEPALIVE_INTERVAL),
       queueMaxBytes: bytes(env.STREAM_QUEUE_MAX_BYTES),
       resumeWindowBytes: bytes(env.RESUME_WINDOW_BYTES),
+      metaShape: metaShape(env.META_AUTHORITATIVE_SENDER),
       nodeTimeoutMs: ms(env.NODE_TIMEOUT),
       retryMinMs: ms(env.RETRY_MIN),
       retryMaxMs: ms(env.RETRY_MAX),
@@ -133,3 +135,7 @@ export function buildConfig(service: ServiceKind, env: Env) {
 }
 
 export type RelayConfig = ReturnType<typeof buildConfig>;
+
+function metaShape(setting: 'true' | 'false'): MetaShape {
+  return setting === 'true' ? 'spec+sender' : 'spec';
+}

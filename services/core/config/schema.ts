@@ -204,6 +204,11 @@ const GatewayEnv = {
     ...size,
     description: 'Bytes a stream may have waiting for a slow client before it is closed.',
   }),
+  META_AUTHORITATIVE_SENDER: Type.Union([Type.Literal('false'), Type.Literal('true')], {
+    default: 'false',
+    description:
+      "true: every meta frame also carries the published proxy client's shape, userAgent and authoritativeSender {id, username} (the session's profile name; null for a bridge's envelope and the relay's keepalives), beside the spec's uuid, agent and channel, which are unchanged.",
+  }),
   RESUME_WINDOW_BYTES: Type.String({
     default: '64MiB',
     ...size,

@@ -329,6 +329,24 @@ export interface MetaFrame {
    * The readable (normalised) channel name.
    */
   channel: string;
+  /**
+   * The same as agent; present only where the relay sets META_AUTHORITATIVE_SENDER=true.
+   */
+  userAgent?: string | null;
+  /**
+   * Present only where the relay sets META_AUTHORITATIVE_SENDER=true.
+   */
+  authoritativeSender?: {
+    /**
+     * The same as uuid.
+     * @format uuid
+     */
+    id: string;
+    /**
+     * The sender's profile name from its verified session; null for a bridge's envelope (the relay knows no name for it) and the relay's own keepalives.
+     */
+    username: string | null;
+  };
 }
 
 /**
