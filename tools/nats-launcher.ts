@@ -4,7 +4,7 @@
 // say how.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { aptInstall, commandPath } from './apt.js';
 import { endChild, exitOf, running } from './child.js';
@@ -63,8 +63,23 @@ export interface NatsNode {
   kill(): Promise<void>;
 }
 
-/** Starts one nats-server with JetStream and resolves once it reports healthy. */
+/**
+ * Starts one nats-server with JetStream and resolves once it reports healthy. With ports left to it,
+ * a start that fails (a free port taken by another process before nats-server bound it, seen in a
+ * full test run) is tried again on new ports, up to three times.
+ */
 export async function startNatsNode(options: NatsNodeOptions): Promise<NatsNode> {
+  const ownPorts = options.port === undefined && options.monitorPort === undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startNatsNodeOnce(options);
+    } catch (err) {
+      if (!ownPorts || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startNatsNodeOnce(options: NatsNodeOptions): Promise<NatsNode> {
   const binary = findNatsServer();
   const port = options.port ?? (await freePort());
   const monitorPort = options.monitorPort ?? (await freePort());
@@ -104,7 +119,12 @@ export async function startNatsNode(options: NatsNodeOptions): Promise<NatsNode>
       await endChild(child, exited, { signal: 'SIGKILL' });
     },
   };
-  await waitHealthy(node, options.cluster === undefined ? 'js-enabled-only=true' : '', child);
+  try {
+    await waitHealthy(node, options.cluster === undefined ? 'js-enabled-only=true' : '', child);
+  } catch (err) {
+    await node.kill().catch(() => undefined);
+    throw new Error(`${err instanceof Error ? err.message : String(err)}: ${logTail(logFile)}`, { cause: err });
+  }
   return node;
 }
 
@@ -175,4 +195,13 @@ async function startClusterOnce(baseDir: string, size: number, name: string): Pr
     },
   };
   return cluster;
+}
+
+/** The last lines nats-server wrote, for the error that says it did not start. */
+function logTail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-3).join(' | ');
+  } catch {
+    return 'no log was written';
+  }
 }

@@ -10,6 +10,7 @@
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Counter } from 'prom-client';
 import { BUCKET_STREAMS, CLAIM_NOTICE_PREFIX, kvSubject } from '../core/subjects.js';
+import { accountClaimKeys } from './claim-keys.js';
 
 /** Another connection's claim replaced `conn`'s on `key`, at `revision`. */
 export interface ClaimNotice {
@@ -63,7 +64,7 @@ export class NatsClaimHints implements ClaimHints {
     let w = this.accounts.get(account);
     if (w === undefined) {
       // Subscribed before the claim is written (same connection, so the server sees the SUB first).
-      const sub = this.nc.subscribe(kvSubject(BUCKET_STREAMS, `${account}.>`), {
+      const sub = this.nc.subscribe(kvSubject(BUCKET_STREAMS, accountClaimKeys(account)), {
         callback: (err, msg) => {
           if (err !== null) return;
           this.received.inc();
