@@ -131,7 +131,8 @@ export async function openNatsContext(
   return { nc, js, jsm, buckets };
 }
 
-async function retry<T>(fn: () => Promise<T>, logger: Logger, attempts = 40): Promise<T> {
+/** Runs `fn` again while JetStream settles (a cluster just started, a leader being elected); a missing permission fails at once. */
+export async function retry<T>(fn: () => Promise<T>, logger: Logger, attempts = 40): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await fn();

@@ -10,6 +10,7 @@ import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, S
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import type { StreamClaim } from '../../schemas/records.js';
 import type { Logger } from '../core/logger.js';
+import { retry } from '../core/nats.js';
 import type { NodeLiveness } from '../core/node-liveness.js';
 import { CLAIM_INDEX_PREFIX, CLAIM_INDEX_STREAM } from '../core/subjects.js';
 import type { ClaimStore } from './claim-store.js';
@@ -49,6 +50,13 @@ export class ClaimIndex {
 
   /** Makes sure the stream exists with the bucket's lifetime, then clears what this node's previous life left. */
   async start(sweepEveryMs: number): Promise<void> {
+    // Like the other streams at start-up: a cluster just started may time a request out (seen in CI:
+    // a gateway exited with "timeout" creating this stream on a fresh three-node cluster).
+    await retry(() => this.ensure(), this.o.logger);
+    this.timer = setInterval(() => void this.sweepDead().catch((err: unknown) => this.o.logger.warn({ err }, 'sweeping the claims of stopped gateways failed')), sweepEveryMs).unref();
+  }
+
+  private async ensure(): Promise<void> {
     const { jsm, replicas, claimTtlMs } = this.o;
     const maxAge = nanos(claimTtlMs);
     // JetStream refuses a duplicate window longer than the max age.
@@ -68,7 +76,6 @@ export class ClaimIndex {
       await jsm.streams.update(CLAIM_INDEX_STREAM, { ...info.config, max_age: maxAge, num_replicas: replicas, duplicate_window: duplicates });
     }
     await this.sweepNode(this.o.nodeId);
-    this.timer = setInterval(() => void this.sweepDead().catch((err: unknown) => this.o.logger.warn({ err }, 'sweeping the claims of stopped gateways failed')), sweepEveryMs).unref();
   }
 
   /** Written before the claim, so a crash right after the claim still leaves its key here. */
