@@ -20,6 +20,8 @@ import { RenewalSchedule } from './claim-renewals.js';
 import { isConflict, type ClaimStore } from './claim-store.js';
 import { IndexMap } from './index-map.js';
 
+/** How long after a hint that changed nothing yet the key is read once more (the write was still committing). */
+const HINT_RECHECK_MS = 500;
 /** How long after a claim write without an answer the key is read to see whether it landed. */
 const LOST_WRITE_CHECK_MS = 5000;
 export { claimKey, streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
@@ -158,38 +160,49 @@ export class Ownership implements HintListener {
 
   /** A write or delete of the key was seen: each of our claims on it is checked against the bucket. */
   hint(key: string): void {
-    for (const c of this.byKey.get(key)) if (c.revision !== 0 && !c.lost) void this.check(c);
+    for (const c of this.byKey.get(key)) if (c.revision !== 0 && !c.lost) void this.check(c, true);
   }
 
-  private async check(c: LocalClaim): Promise<void> {
+  /**
+   * Reads the key and acts on it. A hint can arrive before the stream leader has stored the write it
+   * announces (subscribers hear a publish as it is routed, the store commits it through RAFT), so a
+   * read that still finds our claim unchanged is made once more a moment later.
+   */
+  private async check(c: LocalClaim, again: boolean): Promise<void> {
     if (this.checking.has(c)) {
       this.checking.set(c, true);
       return;
     }
     this.checking.set(c, false);
+    let unchanged = false;
     try {
       do {
         this.checking.set(c, false);
-        await this.settle(c).catch(() => undefined);
+        unchanged = await this.settle(c).catch(() => false);
       } while (this.checking.get(c) === true);
     } finally {
       this.checking.delete(c);
     }
+    if (again && unchanged) setTimeout(() => void this.check(c, false), HINT_RECHECK_MS).unref();
   }
 
-  /** Brings our claim in line with the key: replaced -> lost; gone -> written again; ours -> its revision. */
-  private async settle(c: LocalClaim): Promise<void> {
-    if (!this.live(c)) return;
+  /**
+   * Brings our claim in line with the key: replaced -> lost; gone -> written again; ours -> its
+   * revision. True when the key still held our claim at the revision we knew (nothing to do).
+   */
+  private async settle(c: LocalClaim): Promise<boolean> {
+    if (!this.live(c)) return false;
     const now = await this.store.get(c.key, true);
-    if (!this.live(c)) return;
+    if (!this.live(c)) return false;
     if (now?.claim?.conn === c.stream.id) {
       // Our own write, perhaps one whose answer was lost: later renewals and the delete name it.
+      const known = now.revision <= c.revision;
       c.revision = Math.max(c.revision, now.revision);
-      return;
+      return known;
     }
     if (now !== null && now.claim !== null) {
       if (now.revision > c.revision) this.lose(c);
-      return;
+      return false;
     }
     // Deleted by another node (a sweep that took this node for dead) or aged out: the stream is
     // alive, so the claim is written again unless someone claims the key first.
@@ -198,8 +211,9 @@ export class Ownership implements HintListener {
       if (this.claims.get(c.stream.id) === c) c.revision = revision;
       else this.releases.add({ key: c.key, revision, conn: c.stream.id });
     } catch (err) {
-      if (isConflict(err)) await this.settle(c);
+      if (isConflict(err)) return this.settle(c);
     }
+    return false;
   }
 
   private live(c: LocalClaim): boolean {
@@ -226,7 +240,7 @@ export class Ownership implements HintListener {
     } catch (err) {
       // Not at our revision any more: replaced (a notice that never came), deleted, or ours at a
       // revision whose answer was lost. The key says which.
-      if (isConflict(err)) await this.check(c);
+      if (isConflict(err)) await this.check(c, false);
       return false;
     }
   }

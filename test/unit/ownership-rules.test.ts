@@ -139,6 +139,26 @@ describe('claim rules', () => {
     expect(a.evicted).toEqual([]);
   });
 
+  // Guards: subscribers hear a write as it is routed, before the stream leader has stored it; the
+  // check made on the hint still read our claim, did nothing, and the deleted claim stayed deleted
+  // until the renewal (a mesh test timed out waiting for it now and then).
+  it('reclaim: a hint heard before its delete is stored is checked again a moment later, and the claim written back', async () => {
+    const a = node('a');
+    const s = stream();
+    await a.ownership.claim(s);
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    subscriptions = false;
+    a.ownership.hint(KEY); // the delete's message, ahead of the delete itself
+    await settle();
+    await store.remove(KEY, store.peek(KEY)!.revision);
+    await settle();
+    expect(store.peek(KEY)?.claim).toBeNull();
+    vi.advanceTimersByTime(1000);
+    await settle();
+    expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
+    expect(a.evicted).toEqual([]);
+  });
+
   it('reclaim: a claim aged out of the bucket is written again at the next renewal', async () => {
     const a = node('a');
     const s = stream();
