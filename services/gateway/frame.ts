@@ -49,7 +49,7 @@ export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array,
     sender,
     to,
     publishedAt: Number(headers.get(Header.Time)) || 0,
-    bytes: encodePair(metaJson(sender, agent, channel, shape, headers.has(Header.SenderName) ? headers.get(Header.SenderName) : null), data, seq),
+    bytes: encodePair(metaJson(sender, agent, channel, shape, shape === 'spec' ? null : senderName(headers)), data, seq),
   };
 }
 
@@ -66,4 +66,9 @@ export function keepaliveFrame(agent: string, channel: string, nilUuid: string, 
     publishedAt: 0,
     bytes: encodePair(metaJson(nilUuid, agent, channel, shape), '{"type":"keepalive"}', null),
   };
+}
+
+/** The sender's profile name, when the ingress stored one (read only for the published client's meta). */
+function senderName(headers: MsgHdrs): string | null {
+  return headers.has(Header.SenderName) ? headers.get(Header.SenderName) : null;
 }

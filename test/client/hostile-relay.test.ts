@@ -1,24 +1,12 @@
 // The library against a broken or hostile relay (issue 19, DESIGN 6 "a client never trusts the relay
 // blindly"), over real sockets: a redirect never carries the credentials to another origin, no advice
 // makes a reconnect storm, no body is read without bound, and no id breaks the reconnects.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RelayClient, type ClientState, type RelayClientOptions } from '../../clients/typescript/src/index.js';
-import { HostileRelay, SSE_HEAD, frame, writeForever, type Handler } from '../helpers/hostile-relay.js';
+import { hostileRelays, type HostileRelay, SSE_HEAD, frame, writeForever, type Handler } from '../helpers/hostile-relay.js';
 import { CLIENT_AGENT, Recorder } from '../helpers/relay-client.js';
 
-const servers: HostileRelay[] = [];
-const clients: RelayClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function server(handler?: Handler): Promise<HostileRelay> {
-  const s = await HostileRelay.start(handler);
-  servers.push(s);
-  return s;
-}
+const { server, clients } = hostileRelays();
 
 function client(url: string, extra: Partial<RelayClientOptions> = {}): { client: RelayClient; rec: Recorder } {
   // A bridge: its API key alone authenticates it, so every request carries Client-ID and Client-Secret.

@@ -2,24 +2,12 @@
 // (issue 19, the client attack report): nothing is posted after close(), a relay that answers 401 to
 // everything gets one token refresh, a credential no header can carry is refused before any request
 // and never quoted, cleartext is refused off this machine, and sendAs and send answers are checked.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RelayClient, type PresencePayload, type RelayClientOptions } from '../../clients/typescript/src/index.js';
-import { HostileRelay, type Handler } from '../helpers/hostile-relay.js';
+import { hostileRelays, type Handler } from '../helpers/hostile-relay.js';
 import { CLIENT_AGENT, Recorder } from '../helpers/relay-client.js';
 
-const servers: HostileRelay[] = [];
-const clients: RelayClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function server(handler?: Handler): Promise<HostileRelay> {
-  const s = await HostileRelay.start(handler);
-  servers.push(s);
-  return s;
-}
+const { server, clients } = hostileRelays();
 
 const SECRET = 'hostile-test-secret';
 const base = (url: string): RelayClientOptions => ({ url, clientId: 'hostile-test-id', clientSecret: SECRET, userAgent: CLIENT_AGENT, backoff: { baseMs: 50, capMs: 100 } });

@@ -4,24 +4,12 @@
 // last id moves only with a delivered frame, a final close stops the client at once, and every
 // failure of the stream is retried as what it is.
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RelayClient, type InvalidFrame, type RelayClientOptions } from '../../clients/typescript/src/index.js';
-import { HostileRelay, SSE_HEAD, writeForever, type Handler } from '../helpers/hostile-relay.js';
+import { hostileRelays, SSE_HEAD, writeForever, type Handler } from '../helpers/hostile-relay.js';
 import { CLIENT_AGENT, Recorder } from '../helpers/relay-client.js';
 
-const servers: HostileRelay[] = [];
-const clients: RelayClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function server(handler?: Handler): Promise<HostileRelay> {
-  const s = await HostileRelay.start(handler);
-  servers.push(s);
-  return s;
-}
+const { server, clients } = hostileRelays();
 
 const CHANNEL = 'play.example.net';
 const META = { uuid: '3f1e8d2a-6b7c-4d5e-9f10-112233445566', agent: 'mod/1', channel: CHANNEL };

@@ -4,6 +4,8 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import type { RelayClient } from '../../clients/typescript/src/index.js';
 
 export interface Arrival {
   method: string;
@@ -107,4 +109,23 @@ export function writeForever(res: ServerResponse, chunk: Buffer, budget: number)
     };
     pump();
   });
+}
+
+/**
+ * The servers and clients of one test file, each closed after every test: `server()` starts a
+ * hostile relay, and a client pushed on `clients` is closed with it.
+ */
+export function hostileRelays(): { server: (handler?: Handler) => Promise<HostileRelay>; clients: RelayClient[] } {
+  const servers: HostileRelay[] = [];
+  const clients: RelayClient[] = [];
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  const server = async (handler?: Handler): Promise<HostileRelay> => {
+    const s = await HostileRelay.start(handler);
+    servers.push(s);
+    return s;
+  };
+  return { server, clients };
 }
