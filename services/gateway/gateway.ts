@@ -150,7 +150,7 @@ export class Gateway {
     metrics.streamsOpen.set(this.registry.size);
     metrics.streamsOpened.inc();
     try {
-      await this.ownership.claim(stream);
+      await this.ownership.claim(stream, remote.record);
     } catch (err) {
       stream.close(CloseReason.Error);
       throw new RelayError('unavailable', 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });

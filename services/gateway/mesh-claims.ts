@@ -12,6 +12,7 @@ import { NatsClaimHints } from './claim-hints.js';
 import { ClaimIndex } from './claim-index.js';
 import { NatsClaimStore } from './claim-store.js';
 import { OwnerIndex, type RemoteHoldings } from './owner-index.js';
+import { NatsOwnerRecords, type OwnerRecord } from './owner-records.js';
 import { Ownership } from './ownership.js';
 
 export interface MeshClaimsOptions {
@@ -37,7 +38,7 @@ export class MeshClaims {
   constructor(o: MeshClaimsOptions) {
     const store = new NatsClaimStore(o.nats.buckets.streams, o.nats.jsm);
     this.claimTtlMs = o.claimTtlMs;
-    this.owners = new OwnerIndex(o.nats.buckets.streamOwners, o.nodeId, (node) => o.liveness.isAlive(node));
+    this.owners = new OwnerIndex(new NatsOwnerRecords(o.nats.buckets.streamOwners), o.nodeId, (node) => o.liveness.isAlive(node));
     this.hints = new NatsClaimHints(o.nats.nc, o.nodeId, o.received);
     this.index = new ClaimIndex({
       ...o.nats,
@@ -63,12 +64,13 @@ export class MeshClaims {
     return this.owners.remote(owner, key);
   }
 
-  async claim(stream: ClaimedStream): Promise<void> {
+  /** `seen`: the owner's record the open read for the caps (saves reading it again to add the key). */
+  async claim(stream: ClaimedStream, seen?: OwnerRecord): Promise<void> {
     await this.ownership.claim(stream);
     // Ended (or replaced) while its claim was being written: nothing to count.
     if (!this.ownership.holds(stream.id)) return;
     this.counted.add(stream.id);
-    this.owners.add(streamOwner(stream), streamClaimKey(stream));
+    this.owners.add(streamOwner(stream), streamClaimKey(stream), seen);
   }
 
   release(stream: ClaimedStream): void {

@@ -1,19 +1,21 @@
 // MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY across the mesh, without a copy of every claim:
-// KV relay-stream-owners holds, per account (or API key), the claim keys it holds and on which node.
-// An open reads its owner's one record (a direct get); a node adds the key when its claim is
-// written and takes it out when its last local stream on the key ends, by compare-and-set. Keys
-// held by nodes taken for dead are not counted, and are dropped at the owner's next write.
+// KV relay-stream-owners holds, per account (or API key), the claim keys it holds and on which node
+// (owner-records.ts). An open reads its owner's one record (a direct get); a node adds the key when
+// its claim is written and takes it out when its last local stream on the key ends, by
+// compare-and-set. Keys held by nodes taken for dead are not counted, and are dropped at the
+// owner's next write.
+//
+// The record an open read for the caps is handed to the write that adds its key, which is first
+// tried at that revision: an open costs one read and one write (a close still reads, then writes;
+// keeping every owner's record for the stream's life cost 0.4 KiB per stream). Another node's write
+// meanwhile makes the attempt fail and the record is read again: a stale copy costs a round trip,
+// never a wrong record.
 //
 // Listing the claims bucket under `<account>.>` would need no second record, but on nats-server 2.9
 // a filtered read scans the whole stream: 30 ms per listing at 200,000 claims, 100-200 ms with a
 // consumer (measured, docs/ARCHITECTURE.md), which is the mesh's size again.
 
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
-import { channelToken } from '../core/channel.js';
-
-/** Claim key -> node holding it. */
-type Holdings = Record<string, string>;
+import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords } from './owner-records.js';
 
 const WRITE_ATTEMPTS = 8;
 
@@ -21,56 +23,61 @@ const WRITE_ATTEMPTS = 8;
 export interface RemoteHoldings {
   count: number;
   holdsKey: boolean;
+  /** The record read, handed back to `add` so the write after the claim needs no second read. */
+  record?: OwnerRecord;
 }
 
 export class OwnerIndex {
-  private readonly kv: KV;
+  private readonly records: OwnerRecords;
   private readonly nodeId: string;
   private readonly isAlive: (node: string) => boolean;
-  /** Local streams per owner and key: the entry goes when the last of them ends. */
+  /** Local streams per claim key (a key belongs to one owner): the entry goes when the last of them ends. */
   private readonly local = new Map<string, number>();
+  /** The record to write over next, per owner, while this node's writes of it are in flight. */
+  private readonly known = new Map<string, OwnerRecord>();
   /** One write at a time per owner from this node (they would only conflict with each other). */
   private readonly chains = new Map<string, Promise<void>>();
 
-  constructor(kv: KV, nodeId: string, isAlive: (node: string) => boolean) {
-    this.kv = kv;
+  constructor(records: OwnerRecords, nodeId: string, isAlive: (node: string) => boolean) {
+    this.records = records;
     this.nodeId = nodeId;
     this.isAlive = isAlive;
   }
 
   async remote(owner: string, key: string): Promise<RemoteHoldings> {
-    const { holdings } = await this.read(owner);
+    const record = await this.read(owner);
     let count = 0;
     let holdsKey = false;
-    for (const [k, node] of Object.entries(holdings)) {
+    for (const [k, node] of record.holdings) {
       if (node === this.nodeId || !this.isAlive(node)) continue;
       count++;
       if (k === key) holdsKey = true;
     }
-    return { count, holdsKey };
+    return { count, holdsKey, record };
   }
 
-  /** A stream of this node now holds `key` for `owner`. */
-  add(owner: string, key: string): void {
-    const id = `${owner}\n${key}`;
-    const n = (this.local.get(id) ?? 0) + 1;
-    this.local.set(id, n);
-    if (n === 1) this.change(owner, (h) => (h[key] = this.nodeId));
+  /** A stream of this node now holds `key` for `owner`; `seen` is the record its open read. */
+  add(owner: string, key: string, seen?: OwnerRecord): void {
+    const n = (this.local.get(key) ?? 0) + 1;
+    this.local.set(key, n);
+    if (n > 1) return;
+    // A write of this owner in flight will leave a newer record than the one the open read.
+    if (seen !== undefined && !this.chains.has(owner) && !this.known.has(owner)) this.known.set(owner, seen);
+    this.change(owner, (h) => h.set(key, this.nodeId));
   }
 
   /** A stream of this node holding `key` for `owner` ended. */
   remove(owner: string, key: string): void {
-    const id = `${owner}\n${key}`;
-    const n = (this.local.get(id) ?? 0) - 1;
-    if (n > 0) return void this.local.set(id, n);
-    this.local.delete(id);
+    const n = (this.local.get(key) ?? 0) - 1;
+    if (n > 0) return void this.local.set(key, n);
+    this.local.delete(key);
     this.drop(owner, key, this.nodeId);
   }
 
   /** Takes `key` out of the owner's record if `node` still holds it there (a dead node's, a sweep). */
   drop(owner: string, key: string, node: string): void {
     this.change(owner, (h) => {
-      if (h[key] === node) delete h[key];
+      if (h.get(key) === node) h.delete(key);
     });
   }
 
@@ -81,44 +88,46 @@ export class OwnerIndex {
 
   private change(owner: string, edit: (h: Holdings) => void): void {
     const before = this.chains.get(owner) ?? Promise.resolve();
-    const next = before.then(() => this.write(owner, edit)).catch(() => undefined);
+    const next = before.then(() => this.write(owner, edit)).catch(() => {
+      // Failed (the bucket unreachable, or lost every round): the next write reads the record first.
+      this.known.delete(owner);
+    });
     this.chains.set(owner, next);
     void next.then(() => {
-      if (this.chains.get(owner) === next) this.chains.delete(owner);
+      if (this.chains.get(owner) !== next) return;
+      this.chains.delete(owner);
+      this.known.delete(owner);
     });
   }
 
   private async write(owner: string, edit: (h: Holdings) => void): Promise<void> {
-    const key = channelToken(owner);
+    let base = this.known.get(owner);
     for (let attempt = 1; ; attempt++) {
-      const { holdings, revision } = await this.read(owner);
-      for (const [k, node] of Object.entries(holdings)) if (node !== this.nodeId && !this.isAlive(node)) delete holdings[k];
+      base ??= await this.read(owner);
+      const holdings: Holdings = new Map();
+      for (const [k, node] of base.holdings) if (node === this.nodeId || this.isAlive(node)) holdings.set(k, node);
       edit(holdings);
+      // Nothing to change (a drop of a key another node has taken since): no write.
+      if (sameHoldings(holdings, base.holdings)) return;
       try {
-        if (Object.keys(holdings).length > 0) await this.kv.put(key, JSON.stringify(holdings), { previousSeq: revision });
-        else if (revision > 0) await this.kv.delete(key, { previousSeq: revision });
+        const written = await this.records.write(owner, holdings, base.revision);
+        if (written.revision > 0) this.known.set(owner, written);
+        else this.known.delete(owner);
         return;
       } catch (err) {
-        const conflict = err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence;
-        if (!conflict || attempt >= WRITE_ATTEMPTS) throw err;
+        if (!(err instanceof OwnerRecordConflict) || attempt >= WRITE_ATTEMPTS) throw err;
+        base = undefined;
       }
     }
   }
 
-  private async read(owner: string): Promise<{ holdings: Holdings; revision: number }> {
-    const e = await this.kv.get(channelToken(owner));
-    if (e === null) return { holdings: {}, revision: 0 };
-    if (e.operation !== 'PUT') return { holdings: {}, revision: e.revision };
-    try {
-      const v = e.json<unknown>();
-      if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
-        const holdings: Holdings = {};
-        for (const [k, node] of Object.entries(v)) if (typeof node === 'string') holdings[k] = node;
-        return { holdings, revision: e.revision };
-      }
-    } catch {
-      // A malformed record is written over.
-    }
-    return { holdings: {}, revision: e.revision };
+  private read(owner: string): Promise<OwnerRecord> {
+    return this.records.read(owner);
   }
+}
+
+function sameHoldings(a: Holdings, b: Holdings): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, node] of a) if (b.get(k) !== node) return false;
+  return true;
 }

@@ -1,0 +1,33 @@
+// KV relay-stream-owners in memory, with JetStream's revision semantics (one sequence for the
+// bucket, writes at an expected revision, a delete leaving a marker), counting round trips, for the
+// owner index's own tests.
+import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords } from '../../services/gateway/owner-records.js';
+
+export class MemoryOwnerRecords implements OwnerRecords {
+  reads = 0;
+  writes = 0;
+  private seq = 0;
+  private readonly records = new Map<string, OwnerRecord>();
+
+  async read(owner: string): Promise<OwnerRecord> {
+    this.reads++;
+    await Promise.resolve();
+    return this.peek(owner);
+  }
+
+  async write(owner: string, holdings: Holdings, revision: number): Promise<OwnerRecord> {
+    this.writes++;
+    await Promise.resolve();
+    if (this.peek(owner).revision !== revision) throw new OwnerRecordConflict(owner);
+    const stored = { holdings: new Map(holdings), revision: ++this.seq };
+    // A delete leaves a marker at a revision of its own, which the writer is not told.
+    this.records.set(owner, holdings.size > 0 ? stored : { holdings: new Map(), revision: stored.revision });
+    return holdings.size > 0 ? stored : { holdings: new Map(), revision: 0 };
+  }
+
+  /** The record as stored now (a copy), without a round trip. */
+  peek(owner: string): OwnerRecord {
+    const r = this.records.get(owner);
+    return r === undefined ? { holdings: new Map(), revision: 0 } : { holdings: new Map(r.holdings), revision: r.revision };
+  }
+}

@@ -1,0 +1,109 @@
+// The owner index at its own level (the record per account that the stream caps count across the
+// mesh), over an in-memory bucket with compare-and-set: what each open and close costs in round
+// trips, and that a stale copy of a record never loses another node's key.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { OwnerIndex } from '../../services/gateway/owner-index.js';
+import { parseHoldings } from '../../services/gateway/owner-records.js';
+import { MemoryOwnerRecords } from '../helpers/memory-owner-records.js';
+
+const OWNER = '11111111-2222-3333-4444-555555555555';
+const KEY_A = `${OWNER}.a_example_net`;
+const KEY_B = `${OWNER}.b_example_net`;
+
+let records: MemoryOwnerRecords;
+let dead: Set<string>;
+
+function node(id: string): OwnerIndex {
+  return new OwnerIndex(records, id, (n) => !dead.has(n));
+}
+
+const held = (): Record<string, string> => Object.fromEntries(records.peek(OWNER).holdings);
+
+beforeEach(() => {
+  records = new MemoryOwnerRecords();
+  dead = new Set();
+});
+
+describe('owner index', () => {
+  it('an open reads the record once for its caps, and adding its key is one write at that revision', async () => {
+    const a = node('gw-a');
+    const seen = await a.remote(OWNER, KEY_A);
+    expect(seen).toMatchObject({ count: 0, holdsKey: false });
+    a.add(OWNER, KEY_A, seen.record);
+    await a.settled();
+    expect(held()).toEqual({ [KEY_A]: 'gw-a' });
+    expect({ reads: records.reads, writes: records.writes }).toEqual({ reads: 1, writes: 1 });
+  });
+
+  it('a record another node wrote after the open read it is read again, and both keys are kept', async () => {
+    const [a, b] = [node('gw-a'), node('gw-b')];
+    const seenByA = await a.remote(OWNER, KEY_A);
+    const seenByB = await b.remote(OWNER, KEY_B);
+    b.add(OWNER, KEY_B, seenByB.record);
+    await b.settled();
+    a.add(OWNER, KEY_A, seenByA.record);
+    await a.settled();
+    expect(held()).toEqual({ [KEY_A]: 'gw-a', [KEY_B]: 'gw-b' });
+    // gw-a: its read at open, the write refused at the stale revision, a read, the write.
+    expect(records.reads).toBe(3);
+    expect(records.writes).toBe(3);
+    expect(await node('gw-c').remote(OWNER, KEY_B)).toMatchObject({ count: 2, holdsKey: true });
+  });
+
+  it('the key stays while any local stream holds it, and the record is deleted with the last', async () => {
+    const a = node('gw-a');
+    a.add(OWNER, KEY_A);
+    a.add(OWNER, KEY_A);
+    await a.settled();
+    a.remove(OWNER, KEY_A);
+    await a.settled();
+    expect(held()).toEqual({ [KEY_A]: 'gw-a' });
+    a.remove(OWNER, KEY_A);
+    await a.settled();
+    expect(held()).toEqual({});
+    expect(await a.remote(OWNER, KEY_A)).toMatchObject({ count: 0, holdsKey: false });
+  });
+
+  it('keys of nodes taken for dead are not counted, and are dropped at the owner’s next write', async () => {
+    const [a, b] = [node('gw-a'), node('gw-b')];
+    b.add(OWNER, KEY_B);
+    await b.settled();
+    dead.add('gw-b');
+    expect(await a.remote(OWNER, KEY_A)).toMatchObject({ count: 0, holdsKey: false });
+    a.add(OWNER, KEY_A);
+    await a.settled();
+    expect(held()).toEqual({ [KEY_A]: 'gw-a' });
+  });
+
+  it('a sweep’s drop of a key another node has taken since writes nothing', async () => {
+    const [a, b] = [node('gw-a'), node('gw-b')];
+    b.add(OWNER, KEY_A);
+    await b.settled();
+    const writes = records.writes;
+    a.drop(OWNER, KEY_A, 'gw-dead');
+    await a.settled();
+    expect(records.writes).toBe(writes);
+    expect(held()).toEqual({ [KEY_A]: 'gw-b' });
+  });
+
+  it('writes of one owner from one node go one at a time, each over the last', async () => {
+    const a = node('gw-a');
+    a.add(OWNER, KEY_A);
+    a.add(OWNER, KEY_B);
+    a.remove(OWNER, KEY_A);
+    await a.settled();
+    expect(held()).toEqual({ [KEY_B]: 'gw-a' });
+    // The second and third writes start from the record the one before wrote: no conflict, no read.
+    expect({ reads: records.reads, writes: records.writes }).toEqual({ reads: 1, writes: 3 });
+  });
+});
+
+describe('owner records', () => {
+  it('are pairs of claim key and node; anything else (an object from an earlier version, junk) counts as empty', () => {
+    expect([...parseHoldings('[["k1","gw-a"],["k2","gw-b"]]')]).toEqual([
+      ['k1', 'gw-a'],
+      ['k2', 'gw-b'],
+    ]);
+    for (const text of ['{"k1":"gw-a"}', 'not json', '[["k1"]]', '[[1,"gw"]]', 'null']) expect(parseHoldings(text).size).toBe(0);
+  });
+});
