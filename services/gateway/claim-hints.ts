@@ -7,7 +7,7 @@
 // Neither is trusted on its own (a subscriber also sees writes the server refused): the rules read
 // the key before acting. A gateway thus hears the claim traffic of its own accounts, not the mesh's.
 
-import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Counter } from 'prom-client';
 import { BUCKET_STREAMS, CLAIM_NOTICE_PREFIX, kvSubject } from '../core/subjects.js';
 import { accountClaimKeys } from './claim-keys.js';
@@ -21,14 +21,19 @@ export interface ClaimNotice {
 
 /** What the ownership rules are told, and how they tell others. */
 export interface ClaimHints {
-  /** Hears the account's keys until the returned function is called (counted: one subscription per account). */
-  watchAccount(account: string): () => void;
+  /** Hears the account's keys until `unwatchAccount` is called as often (one subscription per account). */
+  watchAccount(account: string): void;
+  unwatchAccount(account: string): void;
   tell(node: string, notice: ClaimNotice): void;
 }
 
 export interface HintListener {
-  /** A write or delete of `key` was seen: read it before believing anything. */
-  hint(key: string): void;
+  /**
+   * A write or delete of `key` was seen: read it before believing anything. `writer` is the stream
+   * the written claim names (null for a delete or a value that is not a claim): a node's own
+   * renewals come back this way, and need no read.
+   */
+  hint(key: string, writer: string | null): void;
   noticed(notice: ClaimNotice): void;
 }
 
@@ -60,7 +65,7 @@ export class NatsClaimHints implements ClaimHints {
     });
   }
 
-  watchAccount(account: string): () => void {
+  watchAccount(account: string): void {
     let w = this.accounts.get(account);
     if (w === undefined) {
       // Subscribed before the claim is written (same connection, so the server sees the SUB first).
@@ -68,21 +73,20 @@ export class NatsClaimHints implements ClaimHints {
         callback: (err, msg) => {
           if (err !== null) return;
           this.received.inc();
-          this.listener?.hint(msg.subject.slice(this.prefix.length));
+          this.listener?.hint(msg.subject.slice(this.prefix.length), writerOf(msg));
         },
       });
       w = { sub, holders: 0 };
       this.accounts.set(account, w);
     }
     w.holders++;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      if (--w.holders > 0) return;
-      w.sub.unsubscribe();
-      this.accounts.delete(account);
-    };
+  }
+
+  unwatchAccount(account: string): void {
+    const w = this.accounts.get(account);
+    if (w === undefined || --w.holders > 0) return;
+    w.sub.unsubscribe();
+    this.accounts.delete(account);
   }
 
   tell(node: string, notice: ClaimNotice): void {
@@ -99,6 +103,18 @@ export class NatsClaimHints implements ClaimHints {
     this.notices = undefined;
     for (const w of this.accounts.values()) w.sub.unsubscribe();
     this.accounts.clear();
+  }
+}
+
+/** The stream a heard claim write names; null for a delete marker or anything else. */
+function writerOf(msg: Msg): string | null {
+  const op = msg.headers?.get('KV-Operation') ?? '';
+  if (op !== '' && op !== 'PUT') return null;
+  try {
+    const v = msg.json<{ conn?: unknown }>();
+    return typeof v === 'object' && v !== null && typeof v.conn === 'string' ? v.conn : null;
+  } catch {
+    return null;
   }
 }
 

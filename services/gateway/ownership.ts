@@ -7,21 +7,22 @@
 // No node keeps a copy of the bucket. Each holds its own claims, renews them (claim-renewals.ts),
 // deletes them when its streams end (claim-releases.ts), and hears only the writes to the keys of
 // the accounts it holds streams for. The eviction reads one way: a hint or notice -> this file reads
-// the key -> `evict(stream id)` -> the gateway closes the stream -> its end comes back as `release`.
+// the key (claim-checks.ts) -> `evict(stream id)` -> the gateway closes the stream -> its end comes
+// back as `release`.
 //
 // A notice lost on the way is made up for by the account's subscription and, at the latest, by the
 // renewal, which fails against the newer revision. A claim deleted behind a live stream's back (a
 // sweep that took this node for dead) is written again.
 
+import { ClaimChecks } from './claim-checks.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from './claim-keys.js';
 import type { ClaimHints, ClaimNotice, HintListener } from './claim-hints.js';
+import type { ClaimNotes } from './claim-index.js';
 import { ClaimReleases } from './claim-releases.js';
 import { RenewalSchedule } from './claim-renewals.js';
 import { isConflict, type ClaimStore } from './claim-store.js';
 import { IndexMap } from './index-map.js';
 
-/** How long after a hint that changed nothing yet the key is read once more (the write was still committing). */
-const HINT_RECHECK_MS = 500;
 /** How long after a claim write without an answer the key is read to see whether it landed. */
 const LOST_WRITE_CHECK_MS = 5000;
 export { claimKey, streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
@@ -38,8 +39,8 @@ interface LocalClaim {
   foreignRevision: number;
   /** Another connection's claim replaced ours: nothing to renew or delete any more. */
   lost: boolean;
-  /** Stops hearing the account's keys. */
-  unwatch: () => void;
+  /** The account whose keys are heard for this claim, until it is forgotten; null: none. */
+  watched: string | null;
 }
 
 export interface OwnershipOptions {
@@ -52,13 +53,7 @@ export interface OwnershipOptions {
   index?: ClaimNotes;
 }
 
-/** What the crash index is told. */
-export interface ClaimNotes {
-  claiming(key: string): void;
-  renewing(key: string): void;
-}
-
-const NO_NOTES: ClaimNotes = { claiming: () => undefined, renewing: () => undefined };
+const NO_NOTES: ClaimNotes = { claiming: () => Promise.resolve(), renewing: () => undefined };
 
 export class Ownership implements HintListener {
   private readonly store: ClaimStore;
@@ -71,8 +66,8 @@ export class Ownership implements HintListener {
   private readonly byKey = new IndexMap<LocalClaim>();
   private readonly releases: ClaimReleases;
   readonly renewals: RenewalSchedule<LocalClaim>;
-  /** Claims being read after a hint (one read at a time each; a hint meanwhile asks for another). */
-  private readonly checking = new Map<LocalClaim, boolean>();
+  /** Reads of a claim's key after a hint, one at a time per claim. */
+  private readonly checks = new ClaimChecks<LocalClaim>((c) => this.settle(c));
 
   constructor(options: OwnershipOptions) {
     this.store = options.store;
@@ -100,13 +95,14 @@ export class Ownership implements HintListener {
    */
   async claim(stream: ClaimedStream): Promise<void> {
     const key = streamClaimKey(stream);
-    const unwatch = stream.account !== null && stream.channel !== null ? this.hints.watchAccount(stream.account) : () => undefined;
-    const c: LocalClaim = { stream, key, revision: 0, foreignRevision: 0, lost: false, unwatch };
+    const watched = stream.channel !== null ? stream.account : null;
+    if (watched !== null) this.hints.watchAccount(watched);
+    const c: LocalClaim = { stream, key, revision: 0, foreignRevision: 0, lost: false, watched };
     this.claims.set(stream.id, c);
     this.byKey.add(key, c);
-    this.index.claiming(key);
     let revision: number;
     try {
+      await this.index.claiming(key);
       revision = await this.write(c);
     } catch (err) {
       if (!isConflict(err)) this.checkLostWrite(c);
@@ -158,32 +154,9 @@ export class Ownership implements HintListener {
     else if (n.revision > c.revision) this.lose(c);
   }
 
-  /** A write or delete of the key was seen: each of our claims on it is checked against the bucket. */
-  hint(key: string): void {
-    for (const c of this.byKey.get(key)) if (c.revision !== 0 && !c.lost) void this.check(c, true);
-  }
-
-  /**
-   * Reads the key and acts on it. A hint can arrive before the stream leader has stored the write it
-   * announces (subscribers hear a publish as it is routed, the store commits it through RAFT), so a
-   * read that still finds our claim unchanged is made once more a moment later.
-   */
-  private async check(c: LocalClaim, again: boolean): Promise<void> {
-    if (this.checking.has(c)) {
-      this.checking.set(c, true);
-      return;
-    }
-    this.checking.set(c, false);
-    let unchanged = false;
-    try {
-      do {
-        this.checking.set(c, false);
-        unchanged = await this.settle(c).catch(() => false);
-      } while (this.checking.get(c) === true);
-    } finally {
-      this.checking.delete(c);
-    }
-    if (again && unchanged) setTimeout(() => void this.check(c, false), HINT_RECHECK_MS).unref();
+  /** A write or delete of the key was seen: each of our claims on it, unless the write was its own, is checked against the bucket. */
+  hint(key: string, writer: string | null): void {
+    for (const c of this.byKey.get(key)) if (c.revision !== 0 && !c.lost && c.stream.id !== writer) void this.checks.check(c, true);
   }
 
   /**
@@ -240,7 +213,7 @@ export class Ownership implements HintListener {
     } catch (err) {
       // Not at our revision any more: replaced (a notice that never came), deleted, or ours at a
       // revision whose answer was lost. The key says which.
-      if (isConflict(err)) await this.check(c, false);
+      if (isConflict(err)) await this.checks.check(c, false);
       return false;
     }
   }
@@ -260,7 +233,8 @@ export class Ownership implements HintListener {
     this.claims.delete(c.stream.id);
     this.byKey.delete(c.key, c);
     this.renewals.delete(c);
-    c.unwatch();
+    if (c.watched !== null) this.hints.unwatchAccount(c.watched);
+    c.watched = null;
   }
 
   /** Resolves once the claims released so far are deleted (or found replaced). */

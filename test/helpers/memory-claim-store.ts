@@ -16,6 +16,8 @@ export class MemoryClaimStore implements ClaimStore {
   now = 0;
   private seq = 0;
   private readonly entries = new Map<string, Entry>();
+  /** Reads made through `get` (round trips). */
+  reads = 0;
   /** The next write's answer is lost: it is applied, and the caller gets an error. */
   loseNextAnswer = false;
   /** Called after each applied write or delete (a subscriber of the key's subject hears it). */
@@ -24,6 +26,7 @@ export class MemoryClaimStore implements ClaimStore {
   constructor(private readonly maxAgeMs = 60_000) {}
 
   async get(key: string): Promise<StoredClaim | null> {
+    this.reads++;
     await Promise.resolve();
     const e = this.live(key);
     return e === undefined ? null : { claim: e.claim, revision: e.revision };
@@ -80,16 +83,14 @@ export class MemoryHints implements ClaimHints {
 
   constructor(private readonly nodes: Map<string, HintListener>) {}
 
-  watchAccount(account: string): () => void {
+  watchAccount(account: string): void {
     this.watched.set(account, (this.watched.get(account) ?? 0) + 1);
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      const n = (this.watched.get(account) ?? 0) - 1;
-      if (n > 0) this.watched.set(account, n);
-      else this.watched.delete(account);
-    };
+  }
+
+  unwatchAccount(account: string): void {
+    const n = (this.watched.get(account) ?? 0) - 1;
+    if (n > 0) this.watched.set(account, n);
+    else this.watched.delete(account);
   }
 
   tell(node: string, notice: ClaimNotice): void {

@@ -51,7 +51,8 @@ beforeEach(() => {
   subscriptions = true;
   store.onChange = (key) => {
     if (!subscriptions) return;
-    for (const x of nodes.values()) if (x.hints.watched.has(key.split('.')[0]!)) x.ownership.hint(key);
+    const writer = store.peek(key)?.claim?.conn ?? null;
+    for (const x of nodes.values()) if (x.hints.watched.has(key.split('.')[0]!)) x.ownership.hint(key, writer);
   };
 });
 afterEach(() => {
@@ -129,6 +130,18 @@ describe('claim rules', () => {
     expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
   });
 
+  it('renew: the node hears its own renewal on the account’s subscription and reads nothing for it', async () => {
+    const a = node('a');
+    await a.ownership.claim(stream());
+    await settle();
+    const reads = store.reads;
+    store.now = 40_000;
+    for (let i = 0; i < 31; i++) await a.ownership.renewals.onTick();
+    await settle();
+    expect(store.peek(KEY)!.revision).toBeGreaterThan(1);
+    expect(store.reads).toBe(reads);
+  });
+
   it('reclaim: a claim deleted behind a live stream’s back (a sweep that took its node for dead) is written again', async () => {
     const a = node('a');
     const s = stream();
@@ -148,7 +161,7 @@ describe('claim rules', () => {
     await a.ownership.claim(s);
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     subscriptions = false;
-    a.ownership.hint(KEY); // the delete's message, ahead of the delete itself
+    a.ownership.hint(KEY, null); // the delete's message, ahead of the delete itself
     await settle();
     await store.remove(KEY, store.peek(KEY)!.revision);
     await settle();
