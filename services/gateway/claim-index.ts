@@ -1,6 +1,6 @@
 // Finding a crashed gateway's claims without walking every claim of the mesh. Each gateway writes
 // the keys it claims to its own subject of the stream RELAY_CLAIM_INDEX, before the claim itself,
-// and the keys it renews, a batch per renewal tick; the stream keeps them CLAIM_TTL, as long as the
+// and the keys it renews, a message per event-loop turn; the stream keeps them CLAIM_TTL, as long as the
 // claims bucket keeps an unrenewed claim. When a gateway's heartbeat stops, one gateway (the live
 // one with the lowest id, so not all of them) reads that node's subject, deletes each key that
 // still names the dead node, and purges the subject. A restarted node does the same for its
@@ -19,6 +19,8 @@ const GATEWAY_ROLES = new Set(['gateway', 'all']);
 /** JetStream's answer when a stream of that name exists (another gateway created it meanwhile). */
 const STREAM_NAME_IN_USE = 10058;
 const DUPLICATE_WINDOW_MS = 60_000;
+/** Keys per index message: well under NATS's default 1 MiB payload limit at the longest keys. */
+const KEYS_PER_MESSAGE = 2000;
 
 export interface ClaimIndexOptions {
   nc: NatsConnection;
@@ -34,11 +36,19 @@ export interface ClaimIndexOptions {
   swept: (key: string, claim: StreamClaim) => void;
 }
 
-export class ClaimIndex {
+/** What the ownership rules tell the index. */
+export interface ClaimNotes {
+  /** Resolves once the key is noted: the claim is written after. */
+  claiming(key: string): Promise<void>;
+  renewing(key: string): void;
+}
+
+export class ClaimIndex implements ClaimNotes {
   private readonly o: ClaimIndexOptions;
   private readonly subject: string;
-  private renewed: string[] = [];
-  private flushing = false;
+  /** Keys noted this turn, and the promise of their message. */
+  private pending: string[] = [];
+  private flushed: Promise<void> | null = null;
   /** Dead nodes already swept (forgotten once they beat again). */
   private readonly swept = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -78,22 +88,37 @@ export class ClaimIndex {
     await this.sweepNode(this.o.nodeId);
   }
 
-  /** Written before the claim, so a crash right after the claim still leaves its key here. */
-  claiming(key: string): void {
-    this.o.nc.publish(this.subject, key);
+  /**
+   * Notes a key about to be claimed; resolves once it is published, so the claim is written after
+   * it (a crash right after the claim still leaves its key here). Keys noted in one event-loop turn
+   * (a burst of opens, a renewal tick) go in one message.
+   */
+  claiming(key: string): Promise<void> {
+    return this.note(key);
   }
 
-  /** Renewed keys go in one message per event-loop turn (a renewal tick). */
+  /** Renewed keys, batched the same way (their order against the renewal does not matter). */
   renewing(key: string): void {
-    this.renewed.push(key);
-    if (this.flushing) return;
-    this.flushing = true;
-    setImmediate(() => {
-      this.flushing = false;
-      const keys = this.renewed;
-      this.renewed = [];
-      if (keys.length > 0) this.o.nc.publish(this.subject, keys.join('\n'));
-    });
+    void this.note(key);
+  }
+
+  private note(key: string): Promise<void> {
+    this.pending.push(key);
+    this.flushed ??= new Promise((resolve) =>
+      setImmediate(() => {
+        const keys = this.pending;
+        this.pending = [];
+        this.flushed = null;
+        try {
+          for (let i = 0; i < keys.length; i += KEYS_PER_MESSAGE) this.o.nc.publish(this.subject, keys.slice(i, i + KEYS_PER_MESSAGE).join('\n'));
+        } catch (err) {
+          // The connection is closing: claims not indexed age out of the bucket by its max age.
+          this.o.logger.warn({ err }, 'could not note claimed keys in the claim index');
+        }
+        resolve();
+      }),
+    );
+    return this.flushed;
   }
 
   /** Sweeps each dead gateway once, if this is the live gateway with the lowest id. */

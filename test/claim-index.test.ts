@@ -1,0 +1,110 @@
+// The crash index at its own level, over a real nats-server: every key a gateway claims is on its
+// subject of RELAY_CLAIM_INDEX before the claim reaches the bucket (a crash between the two still
+// leaves the key findable), a burst of opens costs one index message rather than one per key, and
+// a sweep of a dead node deletes exactly the claims still naming it.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { loadConfig } from '../services/core/config.js';
+import { createLogger } from '../services/core/logger.js';
+import { openNatsContext, type NatsContext } from '../services/core/nats.js';
+import { NodeLiveness } from '../services/core/node-liveness.js';
+import { BUCKET_STREAMS, CLAIM_INDEX_PREFIX, kvSubject } from '../services/core/subjects.js';
+import { ClaimIndex } from '../services/gateway/claim-index.js';
+import { claimRecord, streamClaimKey, type ClaimedStream } from '../services/gateway/claim-keys.js';
+import { NatsClaimStore } from '../services/gateway/claim-store.js';
+import { Ownership } from '../services/gateway/ownership.js';
+import { NatsClaimHints } from '../services/gateway/claim-hints.js';
+import { Counter } from 'prom-client';
+import { startTestNats, type TestNats } from './helpers/nats.js';
+
+const quiet = createLogger({ level: 'silent', pretty: false });
+let nats: TestNats;
+let ctx: NatsContext;
+let watcher: NatsConnection;
+let liveness: NodeLiveness;
+let n = 0;
+
+function stream(channel: string | null): ClaimedStream {
+  n++;
+  return { id: `conn-${n}`, account: channel === null ? null : `acct-${n}`, clientId: 'relay_key', channel, openedAt: Date.now() };
+}
+
+function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.jsm)): ClaimIndex {
+  return new ClaimIndex({ ...ctx, store, nodeId: node, liveness, logger: quiet, replicas: 1, claimTtlMs: 60_000, swept: () => undefined });
+}
+
+beforeAll(async () => {
+  nats = await startTestNats();
+  ctx = await openNatsContext(loadConfig('gateway', { NATS_URL: nats.url }), 'claim-index-test', quiet);
+  watcher = await connect({ servers: nats.url });
+  liveness = new NodeLiveness(ctx.js, 60_000, quiet);
+  await liveness.start();
+});
+afterAll(async () => {
+  await liveness.stop();
+  await watcher.close();
+  await ctx.nc.drain();
+  await nats.stop();
+});
+
+describe('claim index', () => {
+  it('every claimed key reaches the index before its claim reaches the bucket, and a burst of 60 opens is a handful of index messages', async () => {
+    const index = indexFor('gw-order');
+    await index.start(60_000);
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.jsm);
+    const hints = new NatsClaimHints(ctx.nc, 'gw-order', new Counter({ name: 'claim_index_test_hints', help: 'test', registers: [] }));
+    const ownership = new Ownership({ store, hints, nodeId: 'gw-order', evict: () => undefined, index });
+    // One watcher connection, one subscription for both: the order it hears is the order on the wire.
+    const heard: Array<{ kind: 'index' | 'claim'; keys: string[] }> = [];
+    const prefix = kvSubject(BUCKET_STREAMS, '');
+    const subs = [CLAIM_INDEX_PREFIX + 'gw-order', `${prefix}>`].map((subject) =>
+      watcher.subscribe(subject, {
+        callback: (_err, m) => {
+          heard.push(m.subject.startsWith(prefix) ? { kind: 'claim', keys: [m.subject.slice(prefix.length)] } : { kind: 'index', keys: m.string().split('\n') });
+        },
+      }),
+    );
+    await watcher.flush();
+    // Streams with a channel (read, then written) and without one (written at once) alike.
+    const streams = Array.from({ length: 60 }, (_, i) => stream(i % 3 === 0 ? null : `c${i}.example.net`));
+    await Promise.all(streams.map((s) => ownership.claim(s)));
+    await ctx.nc.flush();
+    await watcher.flush();
+    for (const s of streams) {
+      const key = streamClaimKey(s);
+      const indexed = heard.findIndex((h) => h.kind === 'index' && h.keys.includes(key));
+      const claimed = heard.findIndex((h) => h.kind === 'claim' && h.keys.includes(key));
+      expect(claimed, `the claim of ${key} reached the bucket`).toBeGreaterThanOrEqual(0);
+      expect(indexed, `${key} was indexed before its claim`).toBeGreaterThanOrEqual(0);
+      expect(indexed).toBeLessThan(claimed);
+    }
+    expect(heard.filter((h) => h.kind === 'index').length).toBeLessThanOrEqual(3);
+    for (const sub of subs) sub.unsubscribe();
+    ownership.stop();
+    hints.close();
+    index.stop();
+  });
+
+  it('a sweep of a dead node deletes the claims still naming it, leaves one another node took since, and clears its index', async () => {
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.jsm);
+    const dead = indexFor('gw-dead', store);
+    await dead.start(60_000);
+    const [kept, taken] = [stream('kept.example.net'), stream('taken.example.net')];
+    for (const s of [kept, taken]) {
+      await dead.claiming(streamClaimKey(s));
+      await store.write(streamClaimKey(s), claimRecord('gw-dead', s), 0);
+    }
+    // Another node replaced one of them since.
+    const now = await store.get(streamClaimKey(taken));
+    await store.write(streamClaimKey(taken), claimRecord('gw-alive', { ...taken, id: 'conn-elsewhere' }), now!.revision);
+    dead.stop();
+    const sweeper = indexFor('gw-sweeper', store);
+    expect(await sweeper.sweepNode('gw-dead')).toBe(1);
+    expect((await store.get(streamClaimKey(kept)))?.claim).toBeNull();
+    expect((await store.get(streamClaimKey(taken)))?.claim?.node).toBe('gw-alive');
+    // Its index subject is empty: a second sweep finds nothing to do.
+    expect(await sweeper.sweepNode('gw-dead')).toBe(0);
+  });
+});
