@@ -1,4 +1,4 @@
-// npm run bench -- <scenario|all> [--quick] [--cluster] [--json FILE]
+// npm run bench -- <scenario|all> [--quick] [--cluster] [--million] [--json FILE]
 // Starts every system itself, runs the scenario(s) side by side, prints tables and target checks.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,20 +28,21 @@ const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>>
 const NAMED_ONLY = new Set(['scale']);
 
 function usage(): never {
-  process.stderr.write(`usage: npm run bench -- <${[...Object.keys(SCENARIOS), 'all'].join('|')}> [--quick] [--cluster] [--json FILE]\n`);
+  process.stderr.write(`usage: npm run bench -- <${[...Object.keys(SCENARIOS), 'all'].join('|')}> [--quick] [--cluster] [--million] [--json FILE]\n`);
   process.exit(2);
 }
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const cluster = args.includes('--cluster');
+const million = args.includes('--million');
 const jsonAt = args.indexOf('--json');
 const jsonFile = jsonAt === -1 ? null : args[jsonAt + 1];
 if (jsonAt !== -1 && (jsonFile === undefined || jsonFile === null)) usage();
 const name = args.find((a, i) => !a.startsWith('--') && (jsonAt === -1 || i !== jsonAt + 1));
 if (name === undefined || (name !== 'all' && !(name in SCENARIOS))) usage();
-// Only the scale scenario has a cluster variant; the others compare one relay node with its peers.
-if (cluster && name !== 'scale') usage();
+// Only the scale scenario has a cluster variant and a simulated million; the others compare one relay node with its peers.
+if ((cluster || million) && name !== 'scale') usage();
 
 const selected = name === 'all' ? Object.keys(SCENARIOS).filter((s) => !NAMED_ONLY.has(s)) : [name];
 const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
@@ -49,9 +50,9 @@ const log = (line: string): void => void process.stderr.write(line + '\n');
 const results: ScenarioResult[] = [];
 const started = Date.now();
 for (const s of selected) {
-  log(`== ${s}${quick ? ' (quick)' : ''}${cluster ? ' (three-node cluster)' : ''}`);
+  log(`== ${s}${quick ? ' (quick)' : ''}${cluster ? ' (three-node cluster)' : ''}${million ? ' (simulated million)' : ''}`);
   const t0 = Date.now();
-  const result = await SCENARIOS[s]!({ quick, cluster, log });
+  const result = await SCENARIOS[s]!({ quick, cluster, million, log });
   results.push(result);
   process.stdout.write(`\n## ${s}\n\n${result.text}\n${targetTable(result.targets)}\n\n(${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);
 }
@@ -61,6 +62,6 @@ if (jsonFile !== null && jsonFile !== undefined) {
   mkdirSync(dirname(jsonFile), { recursive: true });
   writeFileSync(
     jsonFile,
-    JSON.stringify({ date: new Date().toISOString(), quick, cluster, machine, results: results.map((r) => ({ scenario: r.scenario, targets: r.targets.map((t) => ({ ...t, met: met(t) })), data: r.data })) }, null, 2) + '\n',
+    JSON.stringify({ date: new Date().toISOString(), quick, cluster, million, machine, results: results.map((r) => ({ scenario: r.scenario, targets: r.targets.map((t) => ({ ...t, met: met(t) })), data: r.data })) }, null, 2) + '\n',
   );
 }

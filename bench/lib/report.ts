@@ -51,5 +51,7 @@ export interface ScenarioOptions {
   quick: boolean;
   /** Run on three clustered nats-servers with everything replicated three times (scale only). */
   cluster: boolean;
+  /** Scale only: the rest of a million-stream mesh simulated by bench/tools/claim-writer.ts. */
+  million?: boolean;
   log: (line: string) => void;
 }

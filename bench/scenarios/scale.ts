@@ -4,6 +4,8 @@
 // stream per process, CPU at rest (keepalives only), live delivery at 20,000 and 50,000 deliveries/s
 // with everything open, and a storm (every stream dropped and reopened, as after a restart).
 // `--cluster`: the same on three clustered nats-servers, log and buckets replicated three times.
+// `--million`: the same while 900,000 more claims are written and renewed as 60 more gateways would
+// (bench/lib/simulated-mesh.ts): what a gateway pays for the mesh around it.
 // Every open resumes as the published client does, with Last-Event-ID (the last id its stream saw;
 // on a first open, the end of the log), and the JetStream requests and consumers that costs are counted.
 
@@ -18,69 +20,24 @@ import { readProfile, summarize, type ProfileSummary } from '../lib/profile-summ
 import { waitUntil } from '../../tools/poll.js';
 import { memoryFileFor } from '../systems/system.js';
 import { writeCostPlot } from '../lib/cost-plot.js';
-import { loadConfig } from '../../services/core/config.js';
-import { createLogger } from '../../services/core/logger.js';
-import { openNatsContext } from '../../services/core/nats.js';
-import { BUCKET_STREAMS } from '../../services/core/subjects.js';
 import { JsApiCounter, type JsApiCounts } from '../lib/js-api-count.js';
+import { claimMessagesReceived, SIMULATED_CLAIMS, SIMULATED_GATEWAYS, startSimulatedMesh, type SimulatedMesh } from '../lib/simulated-mesh.js';
+import { ownershipPhase } from './scale-ownership.js';
+import { channelPlan, openAll, PER_PROCESS, type Planned } from './scale-plan.js';
 
-/** Sockets per process, under the hard open-files limit here (20,000) with room for the rest. */
-const PER_PROCESS = 17_000;
 const REST_MS = 10_000;
-
-interface Planned {
-  channel: string;
-  count: number;
-}
-
 /**
- * Big channels (5,000, 3,000, 2,000, 1,000, 1,000 per 100,000 streams) and then small ones of 2 to
- * 50 streams, cycling, until every stream has a channel. Deterministic, so runs compare.
+ * Memory is read twice: right after the opens (what earlier runs reported), and this long after
+ * them, nothing having been posted, once V8's memory reducer has compacted what the opens' garbage
+ * left (it waits for the allocation rate to fall; 12 s after the opens was not enough here, 30 s was).
  */
-export function channelPlan(total: number): Planned[] {
-  const scale = total / 100_000;
-  const plan: Planned[] = [5000, 3000, 2000, 1000, 1000].map((n, i) => ({ channel: `big-${i + 1}.example.net`, count: Math.max(2, Math.round(n * scale)) }));
-  let left = total - plan.reduce((s, p) => s + p.count, 0);
-  for (let i = 0; left > 0; i++) {
-    const count = Math.min(left, 2 + ((i * 7) % 49));
-    plan.push({ channel: `small-${i + 1}.example.net`, count });
-    left -= count;
-  }
-  return plan;
-}
-
-interface OpenResult {
-  opened: number;
-  /** Not open in the end. */
-  failed: number;
-  /** Refused and opened again later (storm only: the generators retry as the published client does). */
-  refused: number;
-  ms: number;
-}
-
-/** How long the storm's generators keep retrying refused opens: twice the target, so a miss is measured. */
-const STORM_RETRY_MS = 120_000;
+const AT_REST_MS = 30_000;
 
 interface Delivery {
   delivered: number;
   seconds: number;
   hist: Array<[number, number]>;
   loadgenCpu: number;
-}
-
-/**
- * Opens every group's streams at once; the slowest group decides the time. Each open carries
- * Last-Event-ID: the last id its stream saw, or `resumeFrom` for a stream that saw none.
- */
-async function openAll(relay: RelaySystem, loadgens: LoadGen[], plan: Planned[], per: number, concurrency: number, resumeFrom: number, retry = false): Promise<OpenResult> {
-  const t0 = performance.now();
-  const results = await Promise.all(
-    loadgens.map((lg, g) =>
-      lg.send<OpenResult>({ cmd: 'open', spec: { ...relay.streamSpecOn(g, per, [], concurrency), plan, offset: g * per, resume: { lastEventId: resumeFrom }, ...(retry ? { retry: { untilMs: STORM_RETRY_MS } } : {}) } }),
-    ),
-  );
-  const sum = (f: (r: OpenResult) => number): number => results.reduce((s, r) => s + f(r), 0);
-  return { opened: sum((r) => r.opened), failed: sum((r) => r.failed), refused: sum((r) => r.refused), ms: performance.now() - t0 };
 }
 
 /** JetStream requests since `before`; a resume's look-up follows its stream's ready marker, so a moment is left for the last. */
@@ -208,65 +165,6 @@ async function costPoint(total: number, opts: ScenarioOptions, profiles: PhasePr
   }
 }
 
-interface OwnershipResult {
-  streams: number;
-  seconds: number;
-  kvWritesPerSecond: number;
-  trials: number;
-  failures: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
-
-/**
- * Ownership at scale: the same streams with CLAIM_TTL at its minimum (1 m), so every gateway rewrites
- * all its claims every 30 s instead of every 30 min; for a minute, the rate of writes to KV
- * relay-streams, then the eviction time across two gateways while the rewrites go on.
- */
-async function ownershipPhase(total: number, opts: ScenarioOptions): Promise<OwnershipResult> {
-  const groups = Math.max(2, Math.ceil(total / PER_PROCESS));
-  const per = Math.ceil(total / groups);
-  const plan = channelPlan(groups * per);
-  const relay = await startRelay({ gateways: groups, env: { CLAIM_TTL: '1m' }, cluster: opts.cluster });
-  const loadgens = Array.from({ length: groups }, () => new LoadGen());
-  const quiet = createLogger({ level: 'warn', pretty: false });
-  const ctx = await openNatsContext(loadConfig('all', { NATS_URL: relay.natsUrl }), 'bench-ownership', quiet, { applyLimits: false });
-  try {
-    await openAll(relay, loadgens, plan, per, 200, 0);
-    const lastSeq = async (): Promise<number> => (await ctx.jsm.streams.info(`KV_${BUCKET_STREAMS}`)).state.last_seq;
-    const windowMs = opts.quick ? 30_000 : 60_000;
-    // First the renewals alone (two of their 30-s cycles in a full run), then evictions over as long.
-    const seq0 = await lastSeq();
-    const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, windowMs));
-    const kvWritesPerSecond = ((await lastSeq()) - seq0) / ((performance.now() - t0) / 1000);
-    const hist = new Histogram();
-    let trials = 0;
-    let failures = 0;
-    const t1 = performance.now();
-    // Paced, 20 a second, so the trials' own claims do not swamp the renewals they are measured under.
-    for (let batch = 0; performance.now() - t1 < windowMs; batch++) {
-      const next = t1 + (batch + 1) * 1000;
-      // Identities far from the streams' own, a channel of their own: each trial is one eviction.
-      const spec = (g: number): ReturnType<RelaySystem['streamSpecOn']> => ({ ...relay.streamSpecOn(g, 1, ['evict.example.net'], 1), offset: 10_000_000 + batch * 20 });
-      const r = await loadgens[0]!.send<{ hist: Array<[number, number]>; failures: number; trials: number }>({ cmd: 'evict', first: spec(0), second: spec(1), trials: 20 });
-      hist.merge(Histogram.fromSparse(r.hist));
-      trials += r.trials;
-      failures += r.failures;
-      await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
-    }
-    const seconds = windowMs / 1000;
-    const result = { streams: groups * per, seconds, kvWritesPerSecond, trials, failures, p50: hist.percentile(50), p99: hist.percentile(99), max: hist.max };
-    opts.log(`scale: ownership at ${groups * per} claims, CLAIM_TTL=1m: ${result.kvWritesPerSecond.toFixed(0)} KV writes/s, eviction p99 ${result.p99.toFixed(1)} ms over ${trials} trials`);
-    return result;
-  } finally {
-    await ctx.nc.drain().catch(() => undefined);
-    await Promise.all(loadgens.map((lg) => lg.close()));
-    await relay.stop();
-  }
-}
-
 export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
   const curve: CostPoint[] = [];
   const profiles: PhaseProfile[] = [];
@@ -280,7 +178,14 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
   const relay = await startRelay({ gateways: groups, cluster: opts.cluster });
   const loadgens = Array.from({ length: groups }, () => new LoadGen());
   let stopped = false;
+  let simulated: SimulatedMesh | null = null;
+  let simWritten: number | null = null;
   try {
+    if (opts.million === true) {
+      simulated = await startSimulatedMesh(relay.natsUrl);
+      simWritten = simulated.writtenInSeconds;
+      opts.log(`scale: simulated mesh: ${SIMULATED_CLAIMS} claims of ${SIMULATED_GATEWAYS} gateways written in ${simulated.writtenInSeconds.toFixed(1)} s, renewed from now on`);
+    }
     const gatewayPids = relay.gatewayPids;
     const baseline = await Promise.all(gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
     const meter = new CpuMeter(relay.pids());
@@ -298,9 +203,17 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     // At rest: nothing posted, only the keepalives (every stream, every KEEPALIVE_INTERVAL) and the
     // claims' renewals.
     const pids = relay.pids();
+    const restStart = performance.now();
     const before = pids.map((p) => cpuSeconds(p));
+    const claims0 = await claimMessagesReceived(relay.gatewayPorts);
     await profiled(relay, `rest, ${(groups * per).toLocaleString('en-US')} streams`, profiles, opts, () => new Promise((r) => setTimeout(r, REST_MS)));
     const rest = pids.map((p, i) => ((cpuSeconds(p) - before[i]!) / (REST_MS / 1000)) * 100);
+    await new Promise((r) => setTimeout(r, Math.max(0, AT_REST_MS - (performance.now() - restStart))));
+    const claims1 = await claimMessagesReceived(relay.gatewayPorts);
+    // Notices and account-subscription messages heard per gateway per second while nothing happens.
+    const claimRate = claims1.map((c, i) => (c - claims0[i]!) / ((performance.now() - restStart) / 1000));
+    const memoryAtRest = await Promise.all(gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
+    opts.log(`scale: at rest: ${claimRate.map((r) => r.toFixed(1)).join(', ')} claim messages/s per gateway`);
 
     const deliveries: DeliveryPoint[] = [];
     for (const target of opts.quick ? [CURVE_RATE, 20_000] : [CURVE_RATE, 20_000, 50_000]) {
@@ -324,20 +237,25 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const stormApi = await apiSince(counter, stormBefore);
     const consumersLeft = await counter.consumersLeft();
     await counter.close();
+    await simulated?.stop();
+    simulated = null;
     opts.log(`scale: storm: ${storm.opened} back in ${(storm.ms / 1000).toFixed(1)} s (${storm.refused} refused and retried, ${storm.failed} not back); ${stormApi.requests} JetStream requests on the log, ${stormApi.consumersCreated} consumers, ${consumersLeft} left on the server`);
 
     const kib = (b: number): number => b / 1024;
-    const memRows = gatewayPids.map((pid, i) => [
+    const memRows: Array<Array<string | number>> = gatewayPids.map((pid, i) => [
       `gateway ${i + 1}`,
       per,
       kib(memory[i]!.rss) / 1024,
       kib(memory[i]!.rss - baseline[i]!.rss) / per,
+      kib(memoryAtRest[i]!.rss - baseline[i]!.rss) / per,
       kib(memory[i]!.heapUsed - baseline[i]!.heapUsed) / per,
       rest[pids.indexOf(pid)]!,
+      claimRate[i]!,
     ]);
     const others: Array<[string, number]> = [['ingress', relay.ingressPid], ...relay.natsPids.map((pid, i): [string, number] => [relay.natsPids.length > 1 ? `nats-server ${i + 1}` : 'nats-server', pid])];
-    for (const [name, pid] of others) memRows.push([name, 0, kib(rssBytes(pid)) / 1024, 0, 0, rest[pids.indexOf(pid)]!]);
+    for (const [name, pid] of others) memRows.push([name, 0, kib(rssBytes(pid)) / 1024, 0, 0, 0, rest[pids.indexOf(pid)]!, '']);
     const rssPerStream = memory.reduce((s, m, i) => s + (m.rss - baseline[i]!.rss), 0) / (groups * per);
+    const rssAtRest = memoryAtRest.reduce((s, m, i) => s + (m.rss - baseline[i]!.rss), 0) / (groups * per);
     const heapPerStream = memory.reduce((s, m, i) => s + (m.heapUsed - baseline[i]!.heapUsed), 0) / (groups * per);
     curve.push({ streams: groups * per, gateways: groups, rssKiB: rssPerStream / 1024, heapKiB: heapPerStream / 1024, delivery: deliveries[0]! });
     const plot = await writeCostPlot(curve, opts.cluster ? 'scale-cost-cluster' : 'scale-cost');
@@ -348,14 +266,16 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const ownership = await ownershipPhase(total, opts);
     const n = (groups * per).toLocaleString('en-US');
     const targets: Target[] = [
-      { name: `scale: ${n} streams back after a storm`, value: storm.failed === 0 && storm.opened === groups * per ? storm.ms / 1000 : Infinity, bound: 60, kind: 'max', unit: ' s' },
-      { name: 'scale: authenticated opens/s (all gateways)', value: (first.opened / first.ms) * 1000, bound: 2000, kind: 'min', unit: '/s' },
-      { name: `scale: gateway KB (RSS) per idle stream at ${n}`, value: rssPerStream / 1000, bound: 12, kind: 'max', unit: ' KB' },
+      { name: `scale: ${n} resuming streams back after a storm`, value: storm.failed === 0 && storm.opened === groups * per ? storm.ms / 1000 : Infinity, bound: opts.cluster ? 50 : 45, kind: 'max', unit: ' s' },
+      { name: 'scale: authenticated opens/s with resume (all gateways)', value: (first.opened / first.ms) * 1000, bound: 2000, kind: 'min', unit: '/s' },
+      { name: `scale: gateway KB (RSS) per idle stream at ${n}, at rest`, value: rssAtRest / 1000, bound: 8, kind: 'max', unit: ' KB' },
+      { name: 'scale: eviction p99 while every claim is renewed every 30 s', value: ownership.failures === 0 ? ownership.p99 : Infinity, bound: 50, kind: 'max', unit: ' ms' },
     ];
     const text =
       (opts.cluster ? 'On a cluster of three nats-servers, the event log and the buckets replicated three times (each relay process connected to a node picked at random). ' : '') +
-      `${n} streams, each a distinct account, over ${plan.length} channels (5 of ${big.map((p) => p.count).join('/')} streams, the rest 2-50; every channel's streams spread over all gateways), on ${groups} gateway processes with ${groups} load generators (${per} sockets each; open-files limit 20,000 per process). Memory after a forced GC, growth over the empty gateway divided by its streams; CPU at rest over ${REST_MS / 1000} s with every stream open and nothing posted.\n\n` +
-      table(['process', 'streams', 'RSS MiB', 'RSS KiB/stream', 'heap KiB/stream', 'CPU % at rest'], memRows) +
+      (opts.million === true ? `In a simulated mesh of a million: ${SIMULATED_CLAIMS.toLocaleString('en-US')} more claims, of ${SIMULATED_GATEWAYS} simulated gateways, written before the opens (in ${(simWritten ?? 0).toFixed(0)} s) and renewed every 30 min throughout, as the default CLAIM_TTL has them. ` : '') +
+      `${n} streams, each a distinct account, over ${plan.length} channels (5 of ${big.map((p) => p.count).join('/')} streams, the rest 2-50; every channel's streams spread over all gateways), on ${groups} gateway processes with ${groups} load generators (${per} sockets each; open-files limit 20,000 per process). Memory after a forced GC, growth over the empty gateway divided by its streams, right after the opens and ${AT_REST_MS / 1000} s later with nothing posted (at rest); CPU at rest over ${REST_MS / 1000} s with every stream open and nothing posted; claim messages (notices and account subscriptions) each gateway heard per second at rest.\n\n` +
+      table(['process', 'streams', 'RSS MiB', 'RSS KiB/stream', 'RSS KiB/stream at rest', 'heap KiB/stream', 'CPU % at rest', 'claim messages/s at rest'], memRows) +
       `\n\nLive delivery with every stream open, posting to the five big channels (p50/p99 from the scheduled send to the frame read, all generators merged):\n\n` +
       table(['target deliveries/s', 'posts/s', 'delivered/s', 'p50 ms', 'p99 ms', 'gateway us/delivery', 'relay us/delivery', 'max loadgen CPU %', 'post errors'], deliveryRows) +
       `\n\nCost as the work grows: the same spread at each size, ${CURVE_RATE.toLocaleString('en-US')} deliveries/s (CPU over the whole window divided by the frames delivered in it; "relay" adds the ingress and nats-server)${plot === null ? '' : `; plotted in ${plot}`}:\n\n` +
@@ -373,8 +293,9 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
       table(['claims', 'KV writes/s', 'eviction trials', 'failures', 'p50 ms', 'p99 ms', 'max ms'], [[ownership.streams, ownership.kvWritesPerSecond, ownership.trials, ownership.failures, ownership.p50, ownership.p99, ownership.max]]) +
       '\n' +
       profileText(profiles);
-    return { scenario: opts.cluster ? 'scale (cluster)' : 'scale', text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, first, storm, firstApi, stormApi, consumersLeft, memory, baseline, rest, deliveries, curve, ownership, profiles } };
+    return { scenario: `scale${opts.cluster ? ' (cluster)' : ''}${opts.million === true ? ' (simulated million)' : ''}`, text, targets, data: { streams: groups * per, gateways: groups, channels: plan.length, million: opts.million === true, simulatedWrittenInSeconds: simWritten, first, storm, firstApi, stormApi, consumersLeft, memory, memoryAtRest, rssAtRest, claimRate, baseline, rest, deliveries, curve, ownership, profiles } };
   } finally {
+    await simulated?.stop();
     if (!stopped) {
       await Promise.all(loadgens.map((lg) => lg.close()));
       await relay.stop();
