@@ -6,10 +6,11 @@
 // owner's next write.
 //
 // The record an open read for the caps is handed to the write that adds its key, which is first
-// tried at that revision: an open costs one read and one write (a close still reads, then writes;
-// keeping every owner's record for the stream's life cost 0.4 KiB per stream). Another node's write
-// meanwhile makes the attempt fail and the record is read again: a stale copy costs a round trip,
-// never a wrong record.
+// tried at that revision: an open costs one read and one write. A close is one write when the
+// record held that key alone as this node last wrote it (a number per key is kept for that; the
+// whole record for the stream's life cost 0.4 KiB per stream), else a read and a write. Another
+// node's write meanwhile makes an attempt fail and the record is read again: a stale guess costs
+// a round trip, never a wrong record.
 //
 // Listing the claims bucket under `<account>.>` would need no second record, but on nats-server 2.9
 // a filtered read scans the whole stream: 30 ms per listing at 200,000 claims, 100-200 ms with a
@@ -35,6 +36,12 @@ export class OwnerIndex {
   private readonly local = new Map<string, number>();
   /** The record to write over next, per owner, while this node's writes of it are in flight. */
   private readonly known = new Map<string, OwnerRecord>();
+  /**
+   * Claim keys whose owner's record this node last wrote holding that key alone, and at which
+   * revision: the usual case (a player on one channel), whose close then needs no read. A number
+   * per local key, where the whole record would cost 0.4 KiB.
+   */
+  private readonly soleAt = new Map<string, number>();
   /** One write at a time per owner from this node (they would only conflict with each other). */
   private readonly chains = new Map<string, Promise<void>>();
 
@@ -61,9 +68,7 @@ export class OwnerIndex {
     const n = (this.local.get(key) ?? 0) + 1;
     this.local.set(key, n);
     if (n > 1) return;
-    // A write of this owner in flight will leave a newer record than the one the open read.
-    if (seen !== undefined && !this.chains.has(owner) && !this.known.has(owner)) this.known.set(owner, seen);
-    this.change(owner, (h) => h.set(key, this.nodeId));
+    this.change(owner, (h) => h.set(key, this.nodeId), seen);
   }
 
   /** A stream of this node holding `key` for `owner` ended. */
@@ -71,14 +76,20 @@ export class OwnerIndex {
     const n = (this.local.get(key) ?? 0) - 1;
     if (n > 0) return void this.local.set(key, n);
     this.local.delete(key);
-    this.drop(owner, key, this.nodeId);
+    const sole = this.soleAt.get(key);
+    this.soleAt.delete(key);
+    this.drop(owner, key, this.nodeId, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole });
   }
 
   /** Takes `key` out of the owner's record if `node` still holds it there (a dead node's, a sweep). */
-  drop(owner: string, key: string, node: string): void {
-    this.change(owner, (h) => {
-      if (h.get(key) === node) h.delete(key);
-    });
+  drop(owner: string, key: string, node: string, guess?: OwnerRecord): void {
+    this.change(
+      owner,
+      (h) => {
+        if (h.get(key) === node) h.delete(key);
+      },
+      guess,
+    );
   }
 
   /** Resolves once this node's writes so far are done. */
@@ -86,7 +97,10 @@ export class OwnerIndex {
     await Promise.all([...this.chains.values()]);
   }
 
-  private change(owner: string, edit: (h: Holdings) => void): void {
+  /** Queues a write of the owner's record; `guess`: what it probably holds now, tried first (a conflict reads it). */
+  private change(owner: string, edit: (h: Holdings) => void, guess?: OwnerRecord): void {
+    // A write of this owner in flight will leave a newer record than the guess.
+    if (guess !== undefined && !this.chains.has(owner) && !this.known.has(owner)) this.known.set(owner, guess);
     const before = this.chains.get(owner) ?? Promise.resolve();
     const next = before.then(() => this.write(owner, edit)).catch(() => {
       // Failed (the bucket unreachable, or lost every round): the next write reads the record first.
@@ -113,11 +127,21 @@ export class OwnerIndex {
         const written = await this.records.write(owner, holdings, base.revision);
         if (written.revision > 0) this.known.set(owner, written);
         else this.known.delete(owner);
+        this.noteSole(written);
         return;
       } catch (err) {
         if (!(err instanceof OwnerRecordConflict) || attempt >= WRITE_ATTEMPTS) throw err;
         base = undefined;
       }
+    }
+  }
+
+  /** Remembers the revision of a record that holds one local key alone; forgets it for the owner's other keys. */
+  private noteSole(written: OwnerRecord): void {
+    for (const [k, node] of written.holdings) {
+      if (node !== this.nodeId) continue;
+      if (written.holdings.size === 1 && this.local.has(k)) this.soleAt.set(k, written.revision);
+      else this.soleAt.delete(k);
     }
   }
 

@@ -64,6 +64,27 @@ describe('owner index', () => {
     expect(await a.remote(OWNER, KEY_A)).toMatchObject({ count: 0, holdsKey: false });
   });
 
+  it('a close of an owner’s only stream is one write, at the revision this node wrote', async () => {
+    const a = node('gw-a');
+    a.add(OWNER, KEY_A, (await a.remote(OWNER, KEY_A)).record);
+    await a.settled();
+    a.remove(OWNER, KEY_A);
+    await a.settled();
+    expect(held()).toEqual({});
+    expect({ reads: records.reads, writes: records.writes }).toEqual({ reads: 1, writes: 2 });
+  });
+
+  it('a close whose record another node has written since reads it again, and keeps that node’s key', async () => {
+    const [a, b] = [node('gw-a'), node('gw-b')];
+    a.add(OWNER, KEY_A);
+    await a.settled();
+    b.add(OWNER, KEY_B);
+    await b.settled();
+    a.remove(OWNER, KEY_A);
+    await a.settled();
+    expect(held()).toEqual({ [KEY_B]: 'gw-b' });
+  });
+
   it('keys of nodes taken for dead are not counted, and are dropped at the owner’s next write', async () => {
     const [a, b] = [node('gw-a'), node('gw-b')];
     b.add(OWNER, KEY_B);
