@@ -10,8 +10,8 @@ import { loadConfig } from '../services/core/config.js';
 import { createLogger } from '../services/core/logger.js';
 import { openNatsContext, type NatsContext } from '../services/core/nats.js';
 import { NodeLiveness } from '../services/core/node-liveness.js';
-import { BUCKET_STREAMS, CLAIM_INDEX_PREFIX, kvSubject } from '../services/core/subjects.js';
-import { ClaimIndex } from '../services/gateway/claim-index.js';
+import { BUCKET_STREAMS, CLAIM_INDEX_PREFIX, CLAIM_INDEX_STREAM, kvSubject } from '../services/core/subjects.js';
+import { batches, ClaimIndex } from '../services/gateway/claim-index.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from '../services/gateway/claim-keys.js';
 import { NatsClaimStore } from '../services/gateway/claim-store.js';
 import { Ownership } from '../services/gateway/ownership.js';
@@ -104,7 +104,20 @@ describe('claim index', () => {
     expect(await sweeper.sweepNode('gw-dead')).toBe(1);
     expect((await store.get(streamClaimKey(kept)))?.claim).toBeNull();
     expect((await store.get(streamClaimKey(taken)))?.claim?.node).toBe('gw-alive');
-    // Its index subject is empty: a second sweep finds nothing to do.
-    expect(await sweeper.sweepNode('gw-dead')).toBe(0);
+    // Its index subject is cleared.
+    const left = await ctx.jsm.streams.info(CLAIM_INDEX_STREAM, { subjects_filter: CLAIM_INDEX_PREFIX + 'gw-dead' });
+    expect(left.state.subjects ?? {}).toEqual({});
+  });
+});
+
+describe('claim index messages', () => {
+  it('keys of the longest channel names still fit the payload limit, split over messages, none lost', () => {
+    // 253 characters of "a." become about 500 in a claim key (each dot is escaped).
+    const keys = Array.from({ length: 2000 }, (_, i) => `${String(i).padStart(36, '0')}.${'a=2e'.repeat(126)}a`);
+    const limit = 1024 * 1024 - 1024;
+    const messages = batches(keys, limit);
+    expect(messages.length).toBeGreaterThan(1);
+    for (const m of messages) expect(Buffer.byteLength(m)).toBeLessThanOrEqual(limit);
+    expect(messages.flatMap((m) => m.split('\n'))).toEqual(keys);
   });
 });

@@ -14,8 +14,8 @@ export class ClaimChecks<C extends object> {
   /** `settle` reads the key and acts; true when it found the claim as this node knew it. */
   constructor(private readonly settle: (claim: C) => Promise<boolean>) {}
 
-  /** Reads now (or after the read in flight); `again`: once more later if nothing had changed. */
-  async check(claim: C, again: boolean): Promise<void> {
+  /** Reads now (or after the read in flight); `recheck`: once more a moment later if nothing had changed. */
+  async check(claim: C, options: { recheck: boolean }): Promise<void> {
     if (this.running.has(claim)) {
       this.running.set(claim, true);
       return;
@@ -29,6 +29,6 @@ export class ClaimChecks<C extends object> {
     } finally {
       this.running.delete(claim);
     }
-    if (again && unchanged) setTimeout(() => void this.check(claim, false), RECHECK_MS).unref();
+    if (options.recheck && unchanged) setTimeout(() => void this.check(claim, { recheck: false }), RECHECK_MS).unref();
   }
 }

@@ -19,8 +19,8 @@ const GATEWAY_ROLES = new Set(['gateway', 'all']);
 /** JetStream's answer when a stream of that name exists (another gateway created it meanwhile). */
 const STREAM_NAME_IN_USE = 10058;
 const DUPLICATE_WINDOW_MS = 60_000;
-/** Keys per index message: well under NATS's default 1 MiB payload limit at the longest keys. */
-const KEYS_PER_MESSAGE = 2000;
+/** nats-server's default payload limit, when the connection has not said its own. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 export interface ClaimIndexOptions {
   nc: NatsConnection;
@@ -89,9 +89,12 @@ export class ClaimIndex implements ClaimNotes {
   }
 
   /**
-   * Notes a key about to be claimed; resolves once it is published, so the claim is written after
-   * it (a crash right after the claim still leaves its key here). Keys noted in one event-loop turn
-   * (a burst of opens, a renewal tick) go in one message.
+   * Notes a key about to be claimed; resolves once its message is handed to the connection, so the
+   * claim, written after on the same connection, reaches NATS after it (a gateway that crashes
+   * right after the claim still left its key here). The index message is a core publish the stream
+   * stores without an acknowledgement: best effort, and a claim whose key it missed ages out of the
+   * bucket by its max age. Keys noted in one event-loop turn (a burst of opens, a renewal tick) go
+   * in one message.
    */
   claiming(key: string): Promise<void> {
     return this.note(key);
@@ -109,16 +112,23 @@ export class ClaimIndex implements ClaimNotes {
         const keys = this.pending;
         this.pending = [];
         this.flushed = null;
-        try {
-          for (let i = 0; i < keys.length; i += KEYS_PER_MESSAGE) this.o.nc.publish(this.subject, keys.slice(i, i + KEYS_PER_MESSAGE).join('\n'));
-        } catch (err) {
-          // The connection is closing: claims not indexed age out of the bucket by its max age.
-          this.o.logger.warn({ err }, 'could not note claimed keys in the claim index');
+        for (const batch of batches(keys, this.maxPayload())) {
+          try {
+            this.o.nc.publish(this.subject, batch);
+          } catch (err) {
+            // The connection is closing: claims not indexed age out of the bucket by its max age.
+            this.o.logger.warn({ err, keys: batch.split('\n').length }, 'could not note claimed keys in the claim index');
+          }
         }
         resolve();
       }),
     );
     return this.flushed;
+  }
+
+  /** The server's payload limit, with room for the protocol around it. */
+  private maxPayload(): number {
+    return Math.max(1024, (this.o.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - 1024);
   }
 
   /** Sweeps each dead gateway once, if this is the live gateway with the lowest id. */
@@ -182,4 +192,19 @@ export class ClaimIndex implements ClaimNotes {
   stop(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
   }
+}
+
+/** Keys joined by newlines into messages of at most `limit` bytes (a key is ASCII: a byte a character). */
+export function batches(keys: string[], limit: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const key of keys) {
+    if (current !== '' && current.length + 1 + key.length > limit) {
+      out.push(current);
+      current = '';
+    }
+    current = current === '' ? key : `${current}\n${key}`;
+  }
+  if (current !== '') out.push(current);
+  return out;
 }

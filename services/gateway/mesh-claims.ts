@@ -91,6 +91,7 @@ export class MeshClaims {
 
   stop(): void {
     this.ownership.stop();
+    this.owners.stop();
     this.index.stop();
     this.hints.close();
   }

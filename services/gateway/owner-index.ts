@@ -1,16 +1,17 @@
 // MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY across the mesh, without a copy of every claim:
 // KV relay-stream-owners holds, per account (or API key), the claim keys it holds and on which node
-// (owner-records.ts). An open reads its owner's one record (a direct get); a node adds the key when
-// its claim is written and takes it out when its last local stream on the key ends, by
-// compare-and-set. Keys held by nodes taken for dead are not counted, and are dropped at the
+// (owner-records.ts). An open reads its owner's one record (a direct get); when a node's first
+// stream on a key opens or its last ends, the node brings the record in line with what it holds
+// (compare-and-set). Keys held by nodes taken for dead are not counted, and are dropped at the
 // owner's next write.
 //
-// The record an open read for the caps is handed to the write that adds its key, which is first
-// tried at that revision: an open costs one read and one write. A close is one write when the
-// record held that key alone as this node last wrote it (a number per key is kept for that; the
-// whole record for the stream's life cost 0.4 KiB per stream), else a read and a write. Another
-// node's write meanwhile makes an attempt fail and the record is read again: a stale guess costs
-// a round trip, never a wrong record.
+// Round trips: a write is first tried on a *guess* of the record, where the node has one: the
+// record the open read for its caps, or, for a close, the record this node last wrote when it held
+// that key alone (a revision per local key is kept for that: the usual player on one channel).
+// An open is then one read and one write, such a close one write. A guess is never trusted beyond
+// its compare-and-set: a stale one fails and the record is read, and a guess that already looks
+// right is read too before the write is skipped. A write that fails for good is tried again later
+// (the caps would otherwise miscount for the stream's life).
 //
 // Listing the claims bucket under `<account>.>` would need no second record, but on nats-server 2.9
 // a filtered read scans the whole stream: 30 ms per listing at 200,000 claims, 100-200 ms with a
@@ -19,12 +20,15 @@
 import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords } from './owner-records.js';
 
 const WRITE_ATTEMPTS = 8;
+/** A write that failed for good (the bucket unreachable, or lost every round) is tried again after 1 s, 2 s, ... */
+const RETRY_FIRST_MS = 1000;
+const RETRIES = 6;
 
 /** What an open needs: streams other nodes hold for the owner, and whether one of them holds this key. */
 export interface RemoteHoldings {
   count: number;
   holdsKey: boolean;
-  /** The record read, handed back to `add` so the write after the claim needs no second read. */
+  /** The record read, handed back to `add` as a guess for the write after the claim. */
   record?: OwnerRecord;
 }
 
@@ -34,16 +38,13 @@ export class OwnerIndex {
   private readonly isAlive: (node: string) => boolean;
   /** Local streams per claim key (a key belongs to one owner): the entry goes when the last of them ends. */
   private readonly local = new Map<string, number>();
-  /** The record to write over next, per owner, while this node's writes of it are in flight. */
-  private readonly known = new Map<string, OwnerRecord>();
-  /**
-   * Claim keys whose owner's record this node last wrote holding that key alone, and at which
-   * revision: the usual case (a player on one channel), whose close then needs no read. A number
-   * per local key, where the whole record would cost 0.4 KiB.
-   */
+  /** What the owner's record probably is, per owner, while this node's writes of it are queued. */
+  private readonly guesses = new Map<string, OwnerRecord>();
+  /** Claim keys whose owner's record this node last wrote holding that key alone, at this revision. */
   private readonly soleAt = new Map<string, number>();
   /** One write at a time per owner from this node (they would only conflict with each other). */
   private readonly chains = new Map<string, Promise<void>>();
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
 
   constructor(records: OwnerRecords, nodeId: string, isAlive: (node: string) => boolean) {
     this.records = records;
@@ -52,7 +53,7 @@ export class OwnerIndex {
   }
 
   async remote(owner: string, key: string): Promise<RemoteHoldings> {
-    const record = await this.read(owner);
+    const record = await this.records.read(owner);
     let count = 0;
     let holdsKey = false;
     for (const [k, node] of record.holdings) {
@@ -67,8 +68,7 @@ export class OwnerIndex {
   add(owner: string, key: string, seen?: OwnerRecord): void {
     const n = (this.local.get(key) ?? 0) + 1;
     this.local.set(key, n);
-    if (n > 1) return;
-    this.change(owner, (h) => h.set(key, this.nodeId), seen);
+    if (n === 1) this.sync(owner, key, seen);
   }
 
   /** A stream of this node holding `key` for `owner` ended. */
@@ -78,18 +78,14 @@ export class OwnerIndex {
     this.local.delete(key);
     const sole = this.soleAt.get(key);
     this.soleAt.delete(key);
-    this.drop(owner, key, this.nodeId, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole });
+    this.sync(owner, key, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole });
   }
 
   /** Takes `key` out of the owner's record if `node` still holds it there (a dead node's, a sweep). */
-  drop(owner: string, key: string, node: string, guess?: OwnerRecord): void {
-    this.change(
-      owner,
-      (h) => {
-        if (h.get(key) === node) h.delete(key);
-      },
-      guess,
-    );
+  drop(owner: string, key: string, node: string): void {
+    this.change(owner, (h) => {
+      if (h.get(key) === node) h.delete(key);
+    }).catch(() => undefined); // the next write of the owner drops dead nodes' keys anyway
   }
 
   /** Resolves once this node's writes so far are done. */
@@ -97,36 +93,61 @@ export class OwnerIndex {
     await Promise.all([...this.chains.values()]);
   }
 
-  /** Queues a write of the owner's record; `guess`: what it probably holds now, tried first (a conflict reads it). */
-  private change(owner: string, edit: (h: Holdings) => void, guess?: OwnerRecord): void {
-    // A write of this owner in flight will leave a newer record than the guess.
-    if (guess !== undefined && !this.chains.has(owner) && !this.known.has(owner)) this.known.set(owner, guess);
-    const before = this.chains.get(owner) ?? Promise.resolve();
-    const next = before.then(() => this.write(owner, edit)).catch(() => {
-      // Failed (the bucket unreachable, or lost every round): the next write reads the record first.
-      this.known.delete(owner);
-    });
-    this.chains.set(owner, next);
-    void next.then(() => {
-      if (this.chains.get(owner) !== next) return;
-      this.chains.delete(owner);
-      this.known.delete(owner);
+  stop(): void {
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.retryTimers.clear();
+  }
+
+  /** Makes the record say what this node holds of `key` at the time of the write, retrying on failure. */
+  private sync(owner: string, key: string, guess?: OwnerRecord, attempt = 0): void {
+    const edit = (h: Holdings): void => {
+      if (this.local.has(key)) h.set(key, this.nodeId);
+      else if (h.get(key) === this.nodeId) h.delete(key);
+    };
+    this.change(owner, edit, guess).catch(() => {
+      if (attempt >= RETRIES) return;
+      const timer = setTimeout(() => {
+        this.retryTimers.delete(timer);
+        this.sync(owner, key, undefined, attempt + 1);
+      }, RETRY_FIRST_MS * 2 ** attempt);
+      timer.unref();
+      this.retryTimers.add(timer);
     });
   }
 
+  /** Queues a write of the owner's record, first tried on `guess` when no write of it is queued. */
+  private change(owner: string, edit: (h: Holdings) => void, guess?: OwnerRecord): Promise<void> {
+    if (guess !== undefined && !this.chains.has(owner)) this.guesses.set(owner, guess);
+    const next = (this.chains.get(owner) ?? Promise.resolve()).then(() => this.write(owner, edit));
+    const settled = next.catch(() => undefined);
+    this.chains.set(owner, settled);
+    void settled.then(() => {
+      if (this.chains.get(owner) !== settled) return;
+      this.chains.delete(owner);
+      this.guesses.delete(owner);
+    });
+    return next;
+  }
+
   private async write(owner: string, edit: (h: Holdings) => void): Promise<void> {
-    let base = this.known.get(owner);
+    let base = this.guesses.get(owner);
+    this.guesses.delete(owner);
     for (let attempt = 1; ; attempt++) {
-      base ??= await this.read(owner);
+      const read = base === undefined;
+      base ??= await this.records.read(owner);
       const holdings: Holdings = new Map();
       for (const [k, node] of base.holdings) if (node === this.nodeId || this.isAlive(node)) holdings.set(k, node);
       edit(holdings);
-      // Nothing to change (a drop of a key another node has taken since): no write.
-      if (sameHoldings(holdings, base.holdings)) return;
+      if (sameHoldings(holdings, base.holdings)) {
+        // Nothing to change, as far as a fresh read shows: no write. A guess proves nothing.
+        if (read) return;
+        base = undefined;
+        continue;
+      }
       try {
         const written = await this.records.write(owner, holdings, base.revision);
-        if (written.revision > 0) this.known.set(owner, written);
-        else this.known.delete(owner);
+        // The next queued write of this owner starts from what this one wrote.
+        if (written.revision > 0) this.guesses.set(owner, written);
         this.noteSole(written);
         return;
       } catch (err) {
@@ -143,10 +164,6 @@ export class OwnerIndex {
       if (written.holdings.size === 1 && this.local.has(k)) this.soleAt.set(k, written.revision);
       else this.soleAt.delete(k);
     }
-  }
-
-  private read(owner: string): Promise<OwnerRecord> {
-    return this.records.read(owner);
   }
 }
 

@@ -29,7 +29,10 @@ export class OwnerRecordConflict extends Error {
 
 export interface OwnerRecords {
   read(owner: string): Promise<OwnerRecord>;
-  /** Writes the holdings (deletes the record when empty) if it is at `revision`; resolves to what is stored then. */
+  /**
+   * Writes the holdings (deletes the record when empty) if it is at `revision`. Resolves to the
+   * holdings and their revision; after a delete, revision 0 (the marker's own is not returned).
+   */
   write(owner: string, holdings: Holdings, revision: number): Promise<OwnerRecord>;
 }
 
@@ -58,13 +61,20 @@ export class NatsOwnerRecords implements OwnerRecords {
   }
 }
 
-/** `[[claim key, node], ...]`; a malformed record counts as empty, and is written over. */
+/**
+ * `[[claim key, node], ...]`, or an object of claim key to node (how the previous version wrote it:
+ * read, so a rolling upgrade drops no key); a malformed record counts as empty, and is written over.
+ */
 export function parseHoldings(text: string): Holdings {
   const holdings: Holdings = new Map();
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch {
+    return holdings;
+  }
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    for (const [k, node] of Object.entries(v)) if (typeof node === 'string') holdings.set(k, node);
     return holdings;
   }
   if (!Array.isArray(v)) return holdings;

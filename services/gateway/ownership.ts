@@ -10,9 +10,8 @@
 // the key (claim-checks.ts) -> `evict(stream id)` -> the gateway closes the stream -> its end comes
 // back as `release`.
 //
-// A notice lost on the way is made up for by the account's subscription and, at the latest, by the
-// renewal, which fails against the newer revision. A claim deleted behind a live stream's back (a
-// sweep that took this node for dead) is written again.
+// A lost notice is made up for by the account's subscription and, at the latest, by the renewal.
+// A claim deleted behind a live stream's back (a sweep that took this node for dead) is rewritten.
 
 import { ClaimChecks } from './claim-checks.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from './claim-keys.js';
@@ -26,7 +25,6 @@ import { IndexMap } from './index-map.js';
 /** How long after a claim write without an answer the key is read to see whether it landed. */
 const LOST_WRITE_CHECK_MS = 5000;
 export { claimKey, streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
-
 /** Compare-and-set rounds lost in a row before an open gives up (each loses only to a newer write). */
 const WRITE_ATTEMPTS = 5;
 
@@ -103,6 +101,8 @@ export class Ownership implements HintListener {
     let revision: number;
     try {
       await this.index.claiming(key);
+      // Released while its key was being noted (the client left): nothing written, nothing to take back.
+      if (this.claims.get(stream.id) !== c) return;
       revision = await this.write(c);
     } catch (err) {
       if (!isConflict(err)) this.checkLostWrite(c);
@@ -156,7 +156,7 @@ export class Ownership implements HintListener {
 
   /** A write or delete of the key was seen: each of our claims on it, unless the write was its own, is checked against the bucket. */
   hint(key: string, writer: string | null): void {
-    for (const c of this.byKey.get(key)) if (c.revision !== 0 && !c.lost && c.stream.id !== writer) void this.checks.check(c, true);
+    for (const c of this.byKey.get(key)) if (c.revision !== 0 && !c.lost && c.stream.id !== writer) void this.checks.check(c, { recheck: true });
   }
 
   /**
@@ -180,6 +180,8 @@ export class Ownership implements HintListener {
     // Deleted by another node (a sweep that took this node for dead) or aged out: the stream is
     // alive, so the claim is written again unless someone claims the key first.
     try {
+      // Noted again: a sweep that deleted the claim also cleared this node's index.
+      await this.index.claiming(c.key);
       const revision = await this.store.write(c.key, claimRecord(this.nodeId, c.stream), now?.revision ?? 0);
       if (this.claims.get(c.stream.id) === c) c.revision = revision;
       else this.releases.add({ key: c.key, revision, conn: c.stream.id });
@@ -213,7 +215,7 @@ export class Ownership implements HintListener {
     } catch (err) {
       // Not at our revision any more: replaced (a notice that never came), deleted, or ours at a
       // revision whose answer was lost. The key says which.
-      if (isConflict(err)) await this.checks.check(c, false);
+      if (isConflict(err)) await this.checks.check(c, { recheck: false });
       return false;
     }
   }

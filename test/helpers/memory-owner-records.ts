@@ -6,6 +6,8 @@ import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords
 export class MemoryOwnerRecords implements OwnerRecords {
   reads = 0;
   writes = 0;
+  /** Writes refused as conflicts from now on (each counts down one). */
+  failNextWrites = 0;
   private seq = 0;
   private readonly records = new Map<string, OwnerRecord>();
 
@@ -18,6 +20,10 @@ export class MemoryOwnerRecords implements OwnerRecords {
   async write(owner: string, holdings: Holdings, revision: number): Promise<OwnerRecord> {
     this.writes++;
     await Promise.resolve();
+    if (this.failNextWrites > 0) {
+      this.failNextWrites--;
+      throw new OwnerRecordConflict(owner);
+    }
     if (this.peek(owner).revision !== revision) throw new OwnerRecordConflict(owner);
     const stored = { holdings: new Map(holdings), revision: ++this.seq };
     // A delete leaves a marker at a revision of its own, which the writer is not told.

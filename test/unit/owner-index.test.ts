@@ -1,7 +1,7 @@
 // The owner index at its own level (the record per account that the stream caps count across the
 // mesh), over an in-memory bucket with compare-and-set: what each open and close costs in round
 // trips, and that a stale copy of a record never loses another node's key.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { OwnerIndex } from '../../services/gateway/owner-index.js';
 import { parseHoldings } from '../../services/gateway/owner-records.js';
 import { MemoryOwnerRecords } from '../helpers/memory-owner-records.js';
@@ -85,6 +85,32 @@ describe('owner index', () => {
     expect(held()).toEqual({ [KEY_B]: 'gw-b' });
   });
 
+  it('a reopen whose read of the record came before the old stream’s close still writes its key (the read is only a guess)', async () => {
+    const a = node('gw-a');
+    a.add(OWNER, KEY_A);
+    await a.settled();
+    // The second stream's open reads the record while the first still holds the key ...
+    const seen = await a.remote(OWNER, KEY_A);
+    // ... the first ends (the record is emptied), then the second's claim lands.
+    a.remove(OWNER, KEY_A);
+    await a.settled();
+    a.add(OWNER, KEY_A, seen.record);
+    await a.settled();
+    expect(held()).toEqual({ [KEY_A]: 'gw-a' });
+  });
+
+  it('a write that fails for good is tried again, with what the node holds by then', async () => {
+    vi.useFakeTimers();
+    const a = node('gw-a');
+    records.failNextWrites = 8;
+    a.add(OWNER, KEY_A);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(held()).toEqual({});
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(held()).toEqual({ [KEY_A]: 'gw-a' });
+    vi.useRealTimers();
+  });
+
   it('keys of nodes taken for dead are not counted, and are dropped at the owner’s next write', async () => {
     const [a, b] = [node('gw-a'), node('gw-b')];
     b.add(OWNER, KEY_B);
@@ -107,24 +133,30 @@ describe('owner index', () => {
     expect(held()).toEqual({ [KEY_A]: 'gw-b' });
   });
 
-  it('writes of one owner from one node go one at a time, each over the last', async () => {
+  it('writes queued for one owner go one at a time and end in what the node holds: a key added and removed before its turn is never written', async () => {
     const a = node('gw-a');
     a.add(OWNER, KEY_A);
     a.add(OWNER, KEY_B);
     a.remove(OWNER, KEY_A);
     await a.settled();
     expect(held()).toEqual({ [KEY_B]: 'gw-a' });
-    // The second and third writes start from the record the one before wrote: no conflict, no read.
-    expect({ reads: records.reads, writes: records.writes }).toEqual({ reads: 1, writes: 3 });
+    expect(records.writes).toBe(1);
   });
 });
 
 describe('owner records', () => {
-  it('are pairs of claim key and node; anything else (an object from an earlier version, junk) counts as empty', () => {
+  it('are pairs of claim key and node; junk counts as empty', () => {
     expect([...parseHoldings('[["k1","gw-a"],["k2","gw-b"]]')]).toEqual([
       ['k1', 'gw-a'],
       ['k2', 'gw-b'],
     ]);
-    for (const text of ['{"k1":"gw-a"}', 'not json', '[["k1"]]', '[[1,"gw"]]', 'null']) expect(parseHoldings(text).size).toBe(0);
+    for (const text of ['not json', '[["k1"]]', '[[1,"gw"]]', 'null', '{"k1":7}']) expect(parseHoldings(text).size).toBe(0);
+  });
+
+  it('written by an earlier version as an object of claim key to node, are read as such (a rolling upgrade keeps every key)', () => {
+    expect([...parseHoldings('{"k1":"gw-a","k2":"gw-b"}')]).toEqual([
+      ['k1', 'gw-a'],
+      ['k2', 'gw-b'],
+    ]);
   });
 });

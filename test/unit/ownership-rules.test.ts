@@ -225,10 +225,23 @@ describe('claim rules', () => {
     const a = node('a');
     const s = stream();
     const claiming = a.ownership.claim(s);
+    // The write has begun (its read of the key is out) when the client leaves.
+    while (store.reads === 0) await Promise.resolve();
     a.ownership.release(s.id);
     await claiming;
     await a.ownership.settled();
     expect(store.peek(KEY)?.claim).toBeNull();
+  });
+
+  it('release before the write (the client left while its key was being noted): nothing is written', async () => {
+    const a = node('a');
+    const s = stream();
+    const claiming = a.ownership.claim(s);
+    a.ownership.release(s.id);
+    await claiming;
+    await a.ownership.settled();
+    expect(store.peek(KEY)).toBeUndefined();
+    expect(store.reads).toBe(0);
   });
 
   it('the same account reopening on the same node replaces its own stream there', async () => {
