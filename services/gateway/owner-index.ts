@@ -23,6 +23,14 @@ const WRITE_ATTEMPTS = 8;
 /** A write that failed for good (the bucket unreachable, or lost every round) is tried again after 1 s, 2 s, ... */
 const RETRY_FIRST_MS = 1000;
 const RETRIES = 6;
+/**
+ * Removals written at once per gateway. As with the claims' deletes (claim-releases.ts): when a
+ * gateway loses every client at once, one write per ended stream went out ahead of the writes of
+ * the streams reopening that second, and on a replicated bucket those timed out (1,831 opens
+ * refused in a cluster storm). Paced, the reopening streams go first, and a key held again by the
+ * time its removal comes up needs no write.
+ */
+const REMOVALS_IN_FLIGHT = 32;
 
 /** What an open needs: streams other nodes hold for the owner, and whether one of them holds this key. */
 export interface RemoteHoldings {
@@ -45,6 +53,11 @@ export class OwnerIndex {
   /** One write at a time per owner from this node (they would only conflict with each other). */
   private readonly chains = new Map<string, Promise<void>>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
+  /** Keys whose last local stream ended, waiting for their removal's turn (a queue from `head`). */
+  private removals: Array<{ owner: string; key: string }> = [];
+  private head = 0;
+  private removing = 0;
+  private idle: Array<() => void> = [];
 
   constructor(records: OwnerRecords, nodeId: string, isAlive: (node: string) => boolean) {
     this.records = records;
@@ -68,7 +81,7 @@ export class OwnerIndex {
   add(owner: string, key: string, seen?: OwnerRecord): void {
     const n = (this.local.get(key) ?? 0) + 1;
     this.local.set(key, n);
-    if (n === 1) this.sync(owner, key, seen);
+    if (n === 1) void this.sync(owner, key, seen);
   }
 
   /** A stream of this node holding `key` for `owner` ended. */
@@ -76,9 +89,26 @@ export class OwnerIndex {
     const n = (this.local.get(key) ?? 0) - 1;
     if (n > 0) return void this.local.set(key, n);
     this.local.delete(key);
-    const sole = this.soleAt.get(key);
-    this.soleAt.delete(key);
-    this.sync(owner, key, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole });
+    this.removals.push({ owner, key });
+    this.nextRemovals();
+  }
+
+  private nextRemovals(): void {
+    while (this.removing < REMOVALS_IN_FLIGHT && this.head < this.removals.length) {
+      const { owner, key } = this.removals[this.head++]!;
+      const sole = this.local.has(key) ? undefined : this.soleAt.get(key);
+      if (sole !== undefined) this.soleAt.delete(key);
+      this.removing++;
+      void this.sync(owner, key, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole }).finally(() => {
+        this.removing--;
+        this.nextRemovals();
+      });
+    }
+    if (this.head > 1024 && this.head * 2 > this.removals.length) {
+      this.removals = this.removals.slice(this.head);
+      this.head = 0;
+    }
+    if (this.removing === 0 && this.head >= this.removals.length) for (const done of this.idle.splice(0)) done();
   }
 
   /** Takes `key` out of the owner's record if `node` still holds it there (a dead node's, a sweep). */
@@ -88,8 +118,9 @@ export class OwnerIndex {
     }).catch(() => undefined); // the next write of the owner drops dead nodes' keys anyway
   }
 
-  /** Resolves once this node's writes so far are done. */
+  /** Resolves once this node's writes so far, queued removals included, are done. */
   async settled(): Promise<void> {
+    if (this.removing > 0 || this.head < this.removals.length) await new Promise<void>((resolve) => this.idle.push(resolve));
     await Promise.all([...this.chains.values()]);
   }
 
@@ -98,17 +129,20 @@ export class OwnerIndex {
     this.retryTimers.clear();
   }
 
-  /** Makes the record say what this node holds of `key` at the time of the write, retrying on failure. */
-  private sync(owner: string, key: string, guess?: OwnerRecord, attempt = 0): void {
+  /**
+   * Makes the record say what this node holds of `key` at the time of the write; resolves after
+   * the first attempt, a failed one being tried again later.
+   */
+  private sync(owner: string, key: string, guess?: OwnerRecord, attempt = 0): Promise<void> {
     const edit = (h: Holdings): void => {
       if (this.local.has(key)) h.set(key, this.nodeId);
       else if (h.get(key) === this.nodeId) h.delete(key);
     };
-    this.change(owner, edit, guess).catch(() => {
+    return this.change(owner, edit, guess).catch(() => {
       if (attempt >= RETRIES) return;
       const timer = setTimeout(() => {
         this.retryTimers.delete(timer);
-        this.sync(owner, key, undefined, attempt + 1);
+        void this.sync(owner, key, undefined, attempt + 1);
       }, RETRY_FIRST_MS * 2 ** attempt);
       timer.unref();
       this.retryTimers.add(timer);

@@ -8,6 +8,9 @@ export class MemoryOwnerRecords implements OwnerRecords {
   writes = 0;
   /** Writes refused as conflicts from now on (each counts down one). */
   failNextWrites = 0;
+  /** Writes waiting for their answer now, and the most there were at once. */
+  inFlight = 0;
+  maxInFlight = 0;
   private seq = 0;
   private readonly records = new Map<string, OwnerRecord>();
 
@@ -19,7 +22,9 @@ export class MemoryOwnerRecords implements OwnerRecords {
 
   async write(owner: string, holdings: Holdings, revision: number): Promise<OwnerRecord> {
     this.writes++;
+    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
     await Promise.resolve();
+    this.inFlight--;
     if (this.failNextWrites > 0) {
       this.failNextWrites--;
       throw new OwnerRecordConflict(owner);

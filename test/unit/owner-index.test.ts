@@ -1,7 +1,7 @@
 // The owner index at its own level (the record per account that the stream caps count across the
 // mesh), over an in-memory bucket with compare-and-set: what each open and close costs in round
 // trips, and that a stale copy of a record never loses another node's key.
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OwnerIndex } from '../../services/gateway/owner-index.js';
 import { parseHoldings } from '../../services/gateway/owner-records.js';
 import { MemoryOwnerRecords } from '../helpers/memory-owner-records.js';
@@ -22,6 +22,9 @@ const held = (): Record<string, string> => Object.fromEntries(records.peek(OWNER
 beforeEach(() => {
   records = new MemoryOwnerRecords();
   dead = new Set();
+});
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 describe('owner index', () => {
@@ -109,6 +112,33 @@ describe('owner index', () => {
     await vi.advanceTimersByTimeAsync(1000);
     expect(held()).toEqual({ [KEY_A]: 'gw-a' });
     vi.useRealTimers();
+  });
+
+  it('when every client leaves at once, the records are emptied 32 writes at a time, not all at once', async () => {
+    const a = node('gw-a');
+    const owners = Array.from({ length: 100 }, (_, i) => `owner-${i}`);
+    for (const o of owners) a.add(o, `${o}.c_example_net`);
+    await a.settled();
+    records.maxInFlight = 0;
+    for (const o of owners) a.remove(o, `${o}.c_example_net`);
+    await a.settled();
+    expect(records.maxInFlight).toBeLessThanOrEqual(32);
+    for (const o of owners) expect(records.peek(o).holdings.size).toBe(0);
+  });
+
+  it('a stream back on its key before the key’s removal came up costs no write of the record', async () => {
+    const a = node('gw-a');
+    const others = Array.from({ length: 40 }, (_, i) => `owner-${i}`);
+    for (const o of [...others, OWNER]) a.add(o, o === OWNER ? KEY_A : `${o}.c_example_net`);
+    await a.settled();
+    const writes = records.writes;
+    // 40 removals ahead of it, 32 at a time: the key's own waits, and the stream comes back meanwhile.
+    for (const o of others) a.remove(o, `${o}.c_example_net`);
+    a.remove(OWNER, KEY_A);
+    a.add(OWNER, KEY_A, (await a.remote(OWNER, KEY_A)).record);
+    await a.settled();
+    expect(held()).toEqual({ [KEY_A]: 'gw-a' });
+    expect(records.writes - writes).toBe(40);
   });
 
   it('keys of nodes taken for dead are not counted, and are dropped at the owner’s next write', async () => {
