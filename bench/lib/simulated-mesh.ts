@@ -3,13 +3,10 @@
 // their rate, while the real gateways hold theirs; and the claim traffic that reaches each real
 // gateway, read from its own counter.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { endChild, exitOf } from '../../tools/child.js';
-import { LOG_DIR } from './procs.js';
+import { LOG_DIR, startProc } from './procs.js';
 
 const WRITER = fileURLToPath(new URL('../tools/claim-writer.ts', import.meta.url));
 /** The rest of the mesh: a million streams, 100,000 of them real. */
@@ -26,30 +23,18 @@ export interface SimulatedMesh {
 
 /** Starts the writer and resolves once every simulated claim is in the bucket (it then renews them). */
 export async function startSimulatedMesh(natsUrl: string, claims = SIMULATED_CLAIMS, claimTtl = '1h'): Promise<SimulatedMesh> {
-  mkdirSync(LOG_DIR, { recursive: true });
-  const log = createWriteStream(join(LOG_DIR, 'claim-writer.log'));
   const args = ['--import', 'tsx', WRITER, '--claims', String(claims), '--gateways', String(SIMULATED_GATEWAYS), '--claim-ttl', claimTtl, '--nats', natsUrl];
-  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = exitOf(child);
-  child.stderr?.pipe(log);
-  const lines = createInterface({ input: child.stdout! });
-  const written = new Promise<number>((resolve, reject) => {
+  const proc = startProc('claim-writer', process.execPath, args);
+  // Its output also goes to bench/results/logs/claim-writer.log (startProc).
+  const lines = createInterface({ input: proc.child.stdout! });
+  const writtenInSeconds = await new Promise<number>((resolve, reject) => {
     lines.on('line', (line) => {
-      log.write(line + '\n');
       const m = /claims written in ([\d.]+) s/.exec(line);
       if (m !== null) resolve(Number(m[1]));
     });
-    void exited.then(() => reject(new Error(`claim-writer exited before writing its claims (see ${join(LOG_DIR, 'claim-writer.log')})`)));
+    proc.child.once('exit', () => reject(new Error(`claim-writer exited before writing its claims (see ${join(LOG_DIR, 'claim-writer.log')})`)));
   });
-  const writtenInSeconds = await written;
-  return {
-    pid: child.pid!,
-    writtenInSeconds,
-    async stop() {
-      await endChild(child, exited, { signal: 'SIGTERM', killAfterMs: 10_000 });
-      log.end();
-    },
-  };
+  return { pid: proc.pid, writtenInSeconds, stop: () => proc.stop() };
 }
 
 /** Each gateway's relay_claim_messages_received_total (notices and account-subscription messages). */

@@ -13,12 +13,11 @@ import { Histogram } from '../lib/histogram.js';
 import { LoadGen } from '../lib/loadgen-client.js';
 import { CpuMeter, cpuSeconds, rssBytes } from '../lib/procs.js';
 import { table, type ScenarioOptions, type ScenarioResult, type Target } from '../lib/report.js';
-import { startRelay, type RelaySystem } from '../systems/relay.js';
+import { gatewayMemory, startRelay, type RelaySystem } from '../systems/relay.js';
 import type { PublishSpec } from '../lib/loadgen.js';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { readProfile, summarize, type ProfileSummary } from '../lib/profile-summary.js';
 import { waitUntil } from '../../tools/poll.js';
-import { memoryFileFor } from '../systems/system.js';
 import { writeCostPlot } from '../lib/cost-plot.js';
 import { JsApiCounter, type JsApiCounts } from '../lib/js-api-count.js';
 import { claimMessagesReceived, SIMULATED_CLAIMS, SIMULATED_GATEWAYS, startSimulatedMesh, type SimulatedMesh } from '../lib/simulated-mesh.js';
@@ -45,19 +44,6 @@ async function apiSince(counter: JsApiCounter, before: JsApiCounts): Promise<JsA
   await new Promise((r) => setTimeout(r, 1000));
   const now = await counter.snapshot();
   return { requests: now.requests - before.requests, consumersCreated: now.consumersCreated - before.consumersCreated };
-}
-
-/** Memory of a gateway after a forced collection: RSS now, and the heap its process reports. */
-async function gatewayMemory(pid: number, index: number): Promise<{ rss: number; heapUsed: number }> {
-  process.kill(pid, 'SIGUSR2');
-  await new Promise((r) => setTimeout(r, 2000));
-  let heapUsed = NaN;
-  try {
-    heapUsed = (JSON.parse(readFileSync(memoryFileFor(`relay-gw${index + 1}`), 'utf8')) as { heapUsed: number }).heapUsed;
-  } catch {
-    // not written yet: reported as unknown
-  }
-  return { rss: rssBytes(pid), heapUsed };
 }
 
 interface DeliveryPoint {

@@ -2,7 +2,7 @@
 // an ingress process and gateway processes (separate OS processes), authenticated clients, a real
 // profile API.
 
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ import { startNatsCluster, startNatsNode } from '../../tools/nats-launcher.js';
 import { httpOk, waitUntil } from '../../tools/poll.js';
 import { freePort } from '../../tools/ports.js';
 import { startBenchProfileApi } from '../peers/profile-api.js';
-import { BENCH_START, LOG_DIR, startProc, type Proc } from '../lib/procs.js';
+import { BENCH_START, LOG_DIR, rssBytes, startProc, type Proc } from '../lib/procs.js';
 import { GC_ON_SIGNAL, memoryFileFor, NODE_ENV_FOR_SYSTEMS, PAYLOAD_BODY, type System } from './system.js';
 
 const RELAY_BIN = fileURLToPath(new URL('../../bin/relay.js', import.meta.url));
@@ -164,4 +164,20 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Memory of gateway `index` (from 0) after a forced collection: RSS now, and what its process
+ * reports (process.memoryUsage(): heapUsed, heapTotal, external, ...; NaN when not written yet).
+ */
+export async function gatewayMemory(pid: number, index: number): Promise<{ rss: number; heapUsed: number; usage: Record<string, number> }> {
+  process.kill(pid, 'SIGUSR2');
+  await new Promise((r) => setTimeout(r, 2000));
+  let usage: Record<string, number> = {};
+  try {
+    usage = JSON.parse(readFileSync(memoryFileFor(`relay-gw${index + 1}`), 'utf8')) as Record<string, number>;
+  } catch {
+    // not written yet: reported as unknown
+  }
+  return { rss: rssBytes(pid), heapUsed: usage['heapUsed'] ?? NaN, usage };
 }

@@ -6,13 +6,10 @@
 //   npx tsx bench/tools/gateway-memory.ts [--streams 17000] [--wait-ms 30000] [--no-resume]
 //   BENCH_GATEWAY_FLAGS="--heapsnapshot-signal=SIGUSR1" ... then `kill -USR1` the gateway for a snapshot
 
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LoadGen } from '../lib/loadgen-client.js';
-import { rssBytes } from '../lib/procs.js';
 import { channelPlan } from '../scenarios/scale-plan.js';
-import { startRelay } from '../systems/relay.js';
-import { memoryFileFor } from '../systems/system.js';
+import { gatewayMemory, startRelay } from '../systems/relay.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,9 +24,8 @@ const waitMs = Number(values['wait-ms']);
 type Memory = Record<string, number>;
 
 async function memory(pid: number): Promise<Memory> {
-  process.kill(pid, 'SIGUSR2');
-  await new Promise((r) => setTimeout(r, 2500));
-  return { ...(JSON.parse(readFileSync(memoryFileFor('relay-gw1'), 'utf8')) as Memory), rssNow: rssBytes(pid) };
+  const m = await gatewayMemory(pid, 0);
+  return { ...m.usage, rssNow: m.rss };
 }
 
 const relay = await startRelay({ gateways: 1 });

@@ -17,6 +17,7 @@
 // a filtered read scans the whole stream: 30 ms per listing at 200,000 claims, 100-200 ms with a
 // consumer (measured, docs/ARCHITECTURE.md), which is the mesh's size again.
 
+import { PacedQueue } from './paced-queue.js';
 import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords } from './owner-records.js';
 
 const WRITE_ATTEMPTS = 8;
@@ -24,11 +25,8 @@ const WRITE_ATTEMPTS = 8;
 const RETRY_FIRST_MS = 1000;
 const RETRIES = 6;
 /**
- * Removals written at once per gateway. As with the claims' deletes (claim-releases.ts): when a
- * gateway loses every client at once, one write per ended stream went out ahead of the writes of
- * the streams reopening that second, and on a replicated bucket those timed out (1,831 opens
- * refused in a cluster storm). Paced, the reopening streams go first, and a key held again by the
- * time its removal comes up needs no write.
+ * Removals written at once per gateway (paced-queue.ts: unpaced, 1,831 opens were refused in a
+ * cluster storm); a key held again by the time its removal comes up needs no write.
  */
 const REMOVALS_IN_FLIGHT = 32;
 
@@ -53,11 +51,12 @@ export class OwnerIndex {
   /** One write at a time per owner from this node (they would only conflict with each other). */
   private readonly chains = new Map<string, Promise<void>>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
-  /** Keys whose last local stream ended, waiting for their removal's turn (a queue from `head`). */
-  private removals: Array<{ owner: string; key: string }> = [];
-  private head = 0;
-  private removing = 0;
-  private idle: Array<() => void> = [];
+  /** Keys whose last local stream ended, waiting for their removal's turn. */
+  private readonly removals = new PacedQueue<{ owner: string; key: string }>(REMOVALS_IN_FLIGHT, ({ owner, key }) => {
+    const sole = this.local.has(key) ? undefined : this.soleAt.get(key);
+    if (sole !== undefined) this.soleAt.delete(key);
+    return this.sync(owner, key, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole });
+  });
 
   constructor(records: OwnerRecords, nodeId: string, isAlive: (node: string) => boolean) {
     this.records = records;
@@ -89,26 +88,7 @@ export class OwnerIndex {
     const n = (this.local.get(key) ?? 0) - 1;
     if (n > 0) return void this.local.set(key, n);
     this.local.delete(key);
-    this.removals.push({ owner, key });
-    this.nextRemovals();
-  }
-
-  private nextRemovals(): void {
-    while (this.removing < REMOVALS_IN_FLIGHT && this.head < this.removals.length) {
-      const { owner, key } = this.removals[this.head++]!;
-      const sole = this.local.has(key) ? undefined : this.soleAt.get(key);
-      if (sole !== undefined) this.soleAt.delete(key);
-      this.removing++;
-      void this.sync(owner, key, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole }).finally(() => {
-        this.removing--;
-        this.nextRemovals();
-      });
-    }
-    if (this.head > 1024 && this.head * 2 > this.removals.length) {
-      this.removals = this.removals.slice(this.head);
-      this.head = 0;
-    }
-    if (this.removing === 0 && this.head >= this.removals.length) for (const done of this.idle.splice(0)) done();
+    this.removals.add({ owner, key });
   }
 
   /** Takes `key` out of the owner's record if `node` still holds it there (a dead node's, a sweep). */
@@ -120,7 +100,7 @@ export class OwnerIndex {
 
   /** Resolves once this node's writes so far, queued removals included, are done. */
   async settled(): Promise<void> {
-    if (this.removing > 0 || this.head < this.removals.length) await new Promise<void>((resolve) => this.idle.push(resolve));
+    await this.removals.settled();
     await Promise.all([...this.chains.values()]);
   }
 

@@ -1,0 +1,66 @@
+// Writes to a bucket a few at a time. When a gateway loses every client at once (their network
+// blinked, a load balancer restarted), one write per ended stream fired at once put thousands of
+// requests in front of the writes of the streams reopening that same second: on a replicated
+// bucket those timed out and the opens were refused (docs/BENCHMARKS.md, scale --cluster storm).
+// The claims' deletes (claim-releases.ts) and the owner records' removals (owner-index.ts) go
+// through one of these each.
+
+export class PacedQueue<T> {
+  private queue: T[] = [];
+  private head = 0;
+  private inFlight = 0;
+  /** Items waiting to be tried again (`retryLater`). */
+  private held = 0;
+  private idle: Array<() => void> = [];
+
+  /** `work` must not reject: a failure it wants tried again goes back through `retryLater`. */
+  constructor(
+    private readonly limit: number,
+    private readonly work: (item: T) => Promise<void>,
+  ) {}
+
+  add(item: T): void {
+    this.queue.push(item);
+    this.next();
+  }
+
+  /** Queues the item again after `ms`, counted as pending meanwhile. */
+  retryLater(item: T, ms: number): void {
+    this.held++;
+    setTimeout(() => {
+      this.held--;
+      this.add(item);
+    }, ms).unref();
+  }
+
+  /** Items waiting, being worked on, or held for a retry. */
+  get pending(): number {
+    return this.queue.length - this.head + this.inFlight + this.held;
+  }
+
+  /** Resolves once every item added so far is done. */
+  settled(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  private next(): void {
+    while (this.inFlight < this.limit && this.head < this.queue.length) {
+      const item = this.queue[this.head++]!;
+      this.inFlight++;
+      void this.work(item).finally(() => {
+        this.inFlight--;
+        this.next();
+      });
+    }
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      // Compact now and then rather than shifting on every item.
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+}
