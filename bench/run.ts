@@ -10,6 +10,7 @@ import { evictionScenario } from './scenarios/eviction.js';
 import { fanoutScenario } from './scenarios/fanout.js';
 import { ingressScenario } from './scenarios/ingress.js';
 import { memoryScenario } from './scenarios/memory.js';
+import { resumeScenario } from './scenarios/resume.js';
 import { scaleScenario } from './scenarios/scale.js';
 import { slowConsumerScenario } from './scenarios/slow-consumer.js';
 import { tracingScenario } from './scenarios/tracing.js';
@@ -21,11 +22,12 @@ const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>>
   memory: memoryScenario,
   eviction: evictionScenario,
   'slow-consumer': slowConsumerScenario,
+  resume: resumeScenario,
   scale: scaleScenario,
   tracing: tracingScenario,
 };
-/** Run only when named: 100,000 streams take the machine for minutes (`all` stays comparable to earlier runs). */
-const NAMED_ONLY = new Set(['scale']);
+/** Run only when named: 100,000 streams take the machine for minutes, and `all` stays comparable to earlier runs. */
+const NAMED_ONLY = new Set(['scale', 'resume']);
 
 function usage(): never {
   process.stderr.write(`usage: npm run bench -- <${[...Object.keys(SCENARIOS), 'all'].join('|')}> [--quick] [--cluster] [--million] [--json FILE]\n`);
