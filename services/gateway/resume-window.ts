@@ -7,6 +7,11 @@
 // RePublish header Nats-Last-Sequence of the first frame it hears names the frame before it on the
 // same subject, so everything after that one is in the window; evicting a frame moves the mark up
 // to it; a hole in the live feed that could not be filled moves it past the hole.
+//
+// A window's frames are kept in sequence order, so a resume finds where it starts by binary search:
+// a resume at the newest id (the usual reconnect) costs the same whatever the window holds.
+// Only a bridge's window, which hears every subject, can hear a frame out of order (a gap of one
+// subject filled from the log after later frames of others): it is inserted in its place.
 
 import type { RelayMetrics } from '../core/metrics.js';
 import type { Frame } from './frame.js';
@@ -40,16 +45,19 @@ export class ChannelWindow {
 
   /** Frames after `lastId`, in sequence order. */
   since(lastId: number): Frame[] {
-    const out: Frame[] = [];
-    let ordered = true;
-    for (let i = this.head; i < this.frames.length; i++) {
-      const f = this.frames[i]!;
-      if (f.seq <= lastId) continue;
-      if (out.length > 0 && f.seq < out[out.length - 1]!.seq) ordered = false;
-      out.push(f);
+    return this.frames.slice(this.firstAfter(lastId));
+  }
+
+  /** Index of the first kept frame whose sequence is above `seq` (the end when there is none). */
+  private firstAfter(seq: number): number {
+    let lo = this.head;
+    let hi = this.frames.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.frames[mid]!.seq <= seq) lo = mid + 1;
+      else hi = mid;
     }
-    // A bridge's window mixes channels: a gap filled from the log lands after later frames of others.
-    return ordered ? out : out.sort((a, b) => a.seq - b.seq);
+    return lo;
   }
 
   /**
@@ -81,11 +89,13 @@ export class ChannelWindow {
 
   /** @internal Used by ResumeWindows. */
   push(frame: Frame): void {
-    this.frames.push(frame);
+    const last = this.frames[this.frames.length - 1];
+    if (this.size === 0 || last === undefined || frame.seq > last.seq) this.frames.push(frame);
+    else this.frames.splice(this.firstAfter(frame.seq), 0, frame);
     this.bytes += sizeOf(frame);
   }
 
-  /** @internal Used by ResumeWindows: drops the oldest frame, returning its size. */
+  /** @internal Used by ResumeWindows: drops the frame of the lowest sequence, returning its size. */
   shift(): number {
     const f = this.frames[this.head++]!;
     if (this.coverFrom !== null && f.seq > this.coverFrom) this.coverFrom = f.seq;
@@ -103,7 +113,10 @@ export class ChannelWindow {
 export class ResumeWindows {
   private readonly maxBytes: number;
   private readonly metrics: RelayMetrics;
-  /** Whose frame is oldest, in arrival order over all windows (a window's own frames are in the same order). */
+  /**
+   * Whose frame goes next, in arrival order over all windows; the window then drops its lowest
+   * sequence, which is its oldest frame but for a bridge's late-filled gap.
+   */
   private order: ChannelWindow[] = [];
   private head = 0;
   private bytes = 0;

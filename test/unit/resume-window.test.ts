@@ -82,3 +82,68 @@ describe('the resume window', () => {
     expect(w.since(6)).toEqual([]);
   });
 });
+
+describe('where a resume starts in the window', () => {
+  const seqs = (frames: readonly Frame[]): number[] => frames.map((f) => f.seq);
+  // Frames 10, 12 and 15 of one channel: the sequences between belong to other channels.
+  const sparse = (): ChannelWindow => {
+    const windows = new ResumeWindows(1 << 20, new RelayMetrics('t'));
+    const w = new ChannelWindow();
+    windows.record(w, frame(10), 7);
+    windows.record(w, frame(12), 10);
+    windows.record(w, frame(15), 12);
+    return w;
+  };
+
+  it.each([
+    ['before the first frame kept', 7, [10, 12, 15]],
+    ['at the first frame', 10, [12, 15]],
+    ['in a hole between two frames', 13, [15]],
+    ['in the hole just before a frame', 11, [12, 15]],
+    ['at the last frame (nothing missed)', 15, []],
+    ['past the last frame', 99, []],
+  ])('a client whose last id is %s gets exactly the frames after it', (_, lastId, expected) => {
+    expect(seqs(sparse().since(lastId))).toEqual(expected);
+  });
+
+  it('after thousands of evictions (the kept frames moved to a new array), still starts after the id', () => {
+    // Room for 1,000 frames; 5,000 go through, so the evicted front is cut off the array several times.
+    const windows = new ResumeWindows(1000 * (100 + 64), new RelayMetrics('t'));
+    const w = new ChannelWindow();
+    for (let seq = 1; seq <= 5000; seq++) windows.record(w, frame(seq * 2), seq === 1 ? 0 : seq * 2 - 2);
+    expect(w.size).toBe(1000);
+    expect(w.covers(8000)).toBe(true);
+    expect(w.covers(7999)).toBe(false);
+    expect(seqs(w.since(8000))).toEqual(Array.from({ length: 1000 }, (_, i) => 8002 + 2 * i));
+    expect(seqs(w.since(9001))).toEqual(Array.from({ length: 500 }, (_, i) => 9002 + 2 * i));
+    expect(w.since(10_000)).toEqual([]);
+  });
+
+  it("a bridge's gap filled from the log after later frames takes its place in sequence order", () => {
+    const windows = new ResumeWindows(1 << 20, new RelayMetrics('t'));
+    const bridge = new ChannelWindow();
+    windows.record(bridge, frame(10), 9);
+    windows.record(bridge, frame(20), 19);
+    windows.record(bridge, frame(21), 20);
+    // 14 and 15 (another subject's gap) are read from the log once 20 and 21 were heard.
+    windows.record(bridge, frame(14), null);
+    windows.record(bridge, frame(15), null);
+    expect(seqs(bridge.since(9))).toEqual([10, 14, 15, 20, 21]);
+    expect(seqs(bridge.since(14))).toEqual([15, 20, 21]);
+    expect(seqs(bridge.since(16))).toEqual([20, 21]);
+  });
+
+  it("a bridge's window that must evict drops its lowest sequence first, so it still covers everything it keeps", () => {
+    const windows = new ResumeWindows(3 * (100 + 64), new RelayMetrics('t'));
+    const bridge = new ChannelWindow();
+    windows.record(bridge, frame(10), 9);
+    windows.record(bridge, frame(20), 19);
+    windows.record(bridge, frame(14), null);
+    // Over budget: 10 goes, then the next to go is 14 (filled late), not 20 (heard before it).
+    windows.record(bridge, frame(21), 20);
+    windows.record(bridge, frame(22), 21);
+    expect(seqs(bridge.since(0))).toEqual([20, 21, 22]);
+    expect(bridge.covers(14)).toBe(true);
+    expect(seqs(bridge.since(14))).toEqual([20, 21, 22]);
+  });
+});
