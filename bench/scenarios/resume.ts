@@ -17,31 +17,33 @@ const BIG = 'bench-resume-big.example.net';
 const AT_ONCE = 60;
 const BATCH = 256;
 
-/** An SSE stream read on a raw socket: when it is open, how many data frames it got, the last id. */
+/** An SSE stream read on a raw socket: how long it took to open, its data frames, its last id. */
 class RawStream {
   readonly socket: Socket;
   frames = 0;
   lastId = 0;
-  readonly opened: Promise<number>;
+  /** Milliseconds to `event: ready`, or the status line of a refusal. */
+  readonly opened: Promise<number | string>;
   private rest = '';
 
-  constructor(relay: RelaySystem, channel: string, account: string, lastEventId: number | null) {
+  /** `address`: the client's own loopback address, as players each have theirs. */
+  constructor(relay: RelaySystem, channel: string, account: string, lastEventId: number | null, address = '127.0.0.1') {
     const start = performance.now();
     const spec = relay.streamSpec(1, [channel], 1);
     const resume = lastEventId === null ? '' : `last-event-id: ${lastEventId}\r\n`;
     const request = spec.template.replace('{channel}', channel).replace('bench-P{i}', `bench-${account}`).replace(/\r\n\r\n$/, `\r\n${resume}\r\n`);
-    this.socket = connect(spec.endpoint);
+    this.socket = connect({ ...spec.endpoint, localAddress: address });
     this.socket.once('connect', () => this.socket.write(request));
     this.socket.setEncoding('latin1');
-    this.opened = new Promise((resolve, reject) => {
-      this.socket.once('close', () => reject(new Error(`stream ${account} on ${channel} closed before it was ready`)));
-      const onData = (chunk: string): void => {
+    let head = '';
+    this.opened = new Promise((resolve) => {
+      this.socket.once('close', () => resolve(head.split('\r\n')[0] || 'closed before answering'));
+      this.socket.on('data', (chunk: string) => {
+        if (head.length < 4096) head += chunk;
         this.read(chunk);
         if (chunk.includes('event: ready')) resolve(performance.now() - start);
-      };
-      this.socket.on('data', onData);
+      });
     });
-    this.opened.catch(() => undefined);
   }
 
   private read(chunk: string): void {
@@ -83,6 +85,7 @@ async function metric(port: number, name: string): Promise<number> {
 
 interface Burst {
   opens: Histogram;
+  refused: number;
   healthz: Histogram;
   cpuSeconds: number;
 }
@@ -95,7 +98,7 @@ async function burst(relay: RelaySystem, channel: string, lastId: number, into: 
   const request = `GET /healthz HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`;
   const cpu0 = cpuSeconds(relay.gatewayPids[0]!);
   // The same accounts every burst: their sessions are cached after the first, as a reconnect's are.
-  const streams = Array.from({ length: AT_ONCE }, (_, i) => new RawStream(relay, channel, `R${i}`, lastId));
+  const streams = Array.from({ length: AT_ONCE }, (_, i) => new RawStream(relay, channel, `R${i}`, lastId, `127.0.0.${2 + i}`));
   let done = false;
   const all = Promise.all(streams.map((s) => s.opened)).finally(() => (done = true));
   while (!done) {
@@ -103,7 +106,10 @@ async function burst(relay: RelaySystem, channel: string, lastId: number, into: 
     await health.send(request);
     into.healthz.record(performance.now() - t);
   }
-  for (const ms of await all) into.opens.record(ms);
+  for (const opened of await all) {
+    if (typeof opened === 'number') into.opens.record(opened);
+    else into.refused++;
+  }
   into.cpuSeconds += cpuSeconds(relay.gatewayPids[0]!) - cpu0;
   for (const s of streams) s.close();
   health.close();
@@ -122,16 +128,18 @@ export async function resumeScenario(opts: ScenarioOptions): Promise<ScenarioRes
     const small = new RawStream(relay, SMALL, 'holder-small', null);
     const big = new RawStream(relay, BIG, 'holder-big', null);
     holders.push(small, big);
-    await Promise.all([small.opened, big.opened]);
+    for (const opened of await Promise.all([small.opened, big.opened])) {
+      if (typeof opened !== 'number') throw new Error(`a held stream was refused: ${opened}`);
+    }
     opts.log(`resume: publishing ${BATCH} frames to one channel and ${kept.toLocaleString('en-US')} to another`);
     await publish(relay, SMALL, BATCH);
     await publish(relay, BIG, kept);
     await waitUntil(() => small.frames >= BATCH && big.frames >= kept, 'the held streams to get every frame', { timeoutMs: 300_000, intervalMs: 100 });
     const windowMiB = (await metric(port, 'relay_resume_window_bytes')) / 2 ** 20;
-    const results = new Map<string, Burst>([SMALL, BIG].map((c) => [c, { opens: new Histogram(), healthz: new Histogram(), cpuSeconds: 0 }]));
+    const results = new Map<string, Burst>([SMALL, BIG].map((c) => [c, { opens: new Histogram(), refused: 0, healthz: new Histogram(), cpuSeconds: 0 }]));
     // A first burst on each opens the sessions and warms the code; then they alternate, so drift on
     // the shared machine weighs on both alike.
-    for (const [channel, holder] of [[SMALL, small], [BIG, big]] as const) await burst(relay, channel, holder.lastId, { opens: new Histogram(), healthz: new Histogram(), cpuSeconds: 0 });
+    for (const [channel, holder] of [[SMALL, small], [BIG, big]] as const) await burst(relay, channel, holder.lastId, { opens: new Histogram(), refused: 0, healthz: new Histogram(), cpuSeconds: 0 });
     opts.log(`resume: ${bursts} bursts of ${AT_ONCE} resumes at the newest id on each channel, alternating`);
     for (let b = 0; b < bursts; b++) {
       for (const [channel, holder] of [[SMALL, small], [BIG, big]] as const) await burst(relay, channel, holder.lastId, results.get(channel)!);
@@ -140,6 +148,7 @@ export async function resumeScenario(opts: ScenarioOptions): Promise<ScenarioRes
       name,
       frames,
       r.opens.count,
+      r.refused,
       r.opens.percentile(50),
       r.opens.percentile(99),
       r.healthz.percentile(50),
@@ -152,7 +161,7 @@ export async function resumeScenario(opts: ScenarioOptions): Promise<ScenarioRes
     const text =
       `${AT_ONCE} streams resume at once with Last-Event-ID = the channel's newest id (nothing missed), ${bursts} bursts per channel, alternating; ` +
       `the window holds ${windowMiB.toFixed(0)} MiB. /healthz asked back to back on the same gateway while each burst opens.\n\n` +
-      table(['channel window', 'frames kept', 'resumes', 'open p50 ms', 'open p99 ms', '/healthz p50 ms', '/healthz p99 ms', '/healthz max ms', 'gateway CPU ms per resume'], [
+      table(['channel window', 'frames kept', 'resumes', 'refused', 'open p50 ms', 'open p99 ms', '/healthz p50 ms', '/healthz p99 ms', '/healthz max ms', 'gateway CPU ms per resume'], [
         row('small', small.frames, s),
         row('large', big.frames, l),
       ]) +
@@ -172,6 +181,7 @@ export async function resumeScenario(opts: ScenarioOptions): Promise<ScenarioRes
 function summary(r: Burst): Record<string, number> {
   return {
     resumes: r.opens.count,
+    refused: r.refused,
     openP50: r.opens.percentile(50),
     openP99: r.opens.percentile(99),
     healthzP50: r.healthz.percentile(50),
