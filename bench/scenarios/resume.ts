@@ -148,7 +148,7 @@ export async function resumeScenario(opts: ScenarioOptions): Promise<ScenarioRes
       name,
       frames,
       r.opens.count,
-      r.refused,
+      String(r.refused),
       r.opens.percentile(50),
       r.opens.percentile(99),
       r.healthz.percentile(50),
