@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../services/core/config.js';
-import { maskUrlCredentials } from '../services/core/display.js';
+import { maskUrls } from '../services/core/secret-shapes.js';
 import type { CreatedKey } from '../services/core/keys.js';
 import { ALL_SCOPES } from '../services/core/scopes.js';
 import { startAdminServer, type AdminServer } from '../services/admin/admin-server.js';
@@ -131,7 +131,7 @@ function banner(server: RelayServer, key: CreatedKey, offline: boolean): string 
     `  client secret: ${key.clientSecret}`,
     offline
       ? `Identities are offline (PROFILE_API_URL=offline): "Bearer offline:<name>" is player <name>.`
-      : `Sessions are checked against ${maskUrlCredentials(server.config.profile.url)}.`,
+      : `Sessions are checked against ${maskUrls(server.config.profile.url)}.`,
     '',
     'Open a stream as Alice (leave it running):',
     `  curl -N -H 'Accept: text/event-stream' -H 'Authorization: Bearer ${who('Alice')}' ${common} ${url}`,

@@ -10,6 +10,7 @@
 import type { IncomingMessage } from 'node:http';
 import proxyaddr from '@fastify/proxy-addr';
 import ipaddr from 'ipaddr.js';
+import { quoted } from './config/wording.js';
 
 export type TrustProxy = (address: string, hop: number) => boolean;
 
@@ -25,7 +26,7 @@ export function trustedProxiesProblems(entries: readonly string[]): string[] {
     try {
       proxyaddr.compile([entry]);
     } catch {
-      problems.push(`TRUSTED_PROXIES has ${JSON.stringify(entry)}, which is not an IP address, a CIDR range (10.0.0.0/8) or one of loopback, linklocal, uniquelocal.`);
+      problems.push(`TRUSTED_PROXIES has ${quoted(entry)}, which is not an IP address, a CIDR range (10.0.0.0/8) or one of loopback, linklocal, uniquelocal.`);
     }
   }
   return problems;

@@ -1,24 +1,18 @@
 // pino, with every place a secret could sit redacted. Tokens and client secrets never reach a log
 // line: headers are redacted by their shape wherever they are logged (a serializer, so a new call
-// site needs nothing), query strings likewise, top-level secret fields by path, and nothing logs a
-// body. Repeated warnings (an unreachable profile API at thousands of requests per second) are
-// throttled.
+// site needs nothing), urls by the rule every shown URL follows (secret-shapes.ts), top-level secret
+// fields by path, and nothing logs a body. Repeated warnings (an unreachable profile API at
+// thousands of requests per second) are throttled.
 
 import { createRequire } from 'node:module';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { credentialHeaders } from './credentials.js';
+import { isSecretName, maskUrls } from './secret-shapes.js';
 
 export type { Logger };
 
 const CENSOR = '[redacted]';
 const SECRET_FIELDS = ['token', 'secret', 'clientSecret', 'password', 'pass'];
-
-/**
- * Header and query parameter names that carry a secret, by shape, whatever their prefix: a client
- * sends X-Hackware-Client-Secret whether or not the operator configured that prefix. Biased toward
- * redacting: a lost header value costs a little debugging, a logged secret costs a key.
- */
-const SECRET_NAME = /secret|token|pass|auth|cookie|api[-_]?key|session|credential|signature|jwt|csrf|xsrf|(?:^|[-_])key(?:$|[-_])/i;
 
 /** Top-level fields that are secrets themselves, by path (headers and urls have serializers). */
 export function redactedPaths(): string[] {
@@ -31,34 +25,14 @@ export function redactHeaders(headers: unknown, always: ReadonlySet<string> = ne
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) return headers;
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(headers)) {
-    out[name] = always.has(name.toLowerCase()) || SECRET_NAME.test(name) ? CENSOR : value;
+    out[name] = always.has(name.toLowerCase()) || isSecretName(name) ? CENSOR : value;
   }
   return out;
 }
 
-/** A url with secret-shaped query parameters and any user:password@ censored. */
-export function redactUrl(url: unknown): unknown {
-  if (typeof url !== 'string') return url;
-  const withoutUserinfo = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, `$1${CENSOR}@`);
-  const q = withoutUserinfo.indexOf('?');
-  if (q === -1) return withoutUserinfo;
-  const query = withoutUserinfo
-    .slice(q + 1)
-    .split('&')
-    .map((param) => {
-      const eq = param.indexOf('=');
-      const name = eq === -1 ? param : param.slice(0, eq);
-      return eq !== -1 && SECRET_NAME.test(decodeName(name)) ? `${name}=${CENSOR}` : param;
-    });
-  return `${withoutUserinfo.slice(0, q + 1)}${query.join('&')}`;
-}
-
-function decodeName(name: string): string {
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' '));
-  } catch {
-    return name;
-  }
+/** A url (a request's target, a configured server) as every URL is shown: secret parts masked. */
+function redactUrl(url: unknown): unknown {
+  return typeof url === 'string' ? maskUrls(url) : url;
 }
 
 /**

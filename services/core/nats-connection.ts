@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import { credsAuthenticator, nkeyAuthenticator, type ConnectionOptions, type NatsConnection, type TlsOptions } from '@nats-io/nats-core';
-import { maskUrlCredentials } from './display.js';
+import { maskUrls } from './secret-shapes.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
 import { firstConnectFailure, NatsSetupError, unansweredSentence } from './nats-refusal.js';
@@ -67,14 +67,14 @@ export async function connectNats(
   logger: Logger,
   options: ConnectNatsOptions = {},
 ): Promise<NatsConnection> {
-  const servers = config.nats.servers.map(maskUrlCredentials).join(', ');
+  const servers = config.nats.servers.map(maskUrls).join(', ');
   const opts = connectOptions(config.nats, `${name}:${config.nodeId}`);
   let unanswered = 0;
   for (let attempt = 1; ; attempt++) {
     try {
       const nc = await connect(opts);
       watchStatus(nc, logger);
-      logger.info({ server: maskUrlCredentials(nc.getServer()), tls: config.nats.tls !== undefined }, 'connected to NATS');
+      logger.info({ server: maskUrls(nc.getServer()), tls: config.nats.tls !== undefined }, 'connected to NATS');
       return nc;
     } catch (e) {
       const failure = firstConnectFailure(e, config.nats.tls, servers);
@@ -92,8 +92,8 @@ export async function connectNats(
 function watchStatus(nc: NatsConnection, logger: Logger): void {
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === 'disconnect') logger.warn({ server: maskUrlCredentials(s.server) }, 'NATS disconnected');
-      else if (s.type === 'reconnect') logger.info({ server: maskUrlCredentials(s.server) }, 'NATS reconnected');
+      if (s.type === 'disconnect') logger.warn({ server: maskUrls(s.server) }, 'NATS disconnected');
+      else if (s.type === 'reconnect') logger.info({ server: maskUrls(s.server) }, 'NATS reconnected');
       else if (s.type === 'error') logger.warn({ err: s.error }, 'NATS error');
     }
   })();

@@ -2,6 +2,8 @@
 // wildcard address) and ADMIN_ALLOWED_HOSTS. A page of another site that rebinds its own DNS name to
 // this address sends its own name as Host, so it is refused whatever the port.
 
+import { quoted } from './wording.js';
+
 export interface AllowedHost {
   /** Lower case; an IPv6 address in brackets, as a Host header writes it. */
   host: string;
@@ -30,7 +32,7 @@ export function parseAllowedHosts(adminHost: string, list: string): { hosts: All
   for (const [i, item] of list.split(',').entries()) {
     if (item.trim() === '') continue;
     const parsed = parseAuthority(item);
-    if (parsed === null) problems.push(`ADMIN_ALLOWED_HOSTS item ${i + 1} (${JSON.stringify(item.trim().slice(0, 64))}) must be a host name or address, with :port or without (admin.example.net, 10.0.0.5:8090, [fd00::5]).`);
+    if (parsed === null) problems.push(`ADMIN_ALLOWED_HOSTS item ${i + 1} (${quoted(item.trim(), 64)}) must be a host name or address, with :port or without (admin.example.net, 10.0.0.5:8090, [fd00::5]).`);
     else hosts.push(parsed);
   }
   return { hosts, problems };

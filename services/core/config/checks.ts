@@ -3,12 +3,12 @@
 // gets one sentence per mistake.
 
 import { MIN_RETRY_MS, STREAM_TIMINGS } from '../../../schemas/stream-timings.js';
-import { maskUrlCredentials } from '../display.js';
 import { parseDuration, parseSize } from '../units.js';
 import { parseAllowedHosts } from './admin-hosts.js';
 import { parseAdminTokens } from './admin-tokens.js';
 import { natsAccessProblems } from './nats-access.js';
 import { envVariables, type ServiceKind } from './schema.js';
+import { quoted } from './wording.js';
 
 /** Node's timers hold at most 2^31-1 ms and fire at once beyond it. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -49,7 +49,7 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
   if (ok('NATS_URL')) {
     for (const url of text('NATS_URL').split(',').map((s) => s.trim())) {
       if (!/^(nats|tls|ws|wss):\/\/[^\s/]+$|^[^\s:/]+:\d+$/.test(url)) {
-        problems.push(`NATS_URL has "${maskUrlCredentials(url)}", which is not a NATS URL like nats://127.0.0.1:4222.`);
+        problems.push(`NATS_URL has ${quoted(url)}, which is not a NATS URL like nats://127.0.0.1:4222.`);
       }
     }
   }
@@ -61,7 +61,7 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
         problems.push('PROFILE_API_URL=offline accepts anyone who names a player; it is refused when NODE_ENV=production.');
       }
     } else if (!/^https?:\/\/\S+$/.test(url)) {
-      problems.push(`PROFILE_API_URL must be an http(s) URL or "offline" (got ${JSON.stringify(maskUrlCredentials(url))}).`);
+      problems.push(`PROFILE_API_URL must be an http(s) URL or "offline" (got ${quoted(url)}).`);
     }
   }
   if (service === 'gateway' || service === 'all') {

@@ -1,7 +1,7 @@
 // `relay config check`: the effective configuration, every variable with its value and meaning,
 // secrets masked.
 
-import { maskUrlCredentials } from '../display.js';
+import { maskUrls } from '../secret-shapes.js';
 import type { RelayConfig } from './build.js';
 import { envVariables, isSecretVariable } from './schema.js';
 
@@ -10,9 +10,8 @@ export function describeConfig(config: RelayConfig): Array<{ name: string; value
   return Object.entries(envVariables(config.service)).map(([name, schema]) => {
     const value = values.get(name);
     const text = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-    // URLs may carry user:password@ (NATS_URL, PROFILE_API_URL): shown as ***@. Only URLs: a path
-    // such as NATS_CREDS_FILE may hold an "@" that hides nothing.
-    const shown = text === '' ? '' : isSecretVariable(name) ? '********' : name.endsWith('_URL') ? maskUrlCredentials(text) : text;
+    // Every value by its shape, not by its name: a URL-valued setting added tomorrow is masked too.
+    const shown = text === '' ? '' : isSecretVariable(name) ? '********' : maskUrls(text);
     const description: unknown = schema['description'];
     return { name, value: shown, description: typeof description === 'string' ? description : '' };
   });

@@ -3,12 +3,13 @@
 
 import { existsSync } from 'node:fs';
 import { nkeys } from '@nats-io/nats-core';
+import { quoted } from './wording.js';
 
 export function natsAccessProblems(text: (name: string) => string): string[] {
   const problems: string[] = [];
   for (const name of ['NATS_CREDS_FILE', 'NATS_TLS_CA', 'NATS_TLS_CERT', 'NATS_TLS_KEY']) {
     const path = text(name);
-    if (path !== '' && !existsSync(path)) problems.push(`${name} names ${JSON.stringify(path)}, which does not exist.`);
+    if (path !== '' && !existsSync(path)) problems.push(`${name} names ${quoted(path)}, which does not exist.`);
   }
   if ((text('NATS_TLS_CERT') === '') !== (text('NATS_TLS_KEY') === '')) {
     problems.push('NATS_TLS_CERT and NATS_TLS_KEY go together: a client certificate needs its private key.');

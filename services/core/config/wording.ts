@@ -1,7 +1,8 @@
 // How a refused variable is told to the operator: one sentence naming the variable, what it must be,
-// and what it was (a secret is never shown).
+// and what it was (a secret is never shown, nor the secret parts of a URL).
 
 import type { ErrorObject } from 'ajv';
+import { maskUrls } from '../secret-shapes.js';
 import { DURATION_PATTERN, SIZE_PATTERN } from '../units.js';
 import { isSecretVariable } from './schema.js';
 
@@ -9,8 +10,16 @@ import { isSecretVariable } from './schema.js';
 export function envProblem(e: ErrorObject, source: NodeJS.ProcessEnv): string {
   const name = e.instancePath.replace(/^\//, '');
   const schema: Readonly<Record<string, unknown>> = e.parentSchema ?? {};
-  const shown = isSecretVariable(name) ? '(hidden)' : JSON.stringify(source[name] ?? '');
+  const shown = isSecretVariable(name) ? '(hidden)' : quoted(source[name] ?? '');
   return `${name} ${expectation(e, schema)} (got ${shown}).`;
+}
+
+/**
+ * A value as a sentence quotes it: in JSON quotes, any URL in it masked (secret-shapes.ts), cut to
+ * `max` characters once masked (cut first, a URL could lose the "@" that marks its user info).
+ */
+export function quoted(value: string, max = Infinity): string {
+  return JSON.stringify(maskUrls(value).slice(0, max));
 }
 
 const word = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' ? String(v) : JSON.stringify(v));
