@@ -11,7 +11,8 @@ export const MAX_BEARER_TOKEN_CHARS = 4096;
 
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-export type TokenShapeProblem = 'token_too_long' | 'token_malformed';
+export const TOKEN_SHAPE_PROBLEMS = ['token_too_long', 'token_malformed'] as const;
+export type TokenShapeProblem = (typeof TOKEN_SHAPE_PROBLEMS)[number];
 
 /** Why `token` cannot be a session token, or null when it may be one. */
 export function tokenShapeProblem(token: string): TokenShapeProblem | null {

@@ -12,7 +12,8 @@ import { RelayError } from './errors.js';
 import { RateLimiter } from './rate-limit.js';
 
 /** Why a look-up was refused here. */
-export type BudgetRefusal = 'address_rate' | 'upstream_backoff';
+export const BUDGET_REFUSALS = ['address_rate', 'upstream_backoff'] as const;
+export type BudgetRefusal = (typeof BUDGET_REFUSALS)[number];
 
 export interface LookupBudgetOptions {
   /** New look-ups per second per address; 0: no limit. */

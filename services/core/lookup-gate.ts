@@ -28,7 +28,8 @@ export interface Ticket {
 }
 
 /** Why the gate refused a look-up: its address has its share, or the whole queue is full. */
-export type GateRefusal = 'address_busy' | 'queue_full' | 'displaced';
+export const GATE_REFUSALS = ['address_busy', 'queue_full', 'displaced'] as const;
+export type GateRefusal = (typeof GATE_REFUSALS)[number];
 
 export interface LookupGateOptions {
   /** Look-ups running at once (PROFILE_API_CONCURRENCY). */

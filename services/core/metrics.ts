@@ -1,7 +1,29 @@
 // Prometheus metrics (prom-client). One RelayMetrics per process: in the all-in-one mode ingress and
 // gateway share it, so every name is registered once.
+//
+// A counter whose label values are known in advance (a catalogue: error codes, close reasons, payload
+// types, look-up outcomes) has every series from the start, at 0, so the dashboard and the alerts
+// read 0 on a fresh node rather than "no data" (startAtZero). Those whose catalogues this file
+// knows start here; the close reasons where the gateway is built, the POST statuses and payload
+// types where the ingress is. No label here is unbounded (a channel, an account): such a counter
+// would stay lazy, as each of its series would cost every scrape for good.
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { HTTP_ERROR_CODES, type HttpErrorCode } from '../../schemas/http-errors.js';
+import { LOOKUP_REFUSALS, PROFILE_OUTCOMES, type LookupRefusal, type ProfileOutcome } from './profile.js';
+
+/** Why a meta+data pair was not written to a stream. */
+export const FRAME_DROP_REASONS = ['coalesced', 'slow_consumer'] as const;
+/** What answered a resume: the window in memory, or a read of the log. */
+export const RESUME_ANSWERS = ['memory', 'log'] as const;
+
+/** A counter whose label `L` takes only the values `V` of a catalogue (checked when compiled). */
+type CataloguedCounter<L extends string, V extends string> = Omit<Counter<L>, 'inc'> & { inc(labels: Record<L, V>, value?: number): void };
+
+/** Creates the series of every value of a known label set, at 0. */
+export function startAtZero<L extends string, V extends string>(counter: { inc(labels: Record<L, V>, value?: number): void }, label: L, values: readonly V[]): void {
+  for (const value of values) counter.inc({ [label]: value } as Record<L, V>, 0);
+}
 
 export class RelayMetrics {
   readonly registry = new Registry();
@@ -9,7 +31,7 @@ export class RelayMetrics {
   readonly streamsOpened: Counter;
   readonly streamsClosed: Counter<'reason'>;
   readonly framesDelivered: Counter;
-  readonly framesDropped: Counter<'reason'>;
+  readonly framesDropped: CataloguedCounter<'reason', (typeof FRAME_DROP_REASONS)[number]>;
   readonly deliveryLag: Histogram;
   readonly evictions: Counter;
   readonly claimMessages: Counter;
@@ -17,12 +39,12 @@ export class RelayMetrics {
   readonly posts: Counter<'outcome'>;
   readonly postsInFlight: Gauge;
   readonly idempotencyUnrecorded: Counter;
-  readonly refusals: Counter<'code'>;
+  readonly refusals: CataloguedCounter<'code', HttpErrorCode>;
   readonly entriesPublished: Counter<'type'>;
   readonly publishDuration: Histogram;
   readonly bansIssued: Counter;
-  readonly profileCalls: Counter<'outcome'>;
-  readonly lookupRefusals: Counter<'reason'>;
+  readonly profileCalls: CataloguedCounter<'outcome', ProfileOutcome>;
+  readonly lookupRefusals: CataloguedCounter<'reason', LookupRefusal>;
   readonly profileDuration: Histogram<'outcome'>;
   readonly natsConnected: Gauge;
   readonly channelSubscriptions: Gauge;
@@ -35,7 +57,7 @@ export class RelayMetrics {
   private readiness: { service: string; check: () => boolean } | null = null;
   private overdueMs: (() => number) | null = null;
   readonly resumeWindowBytes: Gauge;
-  readonly resumes: Counter<'answered'>;
+  readonly resumes: CataloguedCounter<'answered', (typeof RESUME_ANSWERS)[number]>;
   readonly resumeLookups: Counter;
 
   constructor(nodeId: string) {
@@ -57,6 +79,7 @@ export class RelayMetrics {
       labelNames: ['reason'],
       registers,
     });
+    startAtZero(this.framesDropped, 'reason', FRAME_DROP_REASONS);
     this.deliveryLag = new Histogram({
       name: 'relay_delivery_lag_seconds',
       help: 'Time from ingress publish to the write on the stream socket',
@@ -87,6 +110,8 @@ export class RelayMetrics {
       labelNames: ['code'],
       registers,
     });
+    // Every code of the catalogue: the HTTP layer every service shares answers any of them.
+    startAtZero(this.refusals, 'code', HTTP_ERROR_CODES);
     this.entriesPublished = new Counter({ name: 'relay_entries_published_total', help: 'Entries stored in JetStream, by type', labelNames: ['type'], registers });
     this.publishDuration = new Histogram({
       name: 'relay_publish_duration_seconds',
@@ -97,16 +122,18 @@ export class RelayMetrics {
     this.bansIssued = new Counter({ name: 'relay_bans_issued_total', help: 'Accounts banned for cracked clients', registers });
     this.profileCalls = new Counter({
       name: 'relay_profile_api_calls_total',
-      help: 'Session look-ups by outcome (cached, valid, invalid, unavailable)',
+      help: `Session look-ups by outcome (${PROFILE_OUTCOMES.join(', ')})`,
       labelNames: ['outcome'],
       registers,
     });
+    startAtZero(this.profileCalls, 'outcome', PROFILE_OUTCOMES);
     this.lookupRefusals = new Counter({
       name: 'relay_session_lookups_refused_total',
-      help: 'Sessions refused without asking the profile API, by reason (token_too_long, token_malformed, remembered_invalid, address_busy, queue_full, displaced, address_rate, upstream_backoff, no_time_left)',
+      help: `Sessions refused without asking the profile API, by reason (${LOOKUP_REFUSALS.join(', ')})`,
       labelNames: ['reason'],
       registers,
     });
+    startAtZero(this.lookupRefusals, 'reason', LOOKUP_REFUSALS);
     this.profileDuration = new Histogram({
       name: 'relay_profile_api_duration_seconds',
       help: 'Profile API call latency',
@@ -114,6 +141,8 @@ export class RelayMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
+    // A cached session makes no call, so it has no duration.
+    for (const outcome of PROFILE_OUTCOMES) if (outcome !== 'cached') this.profileDuration.zero({ outcome });
     this.natsConnected = new Gauge({ name: 'relay_nats_connected', help: '1 while the NATS connection is up', registers });
     this.channelSubscriptions = new Gauge({
       name: 'relay_channel_subscriptions',
@@ -158,6 +187,7 @@ export class RelayMetrics {
       labelNames: ['answered'],
       registers,
     });
+    startAtZero(this.resumes, 'answered', RESUME_ANSWERS);
     this.resumeLookups = new Counter({
       name: 'relay_resume_lookups_total',
       help: "Look-ups of a channel's newest frame (one JetStream request, no consumer) for a resume on a channel this gateway had heard nothing of",

@@ -9,12 +9,12 @@
 // with Retry-After, and never a ban (the caller only bans on a session it could verify).
 
 import { createHash } from 'node:crypto';
-import { tokenShapeProblem, type TokenShapeProblem } from './bearer-token.js';
+import { TOKEN_SHAPE_PROBLEMS, tokenShapeProblem } from './bearer-token.js';
 import { RelayError } from './errors.js';
 import { ExpiringCache } from './expiring-cache.js';
 import { ThrottledWarnings, type Logger } from './logger.js';
-import { LookupBudget, type BudgetRefusal } from './lookup-budget.js';
-import { LookupGate, type GateRefusal } from './lookup-gate.js';
+import { BUDGET_REFUSALS, LookupBudget } from './lookup-budget.js';
+import { GATE_REFUSALS, LookupGate } from './lookup-gate.js';
 import { parseProfile, ProfileHttp } from './profile-http.js';
 import { untilAborted } from './until-aborted.js';
 
@@ -23,14 +23,16 @@ export interface Profile {
   name: string;
 }
 
-export type ProfileOutcome = 'valid' | 'invalid' | 'unavailable' | 'cached';
+export const PROFILE_OUTCOMES = ['valid', 'invalid', 'unavailable', 'cached'] as const;
+export type ProfileOutcome = (typeof PROFILE_OUTCOMES)[number];
 
 export interface ProfileObserver {
   (outcome: ProfileOutcome, seconds: number): void;
 }
 
 /** Why a session was refused without asking the profile API. */
-export type LookupRefusal = TokenShapeProblem | GateRefusal | BudgetRefusal | 'remembered_invalid' | 'no_time_left';
+export const LOOKUP_REFUSALS = [...TOKEN_SHAPE_PROBLEMS, ...GATE_REFUSALS, ...BUDGET_REFUSALS, 'remembered_invalid', 'no_time_left'] as const;
+export type LookupRefusal = (typeof LOOKUP_REFUSALS)[number];
 
 export interface ResolveOptions {
   /** The client's address (client-address.ts): look-ups are shared fairly between addresses. */

@@ -18,6 +18,7 @@ import { ClientStream, type StreamContext } from './client-stream.js';
 import { CloseReason } from './close-reason.js';
 import { keepaliveFrame } from './frame.js';
 import { KEEPALIVE_SLICES, keepaliveSlice } from './keepalive-slices.js';
+import { startAtZero } from '../core/metrics.js';
 import { NodeLiveness } from '../core/node-liveness.js';
 import { MeshClaims } from './mesh-claims.js';
 import { replay, type ReplayDeps } from './replay.js';
@@ -47,6 +48,7 @@ export class Gateway {
   constructor(core: RelayCore) {
     this.core = core;
     const { nats, logger, metrics, config, auth } = core;
+    startAtZero(metrics.streamsClosed, 'reason', Object.values(CloseReason));
     const flusher = new TurnFlusher(metrics);
     this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher, core.tracing.tracer, config.gateway.metaShape);
     this.replayDeps = { js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer };

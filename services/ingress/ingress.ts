@@ -2,9 +2,12 @@
 // publish in order to JetStream, answer once every entry is stored.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HTTP_ERROR_CODES, HTTP_ERRORS } from '../../schemas/http-errors.js';
+import { PAYLOAD_TYPES } from '../../schemas/payload-types.js';
 import { requestChannel } from '../core/channel.js';
 import { CLIENT_PATHS, isClientPath } from '../core/http.js';
 import { RelayError } from '../core/errors.js';
+import { startAtZero } from '../core/metrics.js';
 import type { RelayCore } from '../core/runtime.js';
 import { planBatch, type PlannedEntry } from './batch.js';
 import { AckPublisher } from './ack-publisher.js';
@@ -15,6 +18,9 @@ import { RateLimiter } from '../core/rate-limit.js';
 
 /** NATS's own default, until the server has told us its max_payload. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+/** What a POST can be answered (relay_posts_total's outcome): 200 stored, or the status of a code a POST can get. */
+export const POST_STATUSES = ['200', ...new Set(HTTP_ERROR_CODES.filter((c) => HTTP_ERRORS[c].on.some((verb) => verb === 'POST')).map((c) => String(HTTP_ERRORS[c].status)))];
 
 /** The answer to a POST that was stored. */
 export interface Accepted {
@@ -47,6 +53,8 @@ export class Ingress {
       { perSecond: config.ingress.bytesPerSecond, burst: config.ingress.bytesBurst },
     ]);
     this.idempotency = new IdempotencyStore(nats.buckets.idempotency, logger, metrics.idempotencyUnrecorded);
+    startAtZero(metrics.posts, 'outcome', POST_STATUSES);
+    startAtZero(metrics.entriesPublished, 'type', PAYLOAD_TYPES);
   }
 
   get isDraining(): boolean {
