@@ -16,13 +16,18 @@ export const MetaFrame = Type.Object(
     authoritativeSender: Type.Optional(
       Type.Object(
         {
-          id: Type.String({ format: 'uuid', description: 'The same as uuid.' }),
+          id: Type.String({ format: 'uuid', description: "The same as uuid: for a bridge's envelope, whatever UUID the bridge named." }),
           username: Type.Unsafe<string | null>({
             type: ['string', 'null'],
-            description: "The sender's profile name from its verified session; null for a bridge's envelope (the relay knows no name for it) and the relay's own keepalives.",
+            description: "The sender's profile name from its verified session; null for a bridge's envelope (the relay knows no name for it) and the relay's own keepalives: with an id other than the nil UUID, null marks an envelope.",
           }),
         },
-        { additionalProperties: false, title: 'AuthoritativeSender', description: 'Present only where the relay sets META_AUTHORITATIVE_SENDER=true.' },
+        {
+          additionalProperties: false,
+          title: 'AuthoritativeSender',
+          description:
+            'Present only where the relay sets META_AUTHORITATIVE_SENDER=true. Exactly as authoritative as the key that sent the frame: a checked session for a bare payload, only the word of a bridge key (irc.connection.unauthenticated) for an envelope.',
+        },
       ),
     ),
   },

@@ -207,7 +207,7 @@ const GatewayEnv = {
   META_AUTHORITATIVE_SENDER: Type.Union([Type.Literal('false'), Type.Literal('true')], {
     default: 'false',
     description:
-      "true: every meta frame also carries the published proxy client's shape, userAgent and authoritativeSender {id, username} (the session's profile name; null for a bridge's envelope and the relay's keepalives), beside the spec's uuid, agent and channel, which are unchanged.",
+      "true: every meta frame also carries the published proxy client's shape, userAgent and authoritativeSender {id, username} (the session's profile name; null for a bridge's envelope and the relay's keepalives), beside the spec's uuid, agent and channel, which are unchanged. As authoritative as the key that sent the frame: an envelope's id is whatever UUID its bridge named.",
   }),
   RESUME_WINDOW_BYTES: Type.String({
     default: '64MiB',

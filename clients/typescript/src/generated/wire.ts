@@ -334,16 +334,16 @@ export interface MetaFrame {
    */
   userAgent?: string | null;
   /**
-   * Present only where the relay sets META_AUTHORITATIVE_SENDER=true.
+   * Present only where the relay sets META_AUTHORITATIVE_SENDER=true. Exactly as authoritative as the key that sent the frame: a checked session for a bare payload, only the word of a bridge key (irc.connection.unauthenticated) for an envelope.
    */
   authoritativeSender?: {
     /**
-     * The same as uuid.
+     * The same as uuid: for a bridge's envelope, whatever UUID the bridge named.
      * @format uuid
      */
     id: string;
     /**
-     * The sender's profile name from its verified session; null for a bridge's envelope (the relay knows no name for it) and the relay's own keepalives.
+     * The sender's profile name from its verified session; null for a bridge's envelope (the relay knows no name for it) and the relay's own keepalives: with an id other than the nil UUID, null marks an envelope.
      */
     username: string | null;
   };
