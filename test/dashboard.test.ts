@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../tools/poll.js';
-import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
+import { readMetrics } from './helpers/metrics.js';
+import { asSent, scrapedThrice, startPrometheus, type PromRule, type RunningPrometheus } from './helpers/prometheus.js';
 import { RelayFixture } from './helpers/relay.js';
 
 interface Target {
@@ -28,23 +29,10 @@ interface Dashboard {
   panels: Panel[];
   templating: { list: { name: string; type: string }[] };
 }
-interface Rule {
-  type: 'recording' | 'alerting';
-  name: string;
-  query: string;
-  duration?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
 
 const root = new URL('..', import.meta.url).pathname;
 const dashboard = JSON.parse(readFileSync(`${root}infra/grafana/relay.json`, 'utf8')) as Dashboard;
 const queryPanels = dashboard.panels.filter((p) => p.type !== 'row');
-
-/** A panel's PromQL as Grafana would send it: every node, a rate window that holds a few 1 s scrapes. */
-function asSent(expr: string): string {
-  return expr.replaceAll('$__rate_interval', '1m').replaceAll('$node', '.*');
-}
 
 describe('the Grafana dashboard, by its structure', () => {
   // Grafana is not installed here: what its dashboard schema (kinds/dashboard in grafana/grafana)
@@ -94,13 +82,10 @@ describe('the dashboard and the rules against a real Prometheus scraping a runni
     expect((await relay.post({ type: 'chat', message: 'no credentials' }, {})).status).toBeGreaterThanOrEqual(400);
     s.close();
     await s.ended;
-    await waitUntil(async () => (await (await fetch(new URL('/metrics', relay.url))).text()).includes('relay_streams_closed_total{'), 'the close to be counted');
+    // Every close reason has its series from the start: the count is what moves.
+    await waitUntil(async () => (await readMetrics(relay.url)).get('relay_streams_closed_total{reason="client_closed"}') === 1, 'the close to be counted');
     prometheus = await startPrometheus({ targets: [new URL(relay.url).host], ruleFiles: [`${root}infra/prometheus/relay-rules.yml`] });
-    // rate() needs two samples in its window; three scrapes leave room.
-    await waitUntil(async () => {
-      const r = await prometheus.query('count_over_time(up{job="relay"}[1m]) >= 3 and up{job="relay"} == 1');
-      return r.data.result.length === 1;
-    }, 'Prometheus to have scraped the relay three times', 20_000);
+    await scrapedThrice(prometheus);
   });
   afterAll(async () => {
     await prometheus?.stop();
@@ -120,7 +105,7 @@ describe('the dashboard and the rules against a real Prometheus scraping a runni
   });
 
   it('every recording rule returns series; every alert parses and has for, severity, summary, description and a runbook section', async () => {
-    const { groups } = await prometheus.api<{ groups: { rules: Rule[] }[] }>('rules');
+    const { groups } = await prometheus.api<{ groups: { rules: PromRule[] }[] }>('rules');
     const rules = groups.flatMap((g) => g.rules);
     const recording = rules.filter((r) => r.type === 'recording');
     const alerts = rules.filter((r) => r.type === 'alerting');

@@ -12,7 +12,7 @@ import { CloseReason } from '../services/gateway/close-reason.js';
 import { POST_STATUSES } from '../services/ingress/ingress.js';
 import { waitUntil } from '../tools/poll.js';
 import { readMetrics } from './helpers/metrics.js';
-import { startPrometheus, type RunningPrometheus } from './helpers/prometheus.js';
+import { asSent, scrapedThrice, startPrometheus, type PromRule, type RunningPrometheus } from './helpers/prometheus.js';
 import { RelayFixture } from './helpers/relay.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -58,25 +58,16 @@ function asValue(expr: string): string {
   return expr.replace(/ (==|!=|>=|<=|>|<) (?!bool )/g, ' $1 bool ');
 }
 
-interface Rule {
-  type: 'recording' | 'alerting';
-  name: string;
-  query: string;
-}
-
 describe('the alerts and the dashboard against a real Prometheus scraping a fresh node', () => {
   let prometheus: RunningPrometheus;
-  let rules: Rule[];
+  let rules: PromRule[];
 
   beforeAll(async () => {
     prometheus = await startPrometheus({ targets: [new URL(relay.url).host], ruleFiles: [`${root}infra/prometheus/relay-rules.yml`] });
-    // rate() needs two samples in its window, and the alerts read recording rules evaluated after them.
-    await waitUntil(async () => {
-      const r = await prometheus.query('count_over_time(up{job="relay"}[1m]) >= 3 and up{job="relay"} == 1');
-      const recorded = await prometheus.query('relay:stream_opens:rate5m');
-      return r.data.result.length === 1 && recorded.data.result.length === 1;
-    }, 'Prometheus to have scraped the relay three times and evaluated its recording rules', 20_000);
-    const { groups } = await prometheus.api<{ groups: { rules: Rule[] }[] }>('rules');
+    await scrapedThrice(prometheus);
+    // The alerts read recording rules, evaluated after those scrapes.
+    await waitUntil(async () => (await prometheus.query('relay:stream_opens:rate5m')).data.result.length === 1, 'the recording rules to be evaluated', 20_000);
+    const { groups } = await prometheus.api<{ groups: { rules: PromRule[] }[] }>('rules');
     rules = groups.flatMap((g) => g.rules);
   });
   afterAll(async () => {
@@ -100,8 +91,7 @@ describe('the alerts and the dashboard against a real Prometheus scraping a fres
     const noData: string[] = [];
     for (const p of dashboard.panels) {
       for (const t of p.targets ?? []) {
-        // As Grafana sends it: every node, a rate window that holds a few 1 s scrapes.
-        const expr = (t.expr ?? '').replaceAll('$__rate_interval', '1m').replaceAll('$node', '.*');
+        const expr = asSent(t.expr ?? '');
         if ((await prometheus.query(expr)).data.result.length === 0) noData.push(`${p.title ?? ''}: ${expr}`);
       }
     }

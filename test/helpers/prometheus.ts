@@ -20,6 +20,21 @@ export function promtool(args: readonly string[], cwd: string): SpawnSyncReturns
   return spawnSync(find('promtool'), args, { cwd, encoding: 'utf8' });
 }
 
+/** A rule as Prometheus lists it (GET /api/v1/rules). */
+export interface PromRule {
+  type: 'recording' | 'alerting';
+  name: string;
+  query: string;
+  duration?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** A dashboard panel's PromQL as Grafana would send it: every node, a rate window that holds a few 1 s scrapes. */
+export function asSent(expr: string): string {
+  return expr.replaceAll('$__rate_interval', '1m').replaceAll('$node', '.*');
+}
+
 export interface PromResult {
   status: string;
   error?: string;
@@ -73,4 +88,12 @@ export async function startPrometheus(options: { targets: readonly string[]; rul
   const query = async (expr: string): Promise<PromResult> =>
     (await fetch(`${url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`)).json() as Promise<PromResult>;
   return { url, query, api, stop };
+}
+
+/** Waits until Prometheus has scraped the relay three times: rate() needs two samples in its window. */
+export async function scrapedThrice(prometheus: RunningPrometheus): Promise<void> {
+  await waitUntil(async () => {
+    const r = await prometheus.query('count_over_time(up{job="relay"}[1m]) >= 3 and up{job="relay"} == 1');
+    return r.data.result.length === 1;
+  }, 'Prometheus to have scraped the relay three times', 20_000);
 }
