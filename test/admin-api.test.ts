@@ -8,13 +8,12 @@ import addFormats from 'ajv-formats';
 import { ADMIN_ROUTES } from '../schemas/admin-openapi.js';
 import { LogEntry } from '../schemas/log-entry.js';
 import { loadConfig } from '../services/core/config.js';
-import { ensureAuditStream } from '../services/core/audit.js';
-import { createLogger } from '../services/core/logger.js';
 import { AUDIT_STREAM_NAME, STREAM_NAME } from '../services/core/subjects.js';
 import { waitUntil } from '../tools/poll.js';
 import { startAdmin, type AdminFixture } from './helpers/admin.js';
 import { runCliJson } from './helpers/cli.js';
 import { freeze } from './helpers/nats.js';
+import { setUpNats } from './helpers/nats-setup.js';
 import { RelayFixture } from './helpers/relay.js';
 import { validPayloads } from './helpers/payloads.js';
 import { openStream } from './helpers/sse-client.js';
@@ -316,7 +315,7 @@ describe('when the admin service cannot do all it was asked', () => {
       expect((r.body as Json)['message']).toMatch(/took effect.*do not repeat it/);
       await waitUntil(async () => asList((await admin.call('/api/bans')).body).some((b) => b['uuid'] === uuid) || undefined, 'the ban in force');
     } finally {
-      await ensureAuditStream(jsm, { maxAgeMs: 86_400_000, replicas: 1 }, createLogger({ level: 'silent', pretty: false }), false);
+      await setUpNats(relay.nats.url);
     }
   });
 
