@@ -34,4 +34,11 @@ export const HTTP_THROTTLES = {
     action: 'Wait Retry-After seconds before opening again; reconnect with back-off, not in a loop.',
     retryAfter: true,
   },
+  too_many_session_checks: {
+    status: 429,
+    on: ['GET', 'POST'],
+    when: 'Too many new sessions from this client address (IPv6: its PROFILE_API_IPV6_PREFIX block) are being checked: more than PROFILE_API_PER_ADDRESS at once, or more than PROFILE_API_RATE_PER_ADDRESS a second; many players behind one NAT address share it. Never a ban.',
+    action: 'Wait Retry-After seconds, then retry (a POST: the same body with the same Idempotency-Key), as after a 503; a session already checked is not counted.',
+    retryAfter: true,
+  },
 } as const satisfies Record<string, ThrottleEntry>;

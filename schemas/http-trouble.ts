@@ -23,7 +23,7 @@ export const HTTP_TROUBLE = {
   profile_api_busy: {
     status: 503,
     on: ['GET', 'POST'],
-    when: 'Too many sessions are being checked at once; never a ban.',
+    when: "The relay's queue of session checks, all clients together (PROFILE_API_MAX_QUEUE), is full (for this request, or for the newest waiter of the address with the most waiting, which a newcomer displaced), or this check waited until too little of PROFILE_API_TIMEOUT was left: the relay cannot check the session now; never a ban. One address over its own share is told 429 `too_many_session_checks` instead.",
     action: WAIT,
     retryAfter: true,
   },
