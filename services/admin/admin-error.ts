@@ -1,5 +1,6 @@
 // Every refusal of the admin service is an AdminError: a stable code from schemas/admin-api.ts,
-// which carries its status (and Retry-After), and a sentence. The app's error handler turns anything else into one.
+// which carries its status (and Retry-After), and a sentence. The app's error handler turns anything
+// else into one.
 
 import { JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
 import { ClosedConnectionError, ConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError } from '@nats-io/nats-core';
