@@ -177,7 +177,7 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
 }
 
 function refuse(reply: FastifyReply, e: AdminError): FastifyReply {
-  if (e.code === 'unavailable') void reply.header('retry-after', '1');
+  if (e.retryAfter !== undefined) void reply.header('retry-after', String(e.retryAfter));
   const body: AdminErrorBody = { error: e.code, message: e.message };
   return reply.code(e.status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
 }

@@ -103,7 +103,7 @@ export class RelayMetrics {
     });
     this.lookupRefusals = new Counter({
       name: 'relay_session_lookups_refused_total',
-      help: 'Sessions refused without asking the profile API, by reason (token_too_long, token_malformed, remembered_invalid, address_busy, queue_full, displaced, address_rate, upstream_backoff, no_time_left)',
+      help: 'Sessions refused without asking the profile API, by reason (401: token_too_long, token_malformed, remembered_invalid; 429, the address over its share: address_busy, address_rate; 503: queue_full, displaced, upstream_backoff, no_time_left)',
       labelNames: ['reason'],
       registers,
     });

@@ -132,20 +132,20 @@ const CommonEnv = {
   PROFILE_API_MAX_QUEUE: Type.Integer({
     default: 1000,
     minimum: 0,
-    description: 'Look-ups that may wait for a free slot, all client addresses together; beyond it, 503 profile_api_busy with Retry-After (never a ban).',
+    description: 'Look-ups that may wait for a free slot, all client addresses together; beyond it, 503 profile_api_busy with Retry-After (the relay is full, not the client over its share; never a ban).',
   }),
   PROFILE_API_PER_ADDRESS: Type.Integer({
     default: 8,
     minimum: 1,
     maximum: 100_000,
     description:
-      'Look-ups one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may have running or waiting at once; beyond it, 503 profile_api_busy with Retry-After (never a ban). Raise it for many players behind one NAT address.',
+      'Look-ups one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may have running or waiting at once; beyond it, 429 too_many_session_checks with Retry-After (never a ban). Raise it for many players behind one NAT address.',
   }),
   PROFILE_API_RATE_PER_ADDRESS: Type.Number({
     default: 2,
     minimum: 0,
     description:
-      'New profile API look-ups per second one client address may start (a token bucket; cached and remembered-invalid sessions cost nothing); beyond it, 503 profile_api_busy with Retry-After (never a ban). 0 turns the limit off.',
+      'New profile API look-ups per second one client address may start (a token bucket; cached and remembered-invalid sessions cost nothing); beyond it, 429 too_many_session_checks with Retry-After (never a ban). 0 turns the limit off.',
   }),
   PROFILE_API_RATE_BURST: Type.Integer({
     default: 20,
@@ -172,13 +172,13 @@ const IngressEnv = {
   RATE_LIMIT_PER_SECOND: Type.Number({
     default: 200,
     minimum: 0,
-    description: 'Entries per second one account (or bridge key) may post; 0 turns the limit off.',
+    description: 'Entries per second one account (or bridge key) may post; 429 rate_limited with Retry-After beyond. 0 turns the limit off.',
   }),
   RATE_LIMIT_BURST: Type.Integer({ default: 1000, minimum: 1, description: 'Entries one account may post at once before the rate applies.' }),
   RATE_LIMIT_BYTES_PER_SECOND: Type.String({
     default: '256KiB',
     ...size,
-    description: 'Payload bytes per second one account (or bridge key) may post; 0 turns the byte limit off.',
+    description: 'Payload bytes per second one account (or bridge key) may post; 429 rate_limited with Retry-After beyond. 0 turns the byte limit off.',
   }),
   RATE_LIMIT_BYTES_BURST: Type.String({
     default: '4MiB',
