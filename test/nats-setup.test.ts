@@ -127,3 +127,18 @@ describe('a service starts against what exists', () => {
     }
   });
 });
+
+describe('relay config check', () => {
+  it('says which guarantee an acknowledged POST has on the NATS it reaches, the line services log at start', async () => {
+    await setUpNats(nats.url);
+    const r = await runCli(['config', 'check', 'ingress'], { NATS_URL: nats.url });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^NATS: event log R1, buckets R1, nats-server 2\.9\.\d+: an acknowledged POST survives/m);
+  }, 60_000);
+
+  it('exits 1 naming what relay setup has not made, though the configuration itself is valid', async () => {
+    const r = await runCli(['config', 'check', 'gateway'], { NATS_URL: nats.url });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/The gateway configuration is valid\.\nNATS: The event log \(stream RELAY\) does not exist: run `relay setup`/);
+  }, 60_000);
+});

@@ -79,39 +79,37 @@ const CommonEnv = {
     'x-expected': 'comma-separated header prefixes made of letters, digits and "-"',
     description: 'Extra client-credential header prefixes, comma-separated: X-Hackware accepts X-Hackware-Client-ID / -Secret.',
   }),
-  STREAM_MAX_AGE: Type.String({ default: '24h', ...lifetime, description: 'How long the event log keeps a payload.' }),
-  STREAM_MAX_BYTES: Type.String({ default: '1GiB', ...size, description: 'Size bound of the event log; oldest go first.' }),
-  STREAM_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the event log (3 on a cluster).' }),
-  STREAM_STORAGE: Type.Union([Type.Literal('file'), Type.Literal('memory')], { default: 'file', description: 'Event log storage.' }),
+  STREAM_MAX_AGE: Type.String({ default: '24h', ...lifetime, description: 'How long the event log keeps a payload. Applied by relay setup; a service only compares it with what NATS holds.' }),
+  STREAM_MAX_BYTES: Type.String({ default: '1GiB', ...size, description: 'Size bound of the event log; oldest go first. Applied by relay setup; a service only compares it with what NATS holds.' }),
+  STREAM_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the event log (3 on a cluster). Applied by relay setup; a service only compares it with what NATS holds.' }),
+  STREAM_STORAGE: Type.Union([Type.Literal('file'), Type.Literal('memory')], { default: 'file', description: 'Event log storage. Applied by relay setup; a service only compares it with what NATS holds.' }),
   STREAM_DUPLICATE_WINDOW: Type.String({
     default: '2m',
     ...lifetime,
-    description: 'Window in which a resent POST with the same Idempotency-Key is stored once.',
+    description: 'Window in which a resent POST with the same Idempotency-Key is stored once. Applied by relay setup; a service only compares it with what NATS holds.',
   }),
-  // Read by every service: whichever process creates or updates the bucket applies the same value.
   IDEMPOTENCY_MAX_BYTES: Type.String({
     default: '64MiB',
     ...size,
     description:
-      'Size bound of the Idempotency-Key records (bucket relay-idempotency, about 213 bytes a keyed POST, kept STREAM_DUPLICATE_WINDOW). Full, the oldest records go first: a POST is never refused, and a resend of a forgotten key runs again (at-least-once).',
+      'Size bound of the Idempotency-Key records (bucket relay-idempotency, about 213 bytes a keyed POST, kept STREAM_DUPLICATE_WINDOW). Full, the oldest records go first: a POST is never refused, and a resend of a forgotten key runs again (at-least-once). Applied by relay setup; a service only compares it with what NATS holds.',
   }),
   STREAM_MAX_MSGS_PER_CHANNEL: Type.Integer({
     default: 10_000,
     minimum: 0,
     description:
-      "Payloads the event log keeps per channel (JetStream's per-subject limit; oldest go first); a flood in one channel then ages out only that channel's history. 0: no per-channel limit.",
+      "Payloads the event log keeps per channel (JetStream's per-subject limit; oldest go first); a flood in one channel then ages out only that channel's history. 0: no per-channel limit. Applied by relay setup; a service only compares it with what NATS holds.",
   }),
   AUDIT_MAX_AGE: Type.String({
     default: '365d',
     ...lifetime,
-    description: 'How long the audit trail (keys created or revoked, bans added or lifted, and by whom) is kept.',
+    description: 'How long the audit trail (keys created or revoked, bans added or lifted, and by whom) is kept. Applied by relay setup; a service only compares it with what NATS holds.',
   }),
-  KV_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the keys, bans and streams buckets.' }),
-  // Read by every service: whichever process creates or updates the bucket applies the same value.
+  KV_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the keys, bans and streams buckets. Applied by relay setup; a service only compares it with what NATS holds.' }),
   CLAIM_TTL: Type.String({
     default: '1h',
     ...duration,
-    description: 'Stream ownership records expire after this unless refreshed (live streams refresh at half of it).',
+    description: 'Stream ownership records expire after this unless refreshed (live streams refresh at half of it). Applied by relay setup; a service only compares it with what NATS holds.',
   }),
   SHUTDOWN_TIMEOUT: Type.String({
     default: '10s',
