@@ -6,7 +6,11 @@ import { LogEntry } from './log-entry.js';
 import { AuditRecord, BanRecord, KeyRecord, StreamClaim } from './records.js';
 import { PlainText } from './text.js';
 
-/** Every refusal of the admin API: the code carries its status. Bodies are {error, message}. */
+/**
+ * Every refusal of the admin API: the code carries its status, and `retryAfter` the seconds its
+ * Retry-After says. Bodies are {error, message}. As on the client port, an operator over its own
+ * share is told 429; a bound the whole service shares, or NATS, 503.
+ */
 export const ADMIN_ERRORS = {
   bad_request: { status: 400, when: 'A parameter or body member is missing or malformed; the message names it.' },
   absolute_form_refused: { status: 400, when: 'The request line names a whole URL (http://host/path); send the path alone.' },
@@ -18,11 +22,12 @@ export const ADMIN_ERRORS = {
   admin_token_required: { status: 401, when: 'No Authorization: Bearer <admin token> header.' },
   admin_token_invalid: { status: 401, when: 'The bearer token is not one of the admin tokens.' },
   not_found: { status: 404, when: 'No such route, key or ban.' },
-  too_many_tails: { status: 429, when: 'Every live-tail place of this admin service (64), or of this operator (16), is taken; close a tail first.' },
-  unavailable: { status: 503, when: 'NATS cannot be reached right now.' },
+  too_many_tails: { status: 429, when: 'This operator already follows 16 live tails, its share; close one first.', retryAfter: 10 },
+  tails_busy: { status: 503, when: 'This admin service already follows 64 live tails, all operators together; close one first.', retryAfter: 10 },
+  unavailable: { status: 503, when: 'NATS cannot be reached right now.', retryAfter: 1 },
   audit_not_recorded: { status: 503, when: 'The action took effect but its audit record could not be written; do not repeat it.' },
   internal_error: { status: 500, when: 'A fault inside the admin service (a bug).' },
-} as const;
+} as const satisfies Record<string, { status: number; when: string; retryAfter?: number }>;
 export type AdminErrorCode = keyof typeof ADMIN_ERRORS;
 
 export const AdminErrorBody = Type.Object(

@@ -73,7 +73,7 @@ export const ADMIN_ROUTES: AdminRoute[] = [
     summary: 'A live tail as Server-Sent Events: `event: entry` with a replay entry as data, `id:` its sequence; from now unless since or fromSeq.',
     params: [channel, ...logFilters],
     ok: { status: 200, schema: 'sse' },
-    errors: ['bad_request', 'too_many_tails'],
+    errors: ['bad_request', 'too_many_tails', 'tails_busy'],
   },
   { method: 'get', path: '/api/keys', summary: 'Every key, newest first, without its secret or hash.', ok: { status: 200, schema: array('AdminKey') }, errors: [] },
   { method: 'post', path: '/api/keys', summary: 'Creates a key; its secret is in this answer only. Audited as key.create.', body: 'AdminKeyCreate', ok: { status: 201, schema: ref('AdminKeyCreated') }, errors: ['bad_request', 'audit_not_recorded'] },
@@ -109,9 +109,11 @@ export const ADMIN_ROUTES: AdminRoute[] = [
 ];
 
 function refusal(codes: AdminErrorCode[]): JsonObject {
+  const waits = codes.some((c) => 'retryAfter' in ADMIN_ERRORS[c]);
   return {
     description: codes.map((c) => `\`${c}\`: ${ADMIN_ERRORS[c].when}`).join(' '),
     'x-error-codes': codes,
+    ...(waits ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
     content: { 'application/json': { schema: ref('AdminError') } },
   };
 }

@@ -2,34 +2,22 @@
 // HTTP status, when it happens, what the client does about it, and what the body carries besides
 // {error, message}. This is the one catalogue of the relay's error codes: services/core/errors.ts
 // takes each code's status from here, and the generated OpenAPI document and docs describe the same
-// entries, so neither can drift. schemas/ imports nothing from services/: the client library builds
-// on schemas/ alone.
+// entries, so neither can drift. It is written in three parts: the final refusals of a request
+// (below), the throttles of a client over its share (http-throttles.ts, 429) and the trouble of the
+// relay or what it depends on (http-trouble.ts, 5xx). schemas/ imports nothing from services/: the
+// client library builds on schemas/ alone.
 
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { FIX, STOP_KEY, type HttpErrorEntry } from './http-error-entry.js';
+import { HTTP_THROTTLES } from './http-throttles.js';
+import { HTTP_TROUBLE } from './http-trouble.js';
 
-/** The requests that can get a code: GET (opening the stream) and POST. Neither: another path. */
-export type StreamOrPost = 'GET' | 'POST';
+export type { HttpErrorEntry, StreamOrPost } from './http-error-entry.js';
 
-export interface HttpErrorEntry {
-  status: number;
-  on: readonly StreamOrPost[];
-  /** When the relay answers it. */
-  when: string;
-  /** What a client does about it. */
-  action: string;
-  /** The answer carries Retry-After (seconds). */
-  retryAfter?: boolean;
-  /** The body carries `details` (entry index, JSON path, reason). */
-  details?: boolean;
-  /** Top-level members of the body besides error, message and details (see ERROR_EXTRA_MEMBERS). */
-  extra?: readonly ErrorExtraMember[];
-}
+/** A refusal that asking again does not change: a 4xx other than 429. */
+type FinalEntry = HttpErrorEntry & { status: 400 | 401 | 403 | 404 | 405 | 406 | 408 | 413 | 415 | 422 };
 
-const FIX = 'A final refusal: fix the request; resending it unchanged gets the same answer.';
-const STOP_KEY = 'Final: stop (no retry, no reconnect) and tell the user the client build needs a new key; never a ban.';
-const WAIT = 'Wait Retry-After seconds, then retry; a POST resends the same body with the same Idempotency-Key.';
-
-export const HTTP_ERRORS = {
+const FINAL_REFUSALS = {
   bad_request: {
     status: 400,
     on: ['POST'],
@@ -155,71 +143,10 @@ export const HTTP_ERRORS = {
     when: 'An Idempotency-Key already used (within STREAM_DUPLICATE_WINDOW, 2 min by default) for another body.',
     action: 'A client bug: a new request needs a new key. Never send "the rest" of a batch under the key of the whole.',
   },
-  rate_limited: {
-    status: 429,
-    on: ['POST'],
-    when: 'Too many entries or payload bytes per second from one account or bridge key; nothing was published.',
-    action: WAIT,
-    retryAfter: true,
-  },
-  too_many_streams: {
-    status: 429,
-    on: ['GET'],
-    when: 'The account (or a bridge key without a session) already holds the most streams allowed across the mesh; `limit` says how many. Reopening on a channel the account already holds is always allowed.',
-    action: 'Close a stream you no longer need, or wait Retry-After seconds before trying again.',
-    retryAfter: true,
-    extra: ['limit'],
-  },
-  too_many_opens: {
-    status: 429,
-    on: ['GET'],
-    when: 'The account (or a bridge key without a session) opened streams faster than STREAM_OPEN_RATE allows (each open replays what was missed); never a ban.',
-    action: 'Wait Retry-After seconds before opening again; reconnect with back-off, not in a loop.',
-    retryAfter: true,
-  },
-  internal_error: {
-    status: 500,
-    on: ['GET', 'POST'],
-    when: 'A fault inside the relay (a bug); no input is meant to cause it.',
-    action: 'Retry with back-off, as for 503; a POST resends the same body with the same Idempotency-Key.',
-  },
-  profile_api_unavailable: {
-    status: 503,
-    on: ['GET', 'POST'],
-    when: 'The game profile API did not answer (down, failing, timed out): the session could not be checked; never a ban.',
-    action: WAIT,
-    retryAfter: true,
-  },
-  profile_api_busy: {
-    status: 503,
-    on: ['GET', 'POST'],
-    when: 'Too many sessions are being checked at once; never a ban.',
-    action: WAIT,
-    retryAfter: true,
-  },
-  publish_failed: {
-    status: 503,
-    on: ['POST'],
-    when: 'JetStream failed part-way: `accepted` leading entries are stored; body entry `entry` failed (`unknown` 1: it may or may not be stored, its acknowledgement did not come); nothing after it was sent.',
-    action: 'With an Idempotency-Key: wait Retry-After and resend the same body with the same key within STREAM_DUPLICATE_WINDOW (nothing is stored twice). Without one: resend the body entries from `entry` on, under a new request, knowing that entry may then be stored twice when `unknown` is 1.',
-    retryAfter: true,
-    extra: ['accepted', 'unknown', 'entry'],
-  },
-  unavailable: {
-    status: 503,
-    on: ['GET', 'POST'],
-    when: 'NATS, the API keys or the Idempotency-Key store cannot be reached right now, or the stream could not be registered.',
-    action: WAIT,
-    retryAfter: true,
-  },
-  draining: {
-    status: 503,
-    on: ['GET', 'POST'],
-    when: 'This process is shutting down (a restart or a deploy).',
-    action: WAIT,
-    retryAfter: true,
-  },
-} as const satisfies Record<string, HttpErrorEntry>;
+} as const satisfies Record<string, FinalEntry>;
+
+/** The catalogue, in order of status. */
+export const HTTP_ERRORS = { ...FINAL_REFUSALS, ...HTTP_THROTTLES, ...HTTP_TROUBLE };
 
 export type HttpErrorCode = keyof typeof HTTP_ERRORS;
 export const HTTP_ERROR_CODES = Object.keys(HTTP_ERRORS) as HttpErrorCode[];

@@ -29,14 +29,16 @@ with missing or wrong credentials gets the account **banned** (spec A3): never s
 Bridges (keys with \`irc.connection.unauthenticated\`) send the credentials alone.
 
 **Checks, in order** (the first failure answers): no Authorization (bridges only, else 401
-\`unauthorized\`); session valid (401 \`invalid_session\`; 503 when the profile API cannot say, never a
+\`unauthorized\`); session valid (401 \`invalid_session\`; 429 \`too_many_session_checks\` when the client's
+address has too many new sessions being checked; 503 when the profile API or the relay cannot say; never a
 ban); account banned (403 \`banned\`); client credentials (missing or wrong: ban, 403 \`banned\`); key
 expired or revoked (403); scope (403 \`missing_scope\`).
 
 **Errors.** Every refusal is JSON \`{"error": "<code>", "message": "<sentence>"}\`, with \`details\` for
 validation problems and the members a few codes add (\`accepted\` and \`unknown\` on \`publish_failed\`,
 \`scope\` on \`missing_scope\`, \`limit\` on \`too_many_streams\`). 429 and 503 carry \`Retry-After\`
-(seconds). Each response below lists its codes in \`x-error-codes\`; decide from the code, and from the
+(seconds): a 429 says this client is over its share (per address, account or API key), a 5xx that the
+relay or what it depends on is in trouble. Each response below lists its codes in \`x-error-codes\`; decide from the code, and from the
 status for a code you do not know. The whole catalogue:
 
 ${errorTable()}`;

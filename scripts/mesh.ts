@@ -12,6 +12,7 @@ import { loadConfig } from '../services/core/config.js';
 import { KeyStore } from '../services/core/keys.js';
 import { createLogger } from '../services/core/logger.js';
 import { openNatsContext } from '../services/core/nats.js';
+import { setUpFromConfig } from '../services/core/nats-setup.js';
 import { ALL_SCOPES } from '../services/core/scopes.js';
 import { buildConsole } from '../tools/console-build.js';
 import { findNatsServer, waitHealthy } from '../tools/nats-launcher.js';
@@ -106,10 +107,11 @@ async function start(): Promise<void> {
       NODE_ENV: 'development',
       LOG_LEVEL: 'info',
     };
-    // Creating the stream and buckets once, before four processes race to do it.
+    // The operator's set-up (relay setup), before any service starts against it.
     const config = loadConfig('all', env);
     const quiet = createLogger({ level: 'warn', pretty: false });
-    const ctx = await openNatsContext(config, 'mesh-script', quiet, { applyLimits: false });
+    await setUpFromConfig(config, quiet);
+    const ctx = await openNatsContext(config, 'mesh-script', quiet);
     const key = await new KeyStore(ctx.js, ctx.buckets.keys, quiet).create({ scopes: [...ALL_SCOPES], label: 'npm run mesh' });
     await ctx.nc.drain();
     state.key = { clientId: key.clientId, clientSecret: key.clientSecret };

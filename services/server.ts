@@ -58,7 +58,8 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
         name: 'stream',
         check: async () => (await core.nats.jsm.streams.info(STREAM_NAME)).config.name === STREAM_NAME,
       },
-      { name: 'buckets', check: async () => (await core.nats.buckets.streams.status()).bucket !== '' },
+      // Keys are read by every role (an ingress may not look at the claims bucket).
+      { name: 'buckets', check: async () => (await core.nats.buckets.keys.status()).bucket !== '' },
       { name: 'draining', check: () => !(ingress?.isDraining ?? false) && !(gateway?.isDraining ?? false) },
     ],
   });

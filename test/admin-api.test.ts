@@ -8,13 +8,12 @@ import addFormats from 'ajv-formats';
 import { ADMIN_ROUTES } from '../schemas/admin-openapi.js';
 import { LogEntry } from '../schemas/log-entry.js';
 import { loadConfig } from '../services/core/config.js';
-import { ensureAuditStream } from '../services/core/audit.js';
-import { createLogger } from '../services/core/logger.js';
 import { AUDIT_STREAM_NAME, STREAM_NAME } from '../services/core/subjects.js';
 import { waitUntil } from '../tools/poll.js';
 import { startAdmin, type AdminFixture } from './helpers/admin.js';
 import { runCliJson } from './helpers/cli.js';
 import { freeze } from './helpers/nats.js';
+import { setUpNats } from './helpers/nats-setup.js';
 import { RelayFixture } from './helpers/relay.js';
 import { validPayloads } from './helpers/payloads.js';
 import { openStream } from './helpers/sse-client.js';
@@ -284,15 +283,20 @@ describe('replay and live tail of a channel', () => {
 
 // Last in this file: these break the shared NATS on purpose, and mend it after.
 describe('when the admin service cannot do all it was asked', () => {
-  it('refuses a 17th live tail of one operator (others still tail) and a 65th of the service with 429 too_many_tails, and takes one again once a tail closes', async () => {
+  it('throttles a 17th live tail of one operator with 429 too_many_tails (others still tail), refuses a 65th of the service with 503 tails_busy, both with Retry-After, and takes one again once a tail closes', async () => {
     const auth = (name: string): Record<string, string> => ({ authorization: `Bearer ${admin.tokens[name]!}` });
     const open = (name: string): ReturnType<typeof openStream> => openStream(admin.url, { path: `/api/channels/${CHANNEL}/tail`, headers: auth(name) });
     const tails = await Promise.all(['alice', 'bob', 'carol', 'dave'].flatMap((name) => Array.from({ length: 16 }, () => open(name))));
     try {
       expect(tails.map((t) => t.status)).toEqual(Array(64).fill(200));
       // One token cannot take every place: alice's 17th is hers to close.
-      expect(await (await open('alice')).refusal()).toEqual({ status: 429, body: { error: 'too_many_tails', message: expect.stringMatching(/alice already follows 16 .*close one first/) } });
-      expect(await (await open('erin')).refusal()).toEqual({ status: 429, body: { error: 'too_many_tails', message: expect.stringMatching(/already follows 64 .*close one first/) } });
+      const overShare = await open('alice');
+      expect(await overShare.refusal()).toEqual({ status: 429, body: { error: 'too_many_tails', message: expect.stringMatching(/alice already follows 16 .*close one first/) } });
+      expect(overShare.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+      // Erin is within her share: the service is full, which is no fault of hers.
+      const full = await open('erin');
+      expect(await full.refusal()).toEqual({ status: 503, body: { error: 'tails_busy', message: expect.stringMatching(/already follows 64 .*close one first/) } });
+      expect(full.headers['retry-after']).toMatch(/^[1-9]\d*$/);
       tails.pop()!.close();
       const again = await waitUntil(async () => {
         const t = await open('erin');
@@ -316,7 +320,7 @@ describe('when the admin service cannot do all it was asked', () => {
       expect((r.body as Json)['message']).toMatch(/took effect.*do not repeat it/);
       await waitUntil(async () => asList((await admin.call('/api/bans')).body).some((b) => b['uuid'] === uuid) || undefined, 'the ban in force');
     } finally {
-      await ensureAuditStream(jsm, { maxAgeMs: 86_400_000, replicas: 1 }, createLogger({ level: 'silent', pretty: false }), false);
+      await setUpNats(relay.nats.url);
     }
   });
 

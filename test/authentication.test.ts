@@ -1,5 +1,6 @@
 // The order of checks (DESIGN.md section 3, spec A1-A4): every refusal's status and code, and
 // whether the account ended up in the relay-bans bucket.
+import { banKey } from '../services/core/bans.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BanRecord } from '../schemas/records.js';
 import { KeyStore } from '../services/core/keys.js';
@@ -22,7 +23,8 @@ beforeEach(() => relay.profile.setMode('normal'));
 
 /** Reads the bans bucket itself, not a mirror. */
 async function banOf(uuid: string): Promise<BanRecord | null> {
-  const entry = await relay.server.core.nats.buckets.bans.get(uuid);
+  // The relay's own bans are kept under its service's key (an operator's under the bare uuid).
+  const entry = await relay.server.core.nats.buckets.bans.get(banKey(uuid, 'all'));
   return entry !== null && entry.operation === 'PUT' ? entry.json<BanRecord>() : null;
 }
 

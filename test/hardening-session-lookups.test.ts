@@ -55,7 +55,7 @@ describe('one address cycling fresh junk tokens without credentials (flood.mjs)'
   // Guards: each distinct junk token was a fresh upstream call (the gate bounds concurrency, not
   // rate): one address pushed hundreds of look-ups a second to the profile API, which limits by the
   // relay's address, and then every new player of the mesh was refused.
-  it('starts at most its burst of look-ups, then hears 503 profile_api_busy with Retry-After without a call upstream; another address is served', async () => {
+  it('starts at most its burst of look-ups, then is throttled with 429 too_many_session_checks and Retry-After without a call upstream; another address is served', async () => {
     const own = await RelayFixture.start({ nats: relay.nats, env: { PROFILE_API_RATE_PER_ADDRESS: '0.001', PROFILE_API_RATE_BURST: '5' } });
     try {
       const refused: Array<{ status: number; error: unknown; retryAfter: number }> = [];
@@ -66,7 +66,7 @@ describe('one address cycling fresh junk tokens without credentials (flood.mjs)'
       expect(own.profile.calls.filter((t) => t.startsWith('junk-rate-'))).toHaveLength(5);
       expect(refused).toHaveLength(15);
       for (const r of refused) {
-        expect(r).toMatchObject({ status: 503, error: 'profile_api_busy' });
+        expect(r).toMatchObject({ status: 429, error: 'too_many_session_checks' });
         expect(r.retryAfter).toBeGreaterThanOrEqual(1);
       }
       // A token found invalid is remembered: repeating it costs nothing, not even the rate.

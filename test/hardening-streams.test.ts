@@ -219,14 +219,16 @@ describe('the channel of a GET', () => {
 
 describe('bucket settings', () => {
   // Guards: relay-streams got the CLAIM_TTL of whichever service started first (an ingress ignored it).
-  it('CLAIM_TTL is applied to the ownership bucket by every service, whichever starts first', async () => {
+  // Now only relay setup applies it; services started after it, whatever their CLAIM_TTL, change nothing.
+  it('relay setup applies CLAIM_TTL to the ownership bucket, and services started after it leave it as it is', async () => {
     const own = await RelayFixture.start({ service: 'ingress', env: { CLAIM_TTL: '3h' } });
     try {
       const maxAge = async (): Promise<number> => (await own.server.core.nats.jsm.streams.info('KV_relay-streams')).config.max_age;
       expect(await maxAge()).toBe(3 * 3_600_000 * 1e6);
-      const gateway = await RelayFixture.start({ service: 'gateway', nats: own.nats, profile: own.profile, env: { CLAIM_TTL: '2h' } });
+      const gateway = await RelayFixture.start({ service: 'gateway', nats: own.nats, profile: own.profile, setup: false, env: { CLAIM_TTL: '2h' } });
       await gateway.close();
-      expect(await maxAge()).toBe(2 * 3_600_000 * 1e6);
+      expect(await maxAge()).toBe(3 * 3_600_000 * 1e6);
+      expect(gateway.logs.text).toMatch(/CLAIM_TTL asks for max age 2h, but bucket relay-streams has 3h/);
     } finally {
       await own.close();
     }
@@ -234,7 +236,7 @@ describe('bucket settings', () => {
 
   // Guards: the bucket's 2-minute duplicate window made JetStream refuse a max age under it, and a
   // gateway restarted with CLAIM_TTL=1m retried "JetStream not ready" for ever.
-  it('a gateway restarted with CLAIM_TTL=1m, its minimum, starts and brings the ownership bucket down to 1 minute', async () => {
+  it('relay setup with CLAIM_TTL=1m, its minimum, brings the ownership bucket down to 1 minute and a gateway starts on it', async () => {
     const own = await RelayFixture.start({ service: 'ingress' });
     try {
       const gateway = await RelayFixture.start({ service: 'gateway', nats: own.nats, profile: own.profile, env: { CLAIM_TTL: '1m' } });

@@ -34,7 +34,7 @@ async function held(r: RelayFixture, from: string, token: string, baseUrl = r.ur
 describe('a flood of junk tokens with the public client credentials', () => {
   // Guards: a flood with a mod's built-in (public) id and secret took the places kept for "valid
   // credentials", and a real player's first request got 503 profile_api_busy at once.
-  it("does not turn a player's first request from another address into 503 profile_api_busy", async () => {
+  it("does not refuse a player's first request from another address; the flood is throttled with 429 too_many_session_checks", async () => {
     const own = await RelayFixture.start({ nats: relay.nats, env: { PROFILE_API_CONCURRENCY: '16', PROFILE_API_MAX_QUEUE: '20' } });
     try {
       const key = await own.createKey();
@@ -43,7 +43,7 @@ describe('a flood of junk tokens with the public client credentials', () => {
       let busy = 0;
       const flood = Array.from({ length: 120 }, (_, i) =>
         postFrom(FLOODER, own.url, chat, { ...own.headers(null, key, ch), authorization: `Bearer junk-${i}` }).then((r) => {
-          if (r.status === 503) busy++;
+          if (r.status === 429) busy++;
           return r;
         }),
       );
@@ -57,11 +57,11 @@ describe('a flood of junk tokens with the public client credentials', () => {
       expect(stream.status).toBe(200);
       stream.close();
       const results = await Promise.all(flood);
-      for (const r of results.filter((x) => x.status === 503)) {
-        expect(r.body['error']).toBe('profile_api_busy');
+      for (const r of results.filter((x) => x.status === 429)) {
+        expect(r.body['error']).toBe('too_many_session_checks');
         expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
       }
-      for (const r of results.filter((x) => x.status !== 503)) expect(r.body['error']).toBe('invalid_session');
+      for (const r of results.filter((x) => x.status !== 429)) expect(r.body['error']).toBe('invalid_session');
       expect(own.server.core.bans.list()).toEqual([]);
       expect((await readMetrics(own.url)).get('relay_session_lookups_refused_total{reason="address_busy"}')).toBeGreaterThan(0);
     } finally {
@@ -78,10 +78,10 @@ describe('the client address', () => {
     try {
       const first = await held(relay, FLOODER, 'spoof-a', relay.url, { 'x-forwarded-for': '10.0.0.1' });
       const spoofed = await postFrom(FLOODER, relay.url, chat, { authorization: 'Bearer spoof-b', 'x-forwarded-for': '10.0.0.2', 'x-irc-multiplayer-server': 'x.example.net' });
-      expect(spoofed.status).toBe(503);
-      expect(spoofed.body['error']).toBe('profile_api_busy');
+      expect(spoofed.status).toBe(429);
+      expect(spoofed.body['error']).toBe('too_many_session_checks');
       const stream = await openStream(relay.url, { localAddress: FLOODER, headers: { authorization: 'Bearer spoof-c', 'x-forwarded-for': '10.0.0.3', 'x-irc-multiplayer-server': 'x.example.net' } });
-      expect((await stream.refusal()).body.error).toBe('profile_api_busy');
+      expect((await stream.refusal()).body.error).toBe('too_many_session_checks');
       expect(relay.profile.calls).not.toContain('spoof-b');
       expect(relay.profile.calls).not.toContain('spoof-c');
       // Another address has its own share.
@@ -126,10 +126,10 @@ describe('the client address', () => {
         const first = await held(own, FLOODER, `${kind}-a`, proxy.url);
         // Written by the client: the proxy appends the real peer after it, and that is what counts.
         const spoofed = await postFrom(FLOODER, proxy.url, chat, { authorization: `Bearer ${kind}-b`, 'x-forwarded-for': '127.0.0.9', 'x-irc-multiplayer-server': 'x.example.net' });
-        expect(spoofed.status).toBe(503);
-        expect(spoofed.body['error']).toBe('profile_api_busy');
+        expect(spoofed.status).toBe(429);
+        expect(spoofed.body['error']).toBe('too_many_session_checks');
         const stream = await openStream(proxy.url, { localAddress: FLOODER, headers: { authorization: `Bearer ${kind}-c`, 'x-irc-multiplayer-server': 'x.example.net' } });
-        expect((await stream.refusal()).body.error).toBe('profile_api_busy');
+        expect((await stream.refusal()).body.error).toBe('too_many_session_checks');
         expect(own.profile.calls).toEqual([`${kind}-a`]);
         // Another player behind the same proxy is another address.
         const other = await held(own, PLAYER, `${kind}-d`, proxy.url);

@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 import { loadConfig } from '../services/core/config.js';
 import { maskUrls } from '../services/core/secret-shapes.js';
 import type { CreatedKey } from '../services/core/keys.js';
+import { createLogger } from '../services/core/logger.js';
+import { setUpFromConfig } from '../services/core/nats-setup.js';
 import { ALL_SCOPES } from '../services/core/scopes.js';
 import { startAdminServer, type AdminServer } from '../services/admin/admin-server.js';
 import { startRelayServer, type RelayServer } from '../services/server.js';
@@ -49,6 +51,14 @@ export async function runDevServer(): Promise<void> {
   if ((env['ADMIN_HOST'] ?? '') === '') env['ADMIN_HOST'] = '127.0.0.1';
   if ((env['ADMIN_PORT'] ?? '') === '') env['ADMIN_PORT'] = String((await portFree(8090)) ? 8090 : await freePort());
   await buildConsole();
+  // The operator's step, done for you here: with NATS_URL pointing at a mesh whose users follow
+  // infra/nats/permissions.conf, the services' own credentials could not create anything.
+  try {
+    await setUpFromConfig(loadConfig('all', env), createLogger({ level: 'warn', pretty: false, destination: process.stderr }));
+  } catch (e) {
+    await nats?.stop();
+    throw e;
+  }
   let server: RelayServer;
   let admin: AdminServer;
   try {

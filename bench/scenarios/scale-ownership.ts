@@ -37,7 +37,7 @@ export async function ownershipPhase(total: number, opts: ScenarioOptions): Prom
   const relay = await startRelay({ gateways: groups, env: { CLAIM_TTL: '1m' }, cluster: opts.cluster });
   const loadgens = Array.from({ length: groups }, () => new LoadGen());
   const quiet = createLogger({ level: 'warn', pretty: false });
-  const ctx = await openNatsContext(loadConfig('all', { NATS_URL: relay.natsUrl }), 'bench-ownership', quiet, { applyLimits: false });
+  const ctx = await openNatsContext(loadConfig('all', { NATS_URL: relay.natsUrl }), 'bench-ownership', quiet);
   let simulated: SimulatedMesh | null = null;
   try {
     if (opts.million === true) simulated = await startSimulatedMesh(relay.natsUrl);

@@ -10,6 +10,7 @@ import { loadConfig } from '../../services/core/config.js';
 import { createLogger } from '../../services/core/logger.js';
 import { KeyStore } from '../../services/core/keys.js';
 import { openNatsContext } from '../../services/core/nats.js';
+import { setUpFromConfig } from '../../services/core/nats-setup.js';
 import { ALL_SCOPES } from '../../services/core/scopes.js';
 import { startNatsCluster, startNatsNode } from '../../tools/nats-launcher.js';
 import { httpOk, waitUntil } from '../../tools/poll.js';
@@ -67,7 +68,9 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
   };
   // The key every benchmark client uses (created before the services start, so they load it).
   const config = loadConfig('all', env);
-  const ctx = await openNatsContext(config, 'bench', createLogger({ level: 'warn', pretty: false }), { applyLimits: false });
+  // The operator's set-up, before the services start against it.
+  await setUpFromConfig(config, createLogger({ level: 'warn', pretty: false }));
+  const ctx = await openNatsContext(config, 'bench', createLogger({ level: 'warn', pretty: false }));
   const keys = new KeyStore(ctx.js, ctx.buckets.keys, createLogger({ level: 'warn', pretty: false }));
   const key = await keys.create({ scopes: ALL_SCOPES.filter((s) => s !== 'irc.connection.unauthenticated'), label: 'bench' });
   await ctx.nc.drain();

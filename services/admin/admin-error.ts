@@ -1,5 +1,6 @@
 // Every refusal of the admin service is an AdminError: a stable code from schemas/admin-api.ts,
-// which carries its status, and a sentence. The app's error handler turns anything else into one.
+// which carries its status (and Retry-After), and a sentence. The app's error handler turns anything
+// else into one.
 
 import { JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
 import { ClosedConnectionError, ConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError } from '@nats-io/nats-core';
@@ -9,12 +10,16 @@ import { isRelayError } from '../core/errors.js';
 export class AdminError extends Error {
   readonly code: AdminErrorCode;
   readonly status: number;
+  /** Seconds, sent as Retry-After. */
+  readonly retryAfter: number | undefined;
 
   constructor(code: AdminErrorCode, message: string) {
     super(message);
     this.name = 'AdminError';
     this.code = code;
-    this.status = ADMIN_ERRORS[code].status;
+    const entry: { status: number; retryAfter?: number } = ADMIN_ERRORS[code];
+    this.status = entry.status;
+    this.retryAfter = entry.retryAfter;
   }
 }
 

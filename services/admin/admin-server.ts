@@ -78,10 +78,9 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
       ...(options.logDestination !== undefined ? { destination: options.logDestination } : {}),
     });
   const tokens = new AdminTokens(config.admin.tokens);
-  // Like the CLI: an operator's tool never rewrites the stream's limits the services apply.
-  const nats = await openNatsContext(config, 'relay-admin', logger, { applyLimits: false });
+  const nats = await openNatsContext(config, 'relay-admin', logger);
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
-  const bans = new BanStore(nats.js, nats.buckets.bans, logger);
+  const bans = new BanStore(nats.js, nats.buckets.bans, logger, null);
   const mesh = new MeshView({ nc: nats.nc, js: nats.js, keys, bans, nodeTimeoutMs: config.gateway.nodeTimeoutMs, logger });
   const tails = new TailHub(nats.js, logger);
   try {
@@ -178,7 +177,7 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
 }
 
 function refuse(reply: FastifyReply, e: AdminError): FastifyReply {
-  if (e.code === 'unavailable') void reply.header('retry-after', '1');
+  if (e.retryAfter !== undefined) void reply.header('retry-after', String(e.retryAfter));
   const body: AdminErrorBody = { error: e.code, message: e.message };
   return reply.code(e.status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(body);
 }

@@ -43,8 +43,10 @@ export class MeshView {
     this.activity = new ChannelActivity(options.nc);
     this.keys = options.keys;
     this.bans = options.bans;
-    this.liveness.mirror.on('put', (node, record, _revision, previous) => this.rates.set(node, ratesBetween(previous, record)));
-    this.liveness.mirror.on('delete', (node) => this.rates.delete(node));
+    this.liveness.mirror.on('put', (_key, record, _revision, previous) => this.rates.set(record.node, ratesBetween(previous, record)));
+    this.liveness.mirror.on('delete', (_key, previous) => {
+      if (previous !== undefined) this.rates.delete(previous.node);
+    });
   }
 
   async start(): Promise<void> {
@@ -117,7 +119,7 @@ export class MeshView {
       streams: this.claims.size,
       channels: channels.size,
       keys: [...this.keys.mirror.values()].filter((k) => keyStatus(k, now) === 'active').length,
-      bans: [...this.bans.mirror.values()].filter((b) => this.bans.activeBan(b.uuid, now) !== undefined).length,
+      bans: this.bans.list(now).filter((b) => this.bans.activeBan(b.uuid, now) !== undefined).length,
       history: [...this.history],
     };
   }

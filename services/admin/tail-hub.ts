@@ -40,7 +40,7 @@ export class TailHub {
   async open(channel: string, query: LogQuery, operator: Operator, reply: FastifyReply): Promise<void> {
     const own = [...this.tails.values()].filter((name) => name === operator.name).length;
     if (own >= MAX_TAILS_PER_OPERATOR) throw new AdminError('too_many_tails', `${operator.name} already follows ${MAX_TAILS_PER_OPERATOR} live tails; close one first.`);
-    if (this.tails.size >= MAX_TAILS) throw new AdminError('too_many_tails', `This admin service already follows ${MAX_TAILS} live tails; close one first.`);
+    if (this.tails.size >= MAX_TAILS) throw new AdminError('tails_busy', `This admin service already follows ${MAX_TAILS} live tails; close one first.`);
     const res = reply.raw;
     let ended = false;
     let tail: LogReader | null = null;

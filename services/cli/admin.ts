@@ -40,7 +40,7 @@ export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}
   const logger = createLogger({ level: process.env['LOG_LEVEL'] ?? 'warn', pretty: false, destination: process.stderr });
   let nats: NatsContext;
   try {
-    nats = await openNatsContext(config, 'relay-cli', logger, { failFast: true, applyLimits: false });
+    nats = await openNatsContext(config, 'relay-cli', logger, { failFast: true, role: 'cli' });
   } catch (e) {
     // A setting that does not fit the servers (TLS, credentials, permissions) is its own sentence.
     if (e instanceof NatsSetupError) throw new CliError(e.message);
@@ -50,7 +50,7 @@ export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}
     throw new CliError(`Cannot reach NATS at ${shown.join(', ')} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}.${hint}`);
   }
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
-  const bans = new BanStore(nats.js, nats.buckets.bans, logger);
+  const bans = new BanStore(nats.js, nats.buckets.bans, logger, null);
   await Promise.all([options.keys ? keys.start() : undefined, options.bans ? bans.start() : undefined]);
   const audit = new AuditLog(nats.js);
   return {

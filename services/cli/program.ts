@@ -13,6 +13,7 @@ import { registerDev } from './commands/dev.js';
 import { registerKeys } from './commands/keys.js';
 import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
+import { registerSetup } from './commands/setup.js';
 import { registerStats } from './commands/stats.js';
 import { registerStreams } from './commands/streams.js';
 import { registerTrace } from './commands/trace.js';
@@ -53,6 +54,7 @@ export async function runRelayCli(extensions: CliExtensions = {}): Promise<void>
     // Its sentences quote what was typed ("unknown option ..."): no raw control characters either.
     .configureOutput({ outputError: (text, write) => write(escapeLines(text)) });
 
+  registerSetup(program);
   registerKeys(program);
   registerBans(program);
   registerAudit(program);

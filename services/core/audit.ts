@@ -3,13 +3,11 @@
 // event log so the log's per-channel limits and retention never touch it. `relay audit` reads it.
 
 import { userInfo, hostname } from 'node:os';
-import { DeliverPolicy, DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamClient, type OrderedConsumerOptions, type JetStreamManager } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
+import { DeliverPolicy, type JetStreamClient, type OrderedConsumerOptions } from '@nats-io/jetstream';
 import type { AuditRecord } from '../../schemas/records.js';
 import { startingAt } from './log-query.js';
 import { parseAuditRecord } from './records.js';
-import type { Logger } from './logger.js';
-import { AUDIT_STREAM_NAME, AUDIT_SUBJECTS } from './subjects.js';
+import { AUDIT_STREAM_NAME } from './subjects.js';
 
 /** Who is acting: RELAY_ACTOR when set, else the operating-system user and host. */
 export function currentActor(env: NodeJS.ProcessEnv = process.env): string {
@@ -22,37 +20,6 @@ export function currentActor(env: NodeJS.ProcessEnv = process.env): string {
     // No passwd entry (some containers): the host still says where it came from.
   }
   return `${user}@${hostname()}`;
-}
-
-/**
- * Creates the audit stream when missing, and (with `applyLimits`, as the services do) keeps its
- * retention and replicas at the configured values. File storage whatever the event log uses: an
- * audit trail that a restart loses is no audit trail.
- */
-export async function ensureAuditStream(jsm: JetStreamManager, settings: { maxAgeMs: number; replicas: number }, logger: Logger, applyLimits: boolean): Promise<void> {
-  const maxAge = nanos(settings.maxAgeMs);
-  const existing = await jsm.streams.info(AUDIT_STREAM_NAME).catch((e: unknown) => {
-    if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return null;
-    throw e;
-  });
-  if (existing === null) {
-    await jsm.streams.add({
-      name: AUDIT_STREAM_NAME,
-      description: 'Channel relay audit trail: operators\' actions, who and when.',
-      subjects: [AUDIT_SUBJECTS],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      num_replicas: settings.replicas,
-      max_age: maxAge,
-      discard: DiscardPolicy.Old,
-    });
-    logger.info({ stream: AUDIT_STREAM_NAME }, 'created the audit stream');
-    return;
-  }
-  const c = existing.config;
-  if (applyLimits && (c.max_age !== maxAge || c.num_replicas !== settings.replicas)) {
-    await jsm.streams.update(AUDIT_STREAM_NAME, { ...c, max_age: maxAge, num_replicas: settings.replicas });
-  }
 }
 
 export class AuditLog {

@@ -1,5 +1,8 @@
-// Mesh bans (spec A3): KV bucket relay-bans keyed by account uuid, mirrored on every node so a ban
-// issued anywhere closes the account's streams everywhere.
+// Mesh bans (spec A3): KV bucket relay-bans, mirrored on every node so a ban issued anywhere closes
+// the account's streams everywhere. An operator's ban is keyed by the account's uuid; a ban the
+// relay issues itself (a cracked client) by `auto.<service>.<uuid>`, so each NATS role writes only
+// its own keys (infra/nats/permissions.conf): a stolen ingress or gateway credential can neither
+// lift nor rewrite an operator's ban. An account is banned while any of its keys holds an active ban.
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
@@ -17,13 +20,36 @@ export interface BanInput {
   expiresAt?: string;
 }
 
+/** The services that ban cracked clients on their own, each under its own key prefix. */
+export const AUTO_BANNERS = ['ingress', 'gateway', 'all'] as const;
+export type AutoBanner = (typeof AUTO_BANNERS)[number];
+
+/** Where a ban of `uuid` is kept: the operator's key, or the key of the service that issued it. */
+export function banKey(uuid: string, issuer: AutoBanner | null): string {
+  return issuer === null ? uuid : `auto.${issuer}.${uuid}`;
+}
+
+/** Every key a ban of `uuid` may be kept under. */
+function banKeys(uuid: string): string[] {
+  return [banKey(uuid, null), ...AUTO_BANNERS.map((s) => banKey(uuid, s))];
+}
+
+/** A ban record counts only under a key of the account it names. */
+function parseBanAt(value: unknown, key: string): BanRecord | null {
+  const ban = parseBanRecord(value);
+  return ban !== null && banKeys(ban.uuid).includes(key) ? ban : null;
+}
+
 export class BanStore {
   readonly mirror: KvMirror<BanRecord>;
   private readonly kv: KV;
+  private readonly issuer: AutoBanner | null;
 
-  constructor(js: JetStreamClient, kv: KV, logger: Logger) {
+  /** `issuer`: the service whose automatic bans this store writes; null for an operator's tools. */
+  constructor(js: JetStreamClient, kv: KV, logger: Logger, issuer: AutoBanner | null) {
     this.kv = kv;
-    this.mirror = new KvMirror(js, BUCKET_BANS, parseBanRecord, logger);
+    this.issuer = issuer;
+    this.mirror = new KvMirror(js, BUCKET_BANS, parseBanAt, logger);
   }
 
   start(): Promise<void> {
@@ -36,14 +62,18 @@ export class BanStore {
 
   /** The ban in force for this account, if any (an expired ban no longer counts). */
   activeBan(uuid: string, now = Date.now()): BanRecord | undefined {
-    const ban = this.mirror.get(uuid);
-    if (ban === undefined) return undefined;
-    if (ban.expiresAt !== undefined && Date.parse(ban.expiresAt) <= now) return undefined;
-    return ban;
+    for (const key of banKeys(uuid)) {
+      const ban = this.mirror.get(key);
+      if (ban !== undefined && (ban.expiresAt === undefined || Date.parse(ban.expiresAt) > now)) return ban;
+    }
+    return undefined;
   }
 
-  list(): BanRecord[] {
-    return [...this.mirror.values()].sort((a, b) => a.bannedAt.localeCompare(b.bannedAt));
+  /** One ban per account: the one in force (the operator's first), else its first record. */
+  list(now = Date.now()): BanRecord[] {
+    const accounts = new Set([...this.mirror.values()].map((b) => b.uuid));
+    const shown = [...accounts].map((uuid) => this.activeBan(uuid, now) ?? banKeys(uuid).map((k) => this.mirror.get(k)).find((b) => b !== undefined));
+    return shown.filter((b): b is BanRecord => b !== undefined).sort((a, b) => a.bannedAt.localeCompare(b.bannedAt));
   }
 
   async ban(uuid: string, input: BanInput): Promise<BanRecord> {
@@ -51,15 +81,20 @@ export class BanStore {
     if (input.clientId !== undefined) record.clientId = input.clientId;
     if (input.userAgent !== undefined) record.userAgent = input.userAgent;
     if (input.expiresAt !== undefined) record.expiresAt = input.expiresAt;
-    this.mirror.remember(uuid, record, await this.kv.put(uuid, encodeRecord(record)));
+    const key = banKey(uuid, this.issuer);
+    this.mirror.remember(key, record, await this.kv.put(key, encodeRecord(record)));
     return record;
   }
 
-  /** Lifts a ban; returns false when there was none. */
+  /** Lifts every ban of the account, the operator's and the automatic ones; false when there was none. */
   async unban(uuid: string): Promise<boolean> {
-    const entry = await this.kv.get(uuid);
-    if (entry === null || entry.operation !== 'PUT') return false;
-    await this.kv.delete(uuid);
-    return true;
+    let lifted = false;
+    for (const key of banKeys(uuid)) {
+      const entry = await this.kv.get(key);
+      if (entry === null || entry.operation !== 'PUT') continue;
+      await this.kv.delete(key);
+      lifted = true;
+    }
+    return lifted;
   }
 }

@@ -19,13 +19,14 @@ export interface MirrorEvents<T> {
 export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
   readonly bucket: string;
   private readonly js: JetStreamClient;
-  private readonly parse: (value: unknown) => T | null;
+  /** Null refuses the record: malformed, or not what its key may hold. */
+  private readonly parse: (value: unknown, key: string) => T | null;
   private readonly logger: Logger;
   private readonly entries = new Map<string, { value: T; revision: number }>();
   private watcher: QueuedIterator<KvWatchEntry> | null = null;
   private stopped = false;
 
-  constructor(js: JetStreamClient, bucket: string, parse: (value: unknown) => T | null, logger: Logger) {
+  constructor(js: JetStreamClient, bucket: string, parse: (value: unknown, key: string) => T | null, logger: Logger) {
     super();
     this.js = js;
     this.bucket = bucket;
@@ -68,7 +69,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     }
     let value: T | null = null;
     try {
-      value = this.parse(entry.json<unknown>());
+      value = this.parse(entry.json<unknown>(), key);
     } catch {
       value = null;
     }

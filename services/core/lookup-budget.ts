@@ -5,7 +5,9 @@
 // refused. So each client address (its IPv6 block) has a look-up rate (a token bucket,
 // PROFILE_API_RATE_PER_ADDRESS and PROFILE_API_RATE_BURST), and a 429 from upstream stops every
 // look-up of this process for the time it asked (Retry-After), answering 503 without calling it.
-// Neither is ever a ban; cached sessions and remembered invalid tokens never reach this.
+// An address over its rate is throttled (429 too_many_session_checks); upstream's refusal is the
+// relay's trouble, not the client's (503). Neither is ever a ban; cached sessions and remembered
+// invalid tokens never reach this.
 
 import { fairnessGroup } from './client-address.js';
 import { RelayError } from './errors.js';
@@ -48,7 +50,7 @@ export class LookupBudget {
     }
     const decision = this.limiter.take(fairnessGroup(address, this.options.ipv6Prefix), [1], now);
     if (decision.allowed) return null;
-    const error = new RelayError('profile_api_busy', 'Too many new sessions from this address are being checked; try again shortly.', {
+    const error = new RelayError('too_many_session_checks', 'Too many new sessions from this address are being checked; try again shortly.', {
       retryAfter: decision.retryAfter,
     });
     return { reason: 'address_rate', error };

@@ -10,7 +10,9 @@
 // stays bounded (PROFILE_API_MAX_QUEUE); when it is full, a newcomer from an address with fewer
 // waiting takes the place of the newest waiter of the address with the most waiting (longest-queue
 // drop), so a few hundred flooding addresses cannot shut out an address with nothing queued.
-// Beyond either bound: 503 profile_api_busy at once (the displaced waiter too). A waiter
+// Beyond the address's share: 429 too_many_session_checks at once (that client's own doing, waiting
+// makes room). Beyond the queue: 503 profile_api_busy at once, to the displaced waiter too (the
+// relay cannot serve everyone; which one is refused is fairness, not a limit it passed). A waiter
 // leaves the queue at its deadline (the look-up's timeout counts from when it was asked for, not from
 // when a place came free) or when its client goes away. An address's state is dropped as soon as it
 // has nothing running or waiting.
@@ -79,7 +81,7 @@ export class LookupGate {
     return this.queued;
   }
 
-  /** Enters the gate for `address`; throws 503 profile_api_busy beyond the address's share or the queue. */
+  /** Enters the gate for `address`; throws 429 beyond the address's share, 503 beyond the queue. */
   enter(address: string, timeoutMs: number): Ticket {
     const key = fairnessGroup(address, this.options.ipv6Prefix);
     const group = this.groups.get(key) ?? { running: 0, waiting: [] };
@@ -181,10 +183,12 @@ export class LookupGate {
 
   private busy(reason: GateRefusal): RelayError {
     this.options.refused?.(reason);
-    const who = reason === 'queue_full' ? '' : 'from this address ';
-    return new RelayError('profile_api_busy', `Too many sessions ${who}are being checked right now; try again shortly.`, {
-      retryAfter: BUSY_RETRY_SECONDS,
-    });
+    if (reason === 'address_busy') {
+      return new RelayError('too_many_session_checks', 'Too many sessions from this address are being checked right now; try again shortly.', {
+        retryAfter: BUSY_RETRY_SECONDS,
+      });
+    }
+    return new RelayError('profile_api_busy', 'Too many sessions are being checked right now; try again shortly.', { retryAfter: BUSY_RETRY_SECONDS });
   }
 }
 

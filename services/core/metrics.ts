@@ -129,7 +129,7 @@ export class RelayMetrics {
     startAtZero(this.profileCalls, 'outcome', PROFILE_OUTCOMES);
     this.lookupRefusals = new Counter({
       name: 'relay_session_lookups_refused_total',
-      help: `Sessions refused without asking the profile API, by reason (${LOOKUP_REFUSALS.join(', ')})`,
+      help: 'Sessions refused without asking the profile API, by reason (401: token_too_long, token_malformed, remembered_invalid; 429, the address over its share: address_busy, address_rate; 503: queue_full, displaced, upstream_backoff, no_time_left)',
       labelNames: ['reason'],
       registers,
     });

@@ -10,6 +10,7 @@ import { maskUrls } from './secret-shapes.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
 import { firstConnectFailure, NatsSetupError, unansweredSentence } from './nats-refusal.js';
+import { inboxPrefix, type NatsRole } from './subjects.js';
 
 /** Handshakes a server may leave unfinished at start before the setting is blamed (each waits `timeout`). */
 const UNANSWERED_TRIES = 2;
@@ -27,7 +28,7 @@ function tlsOptions(tls: NonNullable<NatsSettings['tls']>): TlsOptions {
   return options;
 }
 
-function connectOptions(nats: NatsSettings, name: string): ConnectionOptions {
+function connectOptions(nats: NatsSettings, name: string, inbox: string): ConnectionOptions {
   const authenticator = nats.credsFile
     ? credsAuthenticator(readFileSync(nats.credsFile))
     : nats.nkeySeed
@@ -40,6 +41,7 @@ function connectOptions(nats: NatsSettings, name: string): ConnectionOptions {
     pass: nats.pass,
     token: nats.token,
     authenticator,
+    inboxPrefix: inbox,
     ...(nats.tls !== undefined ? { tls: tlsOptions(nats.tls) } : {}),
     // Start-up waits in connectNats, which tells a server not up yet from a setting that is wrong.
     waitOnFirstConnect: false,
@@ -58,17 +60,24 @@ function connectOptions(nats: NatsSettings, name: string): ConnectionOptions {
 export interface ConnectNatsOptions {
   /** Give up when no server answers at start-up (the CLI) instead of waiting for one (services). */
   failFast?: boolean;
+  /** The NATS role this connection acts as (its replies come under its inbox prefix); the service's own by default. */
+  role?: NatsRole;
+}
+
+/** The role a process of this kind signs in as, unless told otherwise (the CLI is `cli`). */
+export function roleOf(config: Pick<RelayConfig, 'service'>, options: ConnectNatsOptions): NatsRole {
+  return options.role ?? config.service;
 }
 
 /** Connects; rejects with a NatsSetupError (one sentence naming the setting) when a setting is wrong. */
 export async function connectNats(
-  config: Pick<RelayConfig, 'nats' | 'nodeId'>,
+  config: Pick<RelayConfig, 'nats' | 'nodeId' | 'service'>,
   name: string,
   logger: Logger,
   options: ConnectNatsOptions = {},
 ): Promise<NatsConnection> {
   const servers = config.nats.servers.map(maskUrls).join(', ');
-  const opts = connectOptions(config.nats, `${name}:${config.nodeId}`);
+  const opts = connectOptions(config.nats, `${name}:${config.nodeId}`, inboxPrefix(roleOf(config, options)));
   let unanswered = 0;
   for (let attempt = 1; ; attempt++) {
     try {

@@ -1,43 +1,39 @@
-// The NATS side of both services: one connection, the RELAY stream (the event log, RePublishing
-// every stored payload to live.channel.*) and the KV buckets every node watches.
+// The NATS side of every process: one connection, then the streams and buckets this kind of
+// process uses, found as `relay setup` left them (nats-check.ts) and bound without a request.
+// Nothing here creates or changes a stream: that takes the operator's credentials (nats-setup.ts).
 
-import { nanos, type NatsConnection } from '@nats-io/nats-core';
-import {
-  DiscardPolicy,
-  JetStreamApiCodes,
-  JetStreamApiError,
-  jetstream,
-  jetstreamManager,
-  RetentionPolicy,
-  StorageType,
-  type JetStreamClient,
-  type JetStreamManager,
-  type StreamConfig,
-} from '@nats-io/jetstream';
-import { ensureAuditStream } from './audit.js';
-import { openBuckets, type Buckets } from './kv-buckets.js';
-import { connectNats, type ConnectNatsOptions } from './nats-connection.js';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { bindBuckets, type Buckets } from './kv-buckets.js';
+import { checkNatsLayout } from './nats-check.js';
+import { natsLayout, plansFor } from './nats-layout.js';
+import { durabilityFacts, durabilityStatement, type DurabilityFacts } from './durability.js';
+import { connectNats, roleOf, type ConnectNatsOptions } from './nats-connection.js';
 import { NatsSetupError, permissionSentence, permissionViolationOf } from './nats-refusal.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
-import { LIVE_PREFIX, STREAM_NAME, STREAM_SUBJECTS } from './subjects.js';
+import { BUCKET_STREAMS, inboxPrefix, STREAM_NAME } from './subjects.js';
+
+/** What start-up found in NATS that the process goes by. */
+export interface NatsFindings {
+  /** The claims bucket's max age, which gateways renew within (CLAIM_TTL as `relay setup` applied it). */
+  claimTtlMs: number | null;
+  durability: DurabilityFacts | null;
+}
 
 export interface NatsContext {
   nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
   buckets: Buckets;
+  findings: NatsFindings;
+  /** Where this connection's replies come (the role's inbox prefix). */
+  inboxPrefix: string;
 }
 
 export { connectNats };
 
 export interface ConnectOptions extends ConnectNatsOptions {
-  /**
-   * Bring an existing stream and buckets to this process's configured limits (the services do).
-   * Tools (the CLI, scripts) only create what is missing: their environment must not rewrite a
-   * running mesh's retention or replicas.
-   */
-  applyLimits?: boolean;
   /**
    * How long a JetStream request (an API call, a KV operation, a publish through the client) may
    * take; the ingress passes its PUBLISH_TIMEOUT. The client's own default otherwise.
@@ -45,90 +41,29 @@ export interface ConnectOptions extends ConnectNatsOptions {
   requestTimeoutMs?: number;
 }
 
-/** What reaching NATS and shaping its stream and buckets needs from the configuration. */
-export type NatsConfig = Pick<RelayConfig, 'nats' | 'nodeId' | 'stream' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs' | 'idempotencyMaxBytes'>;
+/** What reaching NATS and checking its streams needs from the configuration. */
+export type NatsConfig = Pick<RelayConfig, 'service' | 'explicit' | 'nats' | 'nodeId' | 'stream' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs' | 'idempotencyMaxBytes'>;
 
-export function streamConfig(config: Pick<RelayConfig, 'stream'>): Partial<StreamConfig> & { name: string } {
-  return {
-    name: STREAM_NAME,
-    description: 'Channel relay event log: every accepted payload, per channel subject.',
-    subjects: [STREAM_SUBJECTS],
-    retention: RetentionPolicy.Limits,
-    storage: config.stream.storage === 'memory' ? StorageType.Memory : StorageType.File,
-    num_replicas: config.stream.replicas,
-    max_age: nanos(config.stream.maxAgeMs),
-    max_bytes: config.stream.maxBytes,
-    // Each channel's share of the log: a flood in one channel ages out only that channel's history.
-    max_msgs_per_subject: config.stream.maxMsgsPerChannel === 0 ? -1 : config.stream.maxMsgsPerChannel,
-    discard: DiscardPolicy.Old,
-    duplicate_window: nanos(config.stream.duplicateWindowMs),
-    allow_direct: true,
-    republish: { src: STREAM_SUBJECTS, dest: LIVE_PREFIX + STREAM_SUBJECTS },
-  };
-}
-
-/**
- * Creates the stream, or brings an existing one to the configured limits. Changing limits keeps the
- * data; a storage change cannot be applied in place and is reported instead.
- */
-export async function ensureStream(jsm: JetStreamManager, config: Pick<RelayConfig, 'stream'>, logger: Logger, applyLimits = true): Promise<void> {
-  const wanted = streamConfig(config);
-  const existing = await jsm.streams.info(STREAM_NAME).catch((e: unknown) => {
-    if (isNotFound(e)) return null;
-    throw e;
-  });
-  if (existing === null) {
-    await jsm.streams.add(wanted);
-    logger.info({ stream: STREAM_NAME }, 'created the event log stream');
-    return;
-  }
-  if (!applyLimits) return;
-  const c = existing.config;
-  if (c.storage !== wanted.storage) {
-    logger.warn({ stream: STREAM_NAME, has: c.storage, wanted: wanted.storage }, 'STREAM_STORAGE differs from the existing stream; storage cannot change in place, keeping it');
-  }
-  const changed =
-    c.max_age !== wanted.max_age ||
-    c.max_bytes !== wanted.max_bytes ||
-    c.max_msgs_per_subject !== wanted.max_msgs_per_subject ||
-    c.num_replicas !== wanted.num_replicas ||
-    c.duplicate_window !== wanted.duplicate_window ||
-    c.republish?.dest !== wanted.republish?.dest;
-  if (changed) {
-    await jsm.streams.update(STREAM_NAME, {
-      ...c,
-      max_age: wanted.max_age!,
-      max_bytes: wanted.max_bytes!,
-      max_msgs_per_subject: wanted.max_msgs_per_subject!,
-      num_replicas: wanted.num_replicas!,
-      duplicate_window: wanted.duplicate_window!,
-      republish: wanted.republish!,
-    });
-    logger.info({ stream: STREAM_NAME }, 'applied new event log limits');
-  }
-}
-
-function isNotFound(e: unknown): boolean {
-  return e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound;
-}
-
-/** Connect, then make sure the stream and buckets exist, retrying while JetStream settles. */
-export async function openNatsContext(
-  config: NatsConfig,
-  name: string,
-  logger: Logger,
-  options: ConnectOptions = {},
-): Promise<NatsContext> {
+/** Connects, then checks the streams and buckets this kind of process uses, retrying while JetStream settles. */
+export async function openNatsContext(config: NatsConfig, name: string, logger: Logger, options: ConnectOptions = {}): Promise<NatsContext> {
   const nc = await connectNats(config, name, logger, options);
-  const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc, options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs });
-  const applyLimits = options.applyLimits ?? true;
-  const buckets = await retry(async () => {
-    await ensureStream(jsm, config, logger, applyLimits);
-    await ensureAuditStream(jsm, { maxAgeMs: config.auditMaxAgeMs, replicas: config.stream.replicas }, logger, applyLimits);
-    return openBuckets(nc, jsm, config, logger, applyLimits);
-  }, logger);
-  return { nc, js, jsm, buckets };
+  try {
+    const jsm = await jetstreamManager(nc);
+    const js = jetstream(nc, options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs });
+    const findings = await retry(() => checkNatsLayout(jsm, plansFor(natsLayout(config), config.service), config.explicit), logger, options.failFast === true ? 3 : 40);
+    if (findings.problems.length > 0) throw new NatsSetupError(findings.problems.join(' '));
+    for (const warning of findings.warnings) logger.warn(warning);
+    const log = findings.found.get(STREAM_NAME);
+    const buckets = [...findings.found.entries()].filter(([stream]) => stream.startsWith('KV_')).map(([, info]) => info);
+    const durability = log === undefined ? null : durabilityFacts(nc.info?.version ?? 'unknown', log, buckets);
+    if (durability !== null) logger.info({ durability }, durabilityStatement(durability));
+    const claims = findings.found.get(`KV_${BUCKET_STREAMS}`);
+    const claimTtlMs = claims === undefined || claims.config.max_age === 0 ? null : Math.round(claims.config.max_age / 1e6);
+    return { nc, js, jsm, buckets: await bindBuckets(js), findings: { claimTtlMs, durability }, inboxPrefix: inboxPrefix(roleOf(config, options)) };
+  } catch (e) {
+    await nc.close().catch(() => undefined);
+    throw e;
+  }
 }
 
 /** Runs `fn` again while JetStream settles (a cluster just started, a leader being elected); a missing permission fails at once. */

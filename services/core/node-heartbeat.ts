@@ -7,6 +7,14 @@ import type { NodeRecord } from '../../schemas/records.js';
 import { encodeRecord } from './kv-mirror.js';
 import { RELAY_VERSION } from './version.js';
 
+/**
+ * The record's key: the role first, so each NATS role may write only its own role's heartbeats
+ * (`$KV.relay-nodes.gateway.*` for gateways; infra/nats/permissions.conf). Node ids are one token.
+ */
+export function heartbeatKey(role: string, nodeId: string): string {
+  return `${role}.${nodeId}`;
+}
+
 /** What a node reports of itself at each beat. */
 export type NodeStatus = Pick<NodeRecord, 'ready' | 'streams' | 'framesDelivered' | 'entriesPublished'>;
 
@@ -43,13 +51,13 @@ export class NodeHeartbeat {
       version: RELAY_VERSION,
       ...(await this.status()),
     };
-    await this.kv.put(this.nodeId, encodeRecord(record));
+    await this.kv.put(heartbeatKey(this.role, this.nodeId), encodeRecord(record));
   }
 
   /** Stops beating and removes the record: a node that leaves cleanly is gone at once. */
   async stop(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
-    await this.kv.delete(this.nodeId).catch(() => undefined);
+    await this.kv.delete(heartbeatKey(this.role, this.nodeId)).catch(() => undefined);
   }
 }

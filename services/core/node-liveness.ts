@@ -7,8 +7,18 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NodeRecord } from '../../schemas/records.js';
 import { KvMirror } from './kv-mirror.js';
 import type { Logger } from './logger.js';
+import { heartbeatKey } from './node-heartbeat.js';
 import { parseNodeRecord } from './records.js';
 import { BUCKET_NODES } from './subjects.js';
+
+/**
+ * A heartbeat counts only under its own role's key, so a role cannot speak for another's nodes; a
+ * record keyed by the bare node id is one of a node from before the key named the role.
+ */
+function parseHeartbeat(value: unknown, key: string): NodeRecord | null {
+  const record = parseNodeRecord(value);
+  return record !== null && (key === heartbeatKey(record.role, record.node) || key === record.node) ? record : null;
+}
 
 export class NodeLiveness {
   readonly mirror: KvMirror<NodeRecord>;
@@ -18,8 +28,8 @@ export class NodeLiveness {
 
   constructor(js: JetStreamClient, timeoutMs: number, logger: Logger) {
     this.timeoutMs = timeoutMs;
-    this.mirror = new KvMirror(js, BUCKET_NODES, parseNodeRecord, logger);
-    this.mirror.on('put', (node) => this.lastSeen.set(node, Date.now()));
+    this.mirror = new KvMirror(js, BUCKET_NODES, parseHeartbeat, logger);
+    this.mirror.on('put', (_key, record) => this.lastSeen.set(record.node, Date.now()));
   }
 
   async start(): Promise<void> {

@@ -5,8 +5,9 @@
 // start one, and backing off when upstream says 429, the LookupBudget's. What cannot be a token is
 // refused before any of it, and a token found invalid is remembered for a while in a cache of its
 // own (bounded, so junk never pushes out the sessions of real players): repeating it costs neither a
-// look-up nor a place in the gate. Invalid session: 401. The API unreachable, failing or busy: 503
-// with Retry-After, and never a ban (the caller only bans on a session it could verify).
+// look-up nor a place in the gate. Invalid session: 401. One address over its share of look-ups:
+// 429 with Retry-After. The API unreachable, failing or rate-limiting the relay, or the relay's queue
+// full: 503 with Retry-After. Never a ban (the caller only bans on a session it could verify).
 
 import { createHash } from 'node:crypto';
 import { TOKEN_SHAPE_PROBLEMS, tokenShapeProblem } from './bearer-token.js';

@@ -62,7 +62,7 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
     }
   })();
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
-  const bans = new BanStore(nats.js, nats.buckets.bans, logger);
+  const bans = new BanStore(nats.js, nats.buckets.bans, logger, config.service === 'admin' ? null : config.service);
   await Promise.all([keys.start(), bans.start()]);
   const lookups =
     config.profile.url === 'offline'

@@ -36,6 +36,17 @@ export const CLAIM_INDEX_PREFIX = 'relay.claim-index.';
 /** The per-owner lists of claim keys the stream caps count (one key per account or API key). */
 export const BUCKET_STREAM_OWNERS = 'relay-stream-owners';
 
+/** The NATS users of the relay's roles (infra/nats/permissions.conf); `all` is the development all-in-one. */
+export type NatsRole = 'ingress' | 'gateway' | 'admin' | 'cli' | 'all';
+
+/**
+ * Where a role's replies come: each role subscribes only under its own prefix, so a stolen
+ * credential of one role cannot read the answers JetStream sends another (claims, log reads, keys).
+ */
+export function inboxPrefix(role: NatsRole): string {
+  return `_INBOX.${role}`;
+}
+
 /** The subject a write to `key` of a KV bucket is published on (core subscribers see it too). */
 export function kvSubject(bucket: string, key: string): string {
   return `$KV.${bucket}.${key}`;

@@ -2,12 +2,14 @@
 // the keys it claims to its own subject of the stream RELAY_CLAIM_INDEX, before the claim itself,
 // and the keys it renews, a message per event-loop turn; the stream keeps them CLAIM_TTL, as long as the
 // claims bucket keeps an unrenewed claim. When a gateway's heartbeat stops, one gateway (the live
-// one with the lowest id, so not all of them) reads that node's subject, deletes each key that
-// still names the dead node, and purges the subject. A restarted node does the same for its
-// previous life. What the sweep misses ages out of the bucket by its max age.
+// one with the lowest id, so not all of them) reads that node's subject and deletes each key that
+// still names the dead node. A restarted node does the same for its previous life. The subject is
+// never purged (no role may purge a stream): its messages age out after CLAIM_TTL, and a sweep that
+// reads a key twice finds it no longer names the node. What the sweep misses ages out of the bucket
+// by its max age.
 
-import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { StreamClaim } from '../../schemas/records.js';
 import type { Logger } from '../core/logger.js';
 import { retry } from '../core/nats.js';
@@ -16,22 +18,16 @@ import { CLAIM_INDEX_PREFIX, CLAIM_INDEX_STREAM } from '../core/subjects.js';
 import type { ClaimStore } from './claim-store.js';
 
 const GATEWAY_ROLES = new Set(['gateway', 'all']);
-/** JetStream's answer when a stream of that name exists (another gateway created it meanwhile). */
-const STREAM_NAME_IN_USE = 10058;
-const DUPLICATE_WINDOW_MS = 60_000;
 /** nats-server's default payload limit, when the connection has not said its own. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 export interface ClaimIndexOptions {
   nc: NatsConnection;
   js: JetStreamClient;
-  jsm: JetStreamManager;
   store: ClaimStore;
   nodeId: string;
   liveness: NodeLiveness;
   logger: Logger;
-  replicas: number;
-  claimTtlMs: number;
   /** A swept claim: the owner index forgets it. */
   swept: (key: string, claim: StreamClaim) => void;
 }
@@ -58,34 +54,11 @@ export class ClaimIndex implements ClaimNotes {
     this.subject = CLAIM_INDEX_PREFIX + options.nodeId;
   }
 
-  /** Makes sure the stream exists with the bucket's lifetime, then clears what this node's previous life left. */
+  /** Clears what this node's previous life left, then sweeps for stopped gateways every `sweepEveryMs`. */
   async start(sweepEveryMs: number): Promise<void> {
-    // Like the other streams at start-up: a cluster just started may time a request out (seen in CI:
-    // a gateway exited with "timeout" creating this stream on a fresh three-node cluster).
-    await retry(() => this.ensure(), this.o.logger);
+    // A cluster just started may time a request out (seen in CI on a fresh three-node cluster).
+    await retry(() => this.sweepNode(this.o.nodeId), this.o.logger);
     this.timer = setInterval(() => void this.sweepDead().catch((err: unknown) => this.o.logger.warn({ err }, 'sweeping the claims of stopped gateways failed')), sweepEveryMs).unref();
-  }
-
-  private async ensure(): Promise<void> {
-    const { jsm, replicas, claimTtlMs } = this.o;
-    const maxAge = nanos(claimTtlMs);
-    // JetStream refuses a duplicate window longer than the max age.
-    const duplicates = Math.min(maxAge, nanos(DUPLICATE_WINDOW_MS));
-    const info = await jsm.streams.info(CLAIM_INDEX_STREAM).catch((e: unknown) => {
-      if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return null;
-      throw e;
-    });
-    if (info === null) {
-      await jsm.streams
-        .add({ name: CLAIM_INDEX_STREAM, subjects: [`${CLAIM_INDEX_PREFIX}>`], retention: RetentionPolicy.Limits, storage: StorageType.File, discard: DiscardPolicy.Old, num_replicas: replicas, max_age: maxAge, duplicate_window: duplicates })
-        .catch((e: unknown) => {
-          // Another gateway created it meanwhile.
-          if (!(e instanceof JetStreamApiError && e.code === STREAM_NAME_IN_USE)) throw e;
-        });
-    } else if (info.config.max_age !== maxAge || info.config.num_replicas !== replicas) {
-      await jsm.streams.update(CLAIM_INDEX_STREAM, { ...info.config, max_age: maxAge, num_replicas: replicas, duplicate_window: duplicates });
-    }
-    await this.sweepNode(this.o.nodeId);
   }
 
   /**
@@ -149,7 +122,7 @@ export class ClaimIndex implements ClaimNotes {
     return removed;
   }
 
-  /** Deletes every claim the node's subject lists that still names the node; then clears the subject. */
+  /** Deletes every claim the node's subject lists that still names the node. */
   async sweepNode(node: string): Promise<number> {
     const subject = CLAIM_INDEX_PREFIX + node;
     const keys = await this.readKeys(subject);
@@ -165,7 +138,6 @@ export class ClaimIndex implements ClaimNotes {
         // Written meanwhile (its node is back, or a new open took it): not ours to delete.
       }
     }
-    await this.o.jsm.streams.purge(CLAIM_INDEX_STREAM, { filter: subject }).catch(() => undefined);
     return removed;
   }
 

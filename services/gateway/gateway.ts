@@ -58,8 +58,8 @@ export class Gateway {
       nodeId: config.nodeId,
       liveness: this.liveness,
       logger,
-      replicas: config.kvReplicas,
-      claimTtlMs: config.claimTtlMs,
+      // The bucket's max age as `relay setup` set it; CLAIM_TTL only where the bucket keeps claims for ever.
+      claimTtlMs: nats.findings.claimTtlMs ?? config.claimTtlMs,
       received: metrics.claimMessages,
       evict: (id) => this.evict(id),
     });
@@ -91,8 +91,8 @@ export class Gateway {
     const { bans, keys, nats, config, logger } = this.core;
     await this.liveness.start();
     await this.ownership.start(config.gateway.nodeTimeoutMs);
-    bans.mirror.on('put', (uuid) => {
-      if (bans.activeBan(uuid) !== undefined) closeAll(this.registry.ofAccount(uuid), CloseReason.Banned);
+    bans.mirror.on('put', (_key, ban) => {
+      if (bans.activeBan(ban.uuid) !== undefined) closeAll(this.registry.ofAccount(ban.uuid), CloseReason.Banned);
     });
     keys.mirror.on('put', (clientId, key) => {
       if (key.revokedAt !== undefined) closeAll(this.registry.ofKey(clientId), CloseReason.KeyRevoked);

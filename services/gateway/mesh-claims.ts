@@ -20,7 +20,7 @@ export interface MeshClaimsOptions {
   nodeId: string;
   liveness: NodeLiveness;
   logger: Logger;
-  replicas: number;
+  /** The claims bucket's max age: claims are renewed within it. */
   claimTtlMs: number;
   received: Counter;
   evict: (streamId: string) => void;
@@ -46,8 +46,6 @@ export class MeshClaims {
       nodeId: o.nodeId,
       liveness: o.liveness,
       logger: o.logger,
-      replicas: o.replicas,
-      claimTtlMs: o.claimTtlMs,
       swept: (key, claim) => this.owners.drop(streamOwner({ account: claim.uuid, clientId: claim.clientId }), key, claim.node),
     });
     this.ownership = new Ownership({ store, hints: this.hints, nodeId: o.nodeId, evict: o.evict, index: this.index });

@@ -54,9 +54,10 @@ export class AckPublisher {
   private next = 0;
   private outgoing: Outgoing[] = [];
 
-  constructor(nc: NatsConnection) {
+  /** `inbox`: the connection's inbox prefix, the only one its role may subscribe under. */
+  constructor(nc: NatsConnection, inbox: string) {
     this.nc = nc;
-    this.prefix = `${createInbox()}.`;
+    this.prefix = `${createInbox(inbox)}.`;
     this.sub = nc.subscribe(`${this.prefix}*`, {
       callback: (err, msg) => {
         if (err !== null) return;

@@ -46,7 +46,7 @@ export class Ingress {
   constructor(core: RelayCore) {
     this.core = core;
     const { nats, metrics, logger, config } = core;
-    this.acks = new AckPublisher(nats.nc);
+    this.acks = new AckPublisher(nats.nc, nats.inboxPrefix);
     this.publisher = new Publisher(this.acks, metrics, logger, config.ingress.publishTimeoutMs);
     this.limiter = new RateLimiter([
       { perSecond: config.ingress.ratePerSecond, burst: config.ingress.rateBurst },

@@ -92,6 +92,24 @@ describe('a relay whose advice would make a reconnect storm', () => {
       expect(r.delayMs).toBeLessThanOrEqual(BACKOFF.capMs);
     }
   });
+
+  it.each([
+    ['Retry-After: 0', '0'],
+    ['Retry-After: 999999999 (past Node’s timer limit)', '999999999'],
+  ])('send(): a 429 too_many_session_checks with %s is resent as a 503 is, every wait within [base, cap]', async (_name, retryAfter) => {
+    const relay = await server((_req, res) =>
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter }).end(JSON.stringify({ error: 'too_many_session_checks', message: 'busy address' })),
+    );
+    const { client: c } = client(relay.url, { backoff: BACKOFF, sendAttempts: 4 });
+    await expect(c.send({ type: 'chat', message: 'x' })).rejects.toMatchObject({ code: 'too_many_session_checks', status: 429 });
+    expect(relay.requests).toHaveLength(4);
+    for (let i = 1; i < relay.requests.length; i++) {
+      const waited = relay.requests[i]!.at - relay.requests[i - 1]!.at;
+      expect(waited).toBeGreaterThanOrEqual(BACKOFF.baseMs - TIMER_SLACK_MS);
+      // The cap, plus a round trip on a loopback socket.
+      expect(waited).toBeLessThanOrEqual(BACKOFF.capMs + 250);
+    }
+  });
 });
 
 describe('delays a program sets', () => {

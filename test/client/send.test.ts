@@ -6,6 +6,7 @@ import { freePort } from '../../tools/ports.js';
 import type { CreatedKey } from '../../services/core/keys.js';
 import { Scope } from '../../services/core/scopes.js';
 import { CLIENT_AGENT, Recorder, TestTransport } from '../helpers/relay-client.js';
+import { readMetrics } from '../helpers/metrics.js';
 import { RelayFixture, type Player } from '../helpers/relay.js';
 
 let relay: RelayFixture;
@@ -103,6 +104,51 @@ describe('RelayClient.send', () => {
     expect(transport.posts[1]!.headers['idempotency-key']).toBe(transport.posts[0]!.headers['idempotency-key']);
     await rec.until(() => rec.chats().includes('after the outage'), 'the chat');
   }, 20_000);
+
+  it('a 429 too_many_session_checks (this address checks too many sessions) is resent after the relay’s Retry-After under the same key, as a 503', async () => {
+    const own = await RelayFixture.start({ nats: relay.nats, env: { PROFILE_API_RATE_PER_ADDRESS: '1', PROFILE_API_RATE_BURST: '1' } });
+    try {
+      const ownKey = await own.createKey();
+      // Another program on this address spends its one new session check.
+      expect((await own.post({ type: 'chat', message: 'x' }, { authorization: 'Bearer not-a-session', 'x-irc-multiplayer-server': 'x.example.net' })).status).toBe(401);
+      const transport = new TestTransport();
+      const player = own.player();
+      const c = new RelayClient({
+        url: own.url,
+        server: channel(),
+        clientId: ownKey.clientId,
+        clientSecret: ownKey.clientSecret,
+        userAgent: CLIENT_AGENT,
+        token: () => player.token,
+        fetch: transport.fetch,
+        backoff: { baseMs: 50, capMs: 5000 },
+      });
+      clients.push(c);
+      expect(await c.send({ type: 'chat', message: 'behind a busy address' })).toEqual({ accepted: 1, dropped: 0 });
+      expect(transport.posts).toHaveLength(2);
+      expect(transport.posts[1]!.at - transport.posts[0]!.at).toBeGreaterThanOrEqual(1000 - 5);
+      expect(transport.posts[1]!.headers['idempotency-key']).toBe(transport.posts[0]!.headers['idempotency-key']);
+      expect((await readMetrics(own.url)).get('relay_refusals_total{code="too_many_session_checks"}')).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('a 429 rate_limited (the program sends too much) is still thrown at once, not resent', async () => {
+    const own = await RelayFixture.start({ nats: relay.nats, env: { RATE_LIMIT_PER_SECOND: '0.001', RATE_LIMIT_BURST: '1' } });
+    try {
+      const ownKey = await own.createKey();
+      const transport = new TestTransport();
+      const player = own.player();
+      const c = new RelayClient({ url: own.url, server: channel(), clientId: ownKey.clientId, clientSecret: ownKey.clientSecret, userAgent: CLIENT_AGENT, token: () => player.token, fetch: transport.fetch });
+      clients.push(c);
+      await c.send({ type: 'chat', message: 'one' });
+      await expect(c.send({ type: 'chat', message: 'two' })).rejects.toMatchObject({ code: 'rate_limited', status: 429, retryAfterMs: expect.any(Number) });
+      expect(transport.posts).toHaveLength(2);
+    } finally {
+      await own.close();
+    }
+  });
 
   it('gives up after sendAttempts when the relay cannot be reached, with network_error', async () => {
     const transport = new TestTransport();

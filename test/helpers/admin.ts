@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { startAdminServer, type AdminOptions, type AdminServer } from '../../services/admin/admin-server.js';
 import type { TestNats } from './nats.js';
+import { setUpNats } from './nats-setup.js';
 import { LogCapture } from './relay.js';
 
 export interface AdminFixture {
@@ -18,6 +19,8 @@ export interface AdminFixture {
 }
 
 export async function startAdmin(nats: TestNats, names: string[] = ['alice', 'bob'], env: Record<string, string> = {}, extend?: AdminOptions['extend']): Promise<AdminFixture> {
+  // The operator's set-up, unless the test signs in as a NATS role that may not (its own test does it).
+  if (env['NATS_USER'] === undefined) await setUpNats(nats.url, env);
   const tokens = Object.fromEntries(names.map((n) => [n, randomBytes(24).toString('hex')]));
   const logs = new LogCapture();
   const server = await startAdminServer({

@@ -8,6 +8,7 @@ import { openNatsContext, type NatsContext } from '../../services/core/nats.js';
 import { startRelayProcess, type RelayProcess } from '../../tools/relay-process.js';
 import { clientHeaders, newPlayer, postTo, type Player, type PostResult } from './clients.js';
 import { startTestCluster } from './nats.js';
+import { setUpNats, SETUP_VARIABLES } from './nats-setup.js';
 import { startProfileApi, type FakeProfileApi } from './profile-api.js';
 import { openStream, type OpenOptions, type SseStream } from './sse-client.js';
 import { ALL_SCOPES } from '../../services/core/scopes.js';
@@ -40,7 +41,7 @@ export class Mesh {
     this.nats = nats;
     const logger = createLogger({ level: 'warn', pretty: false });
     this.keys = new KeyStore(nats.js, nats.buckets.keys, logger);
-    this.bans = new BanStore(nats.js, nats.buckets.bans, logger);
+    this.bans = new BanStore(nats.js, nats.buckets.bans, logger, null);
   }
 
   static async start(options: MeshOptions = {}): Promise<Mesh> {
@@ -59,9 +60,9 @@ export class Mesh {
       PROFILE_API_RATE_PER_ADDRESS: '0',
       ...options.env,
     };
-    const config = loadConfig('all', env);
-    // Creates the stream and buckets (R3) before the processes race to.
-    const nats = await openNatsContext(config, 'mesh-test', createLogger({ level: 'warn', pretty: false }));
+    // The operator's set-up (R3 streams and buckets), before any service starts.
+    await setUpNats(cluster.urls, env);
+    const nats = await openNatsContext(loadConfig('all', env), 'mesh-test', createLogger({ level: 'warn', pretty: false }));
     const mesh = new Mesh(cluster, profile, env, nats);
     await Promise.all([
       ...Array.from({ length: options.gateways ?? 2 }, () => mesh.addGateway()),
@@ -71,6 +72,8 @@ export class Mesh {
   }
 
   async addGateway(env: Record<string, string> = {}): Promise<RelayProcess> {
+    // A gateway given its own stream settings (CLAIM_TTL): the operator applies them first.
+    if (Object.keys(env).some((name) => SETUP_VARIABLES.has(name))) await setUpNats(this.cluster.urls, { ...this.env, ...env });
     const p = await startRelayProcess('gateway', { ...this.env, RELAY_NODE_ID: `gateway-${++this.counter}`, ...env });
     this.gateways.push(p);
     return p;

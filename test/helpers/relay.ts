@@ -8,6 +8,7 @@ import { startRelayServer, type RelayServer } from '../../services/server.js';
 import { ALL_SCOPES } from '../../services/core/scopes.js';
 import { startProfileApi, type FakeProfileApi } from './profile-api.js';
 import { startTestNats, type TestNats } from './nats.js';
+import { setUpNats } from './nats-setup.js';
 import { openStream, type OpenOptions, type SseStream } from './sse-client.js';
 import { clientHeaders, newPlayer, postTo, type Player, type PostResult } from './clients.js';
 
@@ -30,6 +31,11 @@ export interface RelayOptions {
   /** Share a nats-server / profile API with another relay of the same test. */
   nats?: TestNats;
   profile?: FakeProfileApi;
+  /**
+   * Run the operator's `relay setup` with `env` first (the default), as a deployment does before
+   * its services start; false leaves NATS as it is (tests of what a service does when it is not).
+   */
+  setup?: boolean;
 }
 
 export class RelayFixture {
@@ -53,6 +59,7 @@ export class RelayFixture {
     const nats = options.nats ?? (await startTestNats());
     const profile = options.profile ?? (await startProfileApi());
     const logs = new LogCapture();
+    if (options.setup !== false) await setUpNats(nats.url, options.env);
     const server = await startRelayServer({
       service: options.service ?? 'all',
       env: {

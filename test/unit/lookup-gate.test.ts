@@ -32,10 +32,10 @@ async function isGranted(t: Ticket): Promise<boolean> {
 }
 
 describe('look-up gate: fairness by client address', () => {
-  it('a flood from one address holds at most its share; another address gets a place at once', async () => {
+  it('a flood from one address holds at most its share (beyond it, throttled: 429 too_many_session_checks); another address gets a place at once', async () => {
     const { gate: g, refusals } = gate(16, 100, 4);
     const flood = Array.from({ length: 4 }, () => g.enter('127.0.0.2', LONG));
-    expect(busy(() => g.enter('127.0.0.2', LONG))).toBe('profile_api_busy');
+    expect(busy(() => g.enter('127.0.0.2', LONG))).toBe('too_many_session_checks');
     expect(refusals).toEqual(['address_busy']);
     const player = g.enter('127.0.0.3', LONG);
     expect(await isGranted(player)).toBe(true);
@@ -46,7 +46,7 @@ describe('look-up gate: fairness by client address', () => {
   it('counts an IPv6 block of the configured prefix as one address (56: a home given a /56 is one address)', () => {
     const { gate: g } = gate(16, 100, 2, 56);
     const held = [g.enter('2001:db8:1:200::1', LONG), g.enter('2001:db8:1:2ff::1', LONG)];
-    expect(busy(() => g.enter('2001:db8:1:2aa::1', LONG))).toBe('profile_api_busy');
+    expect(busy(() => g.enter('2001:db8:1:2aa::1', LONG))).toBe('too_many_session_checks');
     const other = g.enter('2001:db8:1:300::1', LONG);
     for (const t of [...held, other]) t.leave();
     expect(g.addresses).toBe(0);
@@ -55,10 +55,10 @@ describe('look-up gate: fairness by client address', () => {
   it('counts an IPv6 /64 as one address, and an IPv4-mapped peer as its IPv4 address', () => {
     const { gate: g } = gate(16, 100, 2);
     const held = [g.enter('2001:db8:1:2::1', LONG), g.enter('2001:db8:1:2:ffff::9', LONG)];
-    expect(busy(() => g.enter('2001:db8:1:2::77', LONG))).toBe('profile_api_busy');
+    expect(busy(() => g.enter('2001:db8:1:2::77', LONG))).toBe('too_many_session_checks');
     const other = g.enter('2001:db8:1:3::1', LONG);
     const v4 = [g.enter('127.0.0.5', LONG), g.enter('::ffff:127.0.0.5', LONG)];
-    expect(busy(() => g.enter('127.0.0.5', LONG))).toBe('profile_api_busy');
+    expect(busy(() => g.enter('127.0.0.5', LONG))).toBe('too_many_session_checks');
     for (const t of [...held, other, ...v4]) t.leave();
     expect(g.addresses).toBe(0);
   });
@@ -84,7 +84,7 @@ describe('look-up gate: fairness by client address', () => {
     expect(g.addresses).toBe(0);
   });
 
-  it('bounds the whole queue, all addresses together: 503 queue_full when no address has more waiting than the newcomer', () => {
+  it('bounds the whole queue, all addresses together: 503 profile_api_busy (queue_full, the relay is full) when no address has more waiting than the newcomer', () => {
     const { gate: g, refusals } = gate(1, 2, 10);
     const held = [g.enter('10.0.0.1', LONG), g.enter('10.0.0.2', LONG), g.enter('10.0.0.3', LONG)];
     expect(busy(() => g.enter('10.0.0.2', LONG))).toBe('profile_api_busy');

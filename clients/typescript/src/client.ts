@@ -91,8 +91,9 @@ export class RelayClient extends Emitter<RelayClientEvents> {
   /**
    * Posts one payload or a batch (stored in order, all or nothing). A single presence snapshot is
    * coalesced: at most presencePerSecond go out, the newest each time, and a replaced one resolves
-   * with `superseded: true`. 503s and network failures are resent under one Idempotency-Key (stored
-   * once); other refusals throw RelayError with the relay's code and details.
+   * with `superseded: true`. 5xx, 408, 429 too_many_session_checks and network failures are resent
+   * under one Idempotency-Key (stored once); other refusals, 429 rate_limited among them, throw
+   * RelayError with the relay's code and details.
    */
   async send(body: Payload | readonly Payload[]): Promise<SendOutcome> {
     if (this.stopped) throw new RelayError('client_closed', 'close() was called: nothing more is sent until connect()');

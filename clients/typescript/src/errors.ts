@@ -115,3 +115,13 @@ export function networkError(cause: unknown): RelayError {
 export function retryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
+
+/**
+ * Whether send() waits and makes a refused POST again (under the same Idempotency-Key): what
+ * retryableStatus allows, except 429 `rate_limited`, which is the program's own pace (resending would
+ * only add to it; the program decides). Every other 429 is a share the client meets through no
+ * excess of its own (its address's session checks, `too_many_session_checks`): waited out like a 503.
+ */
+export function resendable(e: RelayError): boolean {
+  return retryableStatus(e.status) && e.code !== 'rate_limited';
+}

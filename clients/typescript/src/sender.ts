@@ -1,10 +1,11 @@
 // POST with the guarantees a game needs: one Idempotency-Key per batch, kept across every resend, so
 // a batch whose answer was lost (a reset connection, a 503 after part of it was stored) is sent again
 // and stored once (the relay answers a repeated key as the first time). Refusals that asking again
-// will not change are thrown at once as RelayError with the relay's code and details.
+// will not change, and 429 rate_limited (the program's own pace), are thrown at once as RelayError
+// with the relay's code and details.
 
 import { Backoff } from './backoff.js';
-import { networkError, refusal, RelayError, retryableStatus } from './errors.js';
+import { networkError, refusal, RelayError, resendable } from './errors.js';
 import { commonHeaders, type ClientConfig } from './options.js';
 import { excerpt } from './frames.js';
 import { wait } from './wait.js';
@@ -64,7 +65,7 @@ export class Sender {
           attempt--;
           continue;
         }
-        if (!retryableStatus(res.status) || res.status === 429) throw failure;
+        if (!resendable(failure)) throw failure;
       } catch (e) {
         if (halt.aborted) throw closed();
         if (e instanceof RelayError) throw e;

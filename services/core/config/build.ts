@@ -56,11 +56,13 @@ function natsSettings(env: Env): NatsSettings {
 }
 
 // The return type is RelayConfig: derived from this mapping, which is typed by the schema.
-export function buildConfig(service: ServiceKind, env: Env) {
+export function buildConfig(service: ServiceKind, env: Env, explicit: ReadonlySet<string>) {
   return {
     service,
     /** The variables as read (defaults applied), for `relay config`. */
     env,
+    /** The variables the environment set (not defaulted): only these are compared with what NATS holds. */
+    explicit,
     nodeEnv: env.NODE_ENV,
     host: env.HOST,
     port: env.PORT,

@@ -48,7 +48,7 @@ export function loadConfig(service: ServiceKind, source: NodeJS.ProcessEnv = pro
   // section, the schema's, so code shared by both never meets a missing value.
   const env: unknown = values;
   if (!validators.all(env)) throw new ConfigError((validators.all.errors ?? []).map((e) => envProblem(e, source)));
-  return buildConfig(service, env);
+  return buildConfig(service, env, new Set(Object.keys(values)));
 }
 
 /** TRUSTED_PROXIES, entry by entry, as the address logic will read it. */

@@ -79,39 +79,37 @@ const CommonEnv = {
     'x-expected': 'comma-separated header prefixes made of letters, digits and "-"',
     description: 'Extra client-credential header prefixes, comma-separated: X-Hackware accepts X-Hackware-Client-ID / -Secret.',
   }),
-  STREAM_MAX_AGE: Type.String({ default: '24h', ...lifetime, description: 'How long the event log keeps a payload.' }),
-  STREAM_MAX_BYTES: Type.String({ default: '1GiB', ...size, description: 'Size bound of the event log; oldest go first.' }),
-  STREAM_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the event log (3 on a cluster).' }),
-  STREAM_STORAGE: Type.Union([Type.Literal('file'), Type.Literal('memory')], { default: 'file', description: 'Event log storage.' }),
+  STREAM_MAX_AGE: Type.String({ default: '24h', ...lifetime, description: 'How long the event log keeps a payload. Applied by relay setup; a service only compares it with what NATS holds.' }),
+  STREAM_MAX_BYTES: Type.String({ default: '1GiB', ...size, description: 'Size bound of the event log; oldest go first. Applied by relay setup; a service only compares it with what NATS holds.' }),
+  STREAM_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the event log (3 on a cluster). Applied by relay setup; a service only compares it with what NATS holds.' }),
+  STREAM_STORAGE: Type.Union([Type.Literal('file'), Type.Literal('memory')], { default: 'file', description: 'Event log storage. Applied by relay setup; a service only compares it with what NATS holds.' }),
   STREAM_DUPLICATE_WINDOW: Type.String({
     default: '2m',
     ...lifetime,
-    description: 'Window in which a resent POST with the same Idempotency-Key is stored once.',
+    description: 'Window in which a resent POST with the same Idempotency-Key is stored once. Applied by relay setup; a service only compares it with what NATS holds.',
   }),
-  // Read by every service: whichever process creates or updates the bucket applies the same value.
   IDEMPOTENCY_MAX_BYTES: Type.String({
     default: '64MiB',
     ...size,
     description:
-      'Size bound of the Idempotency-Key records (bucket relay-idempotency, about 213 bytes a keyed POST, kept STREAM_DUPLICATE_WINDOW). Full, the oldest records go first: a POST is never refused, and a resend of a forgotten key runs again (at-least-once).',
+      'Size bound of the Idempotency-Key records (bucket relay-idempotency, about 213 bytes a keyed POST, kept STREAM_DUPLICATE_WINDOW). Full, the oldest records go first: a POST is never refused, and a resend of a forgotten key runs again (at-least-once). Applied by relay setup; a service only compares it with what NATS holds.',
   }),
   STREAM_MAX_MSGS_PER_CHANNEL: Type.Integer({
     default: 10_000,
     minimum: 0,
     description:
-      "Payloads the event log keeps per channel (JetStream's per-subject limit; oldest go first); a flood in one channel then ages out only that channel's history. 0: no per-channel limit.",
+      "Payloads the event log keeps per channel (JetStream's per-subject limit; oldest go first); a flood in one channel then ages out only that channel's history. 0: no per-channel limit. Applied by relay setup; a service only compares it with what NATS holds.",
   }),
   AUDIT_MAX_AGE: Type.String({
     default: '365d',
     ...lifetime,
-    description: 'How long the audit trail (keys created or revoked, bans added or lifted, and by whom) is kept.',
+    description: 'How long the audit trail (keys created or revoked, bans added or lifted, and by whom) is kept. Applied by relay setup; a service only compares it with what NATS holds.',
   }),
-  KV_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the keys, bans and streams buckets.' }),
-  // Read by every service: whichever process creates or updates the bucket applies the same value.
+  KV_REPLICAS: Type.Integer({ default: 1, minimum: 1, maximum: 5, description: 'Replicas of the keys, bans and streams buckets. Applied by relay setup; a service only compares it with what NATS holds.' }),
   CLAIM_TTL: Type.String({
     default: '1h',
     ...duration,
-    description: 'Stream ownership records expire after this unless refreshed (live streams refresh at half of it).',
+    description: 'Stream ownership records expire after this unless refreshed (live streams refresh at half of it). Applied by relay setup; a service only compares it with what NATS holds.',
   }),
   SHUTDOWN_TIMEOUT: Type.String({
     default: '10s',
@@ -132,20 +130,20 @@ const CommonEnv = {
   PROFILE_API_MAX_QUEUE: Type.Integer({
     default: 1000,
     minimum: 0,
-    description: 'Look-ups that may wait for a free slot, all client addresses together; beyond it, 503 profile_api_busy with Retry-After (never a ban).',
+    description: 'Look-ups that may wait for a free slot, all client addresses together; beyond it, 503 profile_api_busy with Retry-After (the relay is full, not the client over its share; never a ban).',
   }),
   PROFILE_API_PER_ADDRESS: Type.Integer({
     default: 8,
     minimum: 1,
     maximum: 100_000,
     description:
-      'Look-ups one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may have running or waiting at once; beyond it, 503 profile_api_busy with Retry-After (never a ban). Raise it for many players behind one NAT address.',
+      'Look-ups one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may have running or waiting at once; beyond it, 429 too_many_session_checks with Retry-After (never a ban). Raise it for many players behind one NAT address.',
   }),
   PROFILE_API_RATE_PER_ADDRESS: Type.Number({
     default: 2,
     minimum: 0,
     description:
-      'New profile API look-ups per second one client address may start (a token bucket; cached and remembered-invalid sessions cost nothing); beyond it, 503 profile_api_busy with Retry-After (never a ban). 0 turns the limit off.',
+      'New profile API look-ups per second one client address may start (a token bucket; cached and remembered-invalid sessions cost nothing); beyond it, 429 too_many_session_checks with Retry-After (never a ban). 0 turns the limit off.',
   }),
   PROFILE_API_RATE_BURST: Type.Integer({
     default: 20,
@@ -172,13 +170,13 @@ const IngressEnv = {
   RATE_LIMIT_PER_SECOND: Type.Number({
     default: 200,
     minimum: 0,
-    description: 'Entries per second one account (or bridge key) may post; 0 turns the limit off.',
+    description: 'Entries per second one account (or bridge key) may post; 429 rate_limited with Retry-After beyond. 0 turns the limit off.',
   }),
   RATE_LIMIT_BURST: Type.Integer({ default: 1000, minimum: 1, description: 'Entries one account may post at once before the rate applies.' }),
   RATE_LIMIT_BYTES_PER_SECOND: Type.String({
     default: '256KiB',
     ...size,
-    description: 'Payload bytes per second one account (or bridge key) may post; 0 turns the byte limit off.',
+    description: 'Payload bytes per second one account (or bridge key) may post; 429 rate_limited with Retry-After beyond. 0 turns the byte limit off.',
   }),
   RATE_LIMIT_BYTES_BURST: Type.String({
     default: '4MiB',

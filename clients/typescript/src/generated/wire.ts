@@ -471,6 +471,7 @@ export type KnownHttpErrorCode =
   | "rate_limited"
   | "too_many_streams"
   | "too_many_opens"
+  | "too_many_session_checks"
   | "internal_error"
   | "profile_api_unavailable"
   | "profile_api_busy"

@@ -1,0 +1,72 @@
+// What a service finds in NATS at start, against the layout (nats-layout.ts). Services never create
+// or change a stream (that is `relay setup`, with the operator's credentials): a stream or bucket
+// that is missing, or lacks what the service cannot work without, stops start-up with one sentence
+// naming it; a limit that differs from one this process was given is a warning.
+
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
+import type { StreamLimits, StreamPlan } from './nats-layout.js';
+import { LIMIT_NAMES, limitText } from './nats-limits-text.js';
+
+export interface LayoutFindings {
+  /** Each stops start-up. */
+  problems: string[];
+  warnings: string[];
+  /** The streams found, by name. */
+  found: Map<string, StreamInfo>;
+}
+
+const SETUP_HINT = 'run `relay setup` with the operator\'s NATS credentials (docs/OPERATIONS.md "Setting up NATS")';
+
+/**
+ * Reads each planned stream's information. `explicit` holds the environment variables this process
+ * was given (not defaulted): only those are compared with the stream's limits.
+ */
+export async function checkNatsLayout(jsm: JetStreamManager, plans: StreamPlan[], explicit: ReadonlySet<string>): Promise<LayoutFindings> {
+  const findings: LayoutFindings = { problems: [], warnings: [], found: new Map() };
+  for (const plan of plans) {
+    const info = await jsm.streams.info(plan.stream).catch((e: unknown) => {
+      if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return null;
+      throw e;
+    });
+    if (info === null) {
+      findings.problems.push(`${capitalised(plan.label)} does not exist: ${SETUP_HINT}.`);
+      continue;
+    }
+    findings.found.set(plan.stream, info);
+    findings.problems.push(...shapeProblems(plan, info.config));
+    findings.warnings.push(...limitWarnings(plan, info.config, explicit));
+  }
+  return findings;
+}
+
+/** What the services cannot work without. */
+export function shapeProblems(plan: StreamPlan, c: StreamConfig): string[] {
+  const name = capitalised(plan.label);
+  const out: string[] = [];
+  if (c.sealed) out.push(`${name} is sealed: nothing can be written to it; restore it from a backup (JetStream cannot unseal a stream).`);
+  const missing = plan.shape.subjects.filter((s) => !(c.subjects ?? []).includes(s));
+  if (missing.length > 0) out.push(`${name} does not take the subjects ${missing.join(', ')}: ${SETUP_HINT}.`);
+  const r = plan.shape.republish;
+  if (r !== undefined && (c.republish?.src !== r.src || c.republish.dest !== r.dest)) {
+    out.push(`${name} does not republish ${r.src} to ${r.dest}, which live delivery rides on, and JetStream cannot add that to an existing stream: remove the stream (its payloads go with it) and ${SETUP_HINT}.`);
+  }
+  if (plan.shape.allow_direct === true && c.allow_direct !== true) out.push(`${name} does not allow direct gets: ${SETUP_HINT}.`);
+  if (plan.shape.allow_rollup_hdrs === true && c.allow_rollup_hdrs !== true) out.push(`${name} does not allow roll-up headers, which KV deletes use: ${SETUP_HINT}.`);
+  if (plan.bucket !== undefined && c.max_msgs_per_subject === 0) out.push(`${name} keeps no history per key: ${SETUP_HINT}.`);
+  return out;
+}
+
+function limitWarnings(plan: StreamPlan, c: StreamConfig, explicit: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const [field, variable] of Object.entries(plan.sources) as Array<[keyof StreamLimits, string]>) {
+    if (!explicit.has(variable) || c[field] === plan.limits[field]) continue;
+    out.push(
+      `${variable} asks for ${LIMIT_NAMES[field]} ${limitText(field, plan.limits[field])}, but ${plan.label} has ${limitText(field, c[field])}: this process uses what the stream has; run \`relay setup\` with ${variable} to change it.`,
+    );
+  }
+  return out;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

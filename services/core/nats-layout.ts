@@ -1,0 +1,188 @@
+// Every JetStream stream and KV bucket the relay needs, in one list: the settings `relay setup`
+// gives each (from the operator's environment), what a service cannot work without, and which
+// services use it. `nats-setup.ts` creates and updates from this list with the operator's
+// credentials; `nats-check.ts` compares what a service finds at start against it. Nothing else
+// spells a stream's configuration.
+
+import { nanos } from '@nats-io/nats-core';
+import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import type { RelayConfig, ServiceKind } from './config.js';
+import {
+  AUDIT_STREAM_NAME,
+  AUDIT_SUBJECTS,
+  BUCKET_BANS,
+  BUCKET_IDEMPOTENCY,
+  BUCKET_KEYS,
+  BUCKET_NODES,
+  BUCKET_STREAM_OWNERS,
+  BUCKET_STREAMS,
+  CLAIM_INDEX_PREFIX,
+  CLAIM_INDEX_STREAM,
+  LIVE_PREFIX,
+  STREAM_NAME,
+  STREAM_SUBJECTS,
+} from './subjects.js';
+
+/** The settings an operator chooses; a difference from them is harmless to a service (a warning). */
+export interface StreamLimits {
+  num_replicas: number;
+  /** Nanoseconds; 0: kept for ever. */
+  max_age: number;
+  /** -1: no bound. */
+  max_bytes: number;
+  /** -1: no bound (the event log's per-channel share; a bucket's history). */
+  max_msgs_per_subject: number;
+  /** -1: no bound. Nothing the relay keeps is bounded by count alone. */
+  max_msgs: number;
+  /** Nanoseconds. */
+  duplicate_window: number;
+  discard: DiscardPolicy;
+  storage: StorageType;
+}
+
+export interface StreamPlan {
+  stream: string;
+  /** How sentences name it: "the event log (stream RELAY)". */
+  label: string;
+  /** The KV bucket this stream backs. */
+  bucket?: string;
+  limits: StreamLimits;
+  /** The environment variable that sets each limit, for sentences. */
+  sources: Partial<Record<keyof StreamLimits, string>>;
+  /** The rest of its configuration: what a service cannot work without (checked at every start). */
+  shape: Pick<StreamConfig, 'subjects'> & Partial<Pick<StreamConfig, 'republish' | 'allow_direct' | 'allow_rollup_hdrs' | 'description'>>;
+  usedBy: readonly ServiceKind[];
+}
+
+/** What the plans are made from: the setup variables of the configuration. */
+export type LayoutConfig = Pick<RelayConfig, 'stream' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs' | 'idempotencyMaxBytes'>;
+
+/** Heartbeat records expire after this (garbage collection only: liveness is NODE_TIMEOUT). */
+const NODE_RECORD_TTL_MS = 5 * 60_000;
+/** JetStream refuses a duplicate window longer than the max age; the KV client's own default is 2 min. */
+const DEFAULT_DUPLICATE_WINDOW_MS = 2 * 60_000;
+const ALL: readonly ServiceKind[] = ['ingress', 'gateway', 'admin', 'all'];
+
+function duplicates(maxAgeMs: number): number {
+  return nanos(maxAgeMs > 0 ? Math.min(maxAgeMs, DEFAULT_DUPLICATE_WINDOW_MS) : DEFAULT_DUPLICATE_WINDOW_MS);
+}
+
+interface BucketSpec {
+  bucket: string;
+  history: number;
+  ttlMs: number;
+  maxBytes: number;
+  discard: DiscardPolicy;
+  usedBy: readonly ServiceKind[];
+  sources: Partial<Record<keyof StreamLimits, string>>;
+}
+
+/** A KV bucket's stream, shaped as the KV client creates one (so any KV client binds to it). */
+function bucketPlan(b: BucketSpec, replicas: number): StreamPlan {
+  return {
+    stream: `KV_${b.bucket}`,
+    label: `bucket ${b.bucket}`,
+    bucket: b.bucket,
+    limits: {
+      num_replicas: replicas,
+      max_age: b.ttlMs > 0 ? nanos(b.ttlMs) : 0,
+      max_bytes: b.maxBytes,
+      max_msgs_per_subject: b.history,
+      max_msgs: -1,
+      duplicate_window: duplicates(b.ttlMs),
+      discard: b.discard,
+      storage: StorageType.File,
+    },
+    sources: { num_replicas: 'KV_REPLICAS', ...b.sources },
+    shape: { subjects: [`$KV.${b.bucket}.>`], allow_direct: true, allow_rollup_hdrs: true },
+    usedBy: b.usedBy,
+  };
+}
+
+/** Every stream and bucket, in the order setup creates them. */
+export function natsLayout(config: LayoutConfig): StreamPlan[] {
+  const s = config.stream;
+  const unbounded = { maxBytes: -1, discard: DiscardPolicy.New, sources: {} };
+  const buckets: BucketSpec[] = [
+    { bucket: BUCKET_KEYS, history: 5, ttlMs: 0, ...unbounded, usedBy: ALL },
+    { bucket: BUCKET_BANS, history: 5, ttlMs: 0, ...unbounded, usedBy: ALL },
+    { bucket: BUCKET_STREAMS, history: 1, ttlMs: config.claimTtlMs, ...unbounded, sources: { max_age: 'CLAIM_TTL' }, usedBy: ['gateway', 'admin', 'all'] },
+    { bucket: BUCKET_NODES, history: 1, ttlMs: NODE_RECORD_TTL_MS, ...unbounded, usedBy: ALL },
+    // An Idempotency-Key is remembered as long as JetStream de-duplicates its entries, within
+    // IDEMPOTENCY_MAX_BYTES: full, the oldest records go first, so a POST is never refused for want
+    // of room (at-least-once for a forgotten key; its entries' message ids still de-duplicate).
+    {
+      bucket: BUCKET_IDEMPOTENCY,
+      history: 1,
+      ttlMs: s.duplicateWindowMs,
+      maxBytes: config.idempotencyMaxBytes,
+      discard: DiscardPolicy.Old,
+      sources: { max_age: 'STREAM_DUPLICATE_WINDOW', max_bytes: 'IDEMPOTENCY_MAX_BYTES' },
+      usedBy: ['ingress', 'all'],
+    },
+    // Entries of dead nodes are not counted and are pruned at the owner's next write (owner-index.ts).
+    { bucket: BUCKET_STREAM_OWNERS, history: 1, ttlMs: 0, ...unbounded, usedBy: ['gateway', 'admin', 'all'] },
+  ];
+  return [
+    {
+      stream: STREAM_NAME,
+      label: `the event log (stream ${STREAM_NAME})`,
+      limits: {
+        num_replicas: s.replicas,
+        max_age: nanos(s.maxAgeMs),
+        max_bytes: s.maxBytes,
+        // Each channel's share of the log: a flood in one channel ages out only that channel's history.
+        max_msgs_per_subject: s.maxMsgsPerChannel === 0 ? -1 : s.maxMsgsPerChannel,
+        max_msgs: -1,
+        duplicate_window: nanos(s.duplicateWindowMs),
+        discard: DiscardPolicy.Old,
+        storage: s.storage === 'memory' ? StorageType.Memory : StorageType.File,
+      },
+      sources: {
+        num_replicas: 'STREAM_REPLICAS',
+        max_age: 'STREAM_MAX_AGE',
+        max_bytes: 'STREAM_MAX_BYTES',
+        max_msgs_per_subject: 'STREAM_MAX_MSGS_PER_CHANNEL',
+        duplicate_window: 'STREAM_DUPLICATE_WINDOW',
+        storage: 'STREAM_STORAGE',
+      },
+      shape: {
+        description: 'Channel relay event log: every accepted payload, per channel subject.',
+        subjects: [STREAM_SUBJECTS],
+        // Live delivery rides the RePublish; resumes read the newest frame with a direct get.
+        republish: { src: STREAM_SUBJECTS, dest: LIVE_PREFIX + STREAM_SUBJECTS },
+        allow_direct: true,
+      },
+      usedBy: ALL,
+    },
+    {
+      stream: AUDIT_STREAM_NAME,
+      label: `the audit trail (stream ${AUDIT_STREAM_NAME})`,
+      // File storage whatever the event log uses: an audit trail that a restart loses is no audit trail.
+      limits: { num_replicas: s.replicas, max_age: nanos(config.auditMaxAgeMs), max_bytes: -1, max_msgs_per_subject: -1, max_msgs: -1, duplicate_window: duplicates(config.auditMaxAgeMs), discard: DiscardPolicy.Old, storage: StorageType.File },
+      sources: { num_replicas: 'STREAM_REPLICAS', max_age: 'AUDIT_MAX_AGE' },
+      shape: { description: "Channel relay audit trail: operators' actions, who and when.", subjects: [AUDIT_SUBJECTS] },
+      usedBy: ['admin', 'all'],
+    },
+    // Each gateway's claim keys, kept as long as the claims bucket keeps an unrenewed claim.
+    {
+      stream: CLAIM_INDEX_STREAM,
+      label: `the claim index (stream ${CLAIM_INDEX_STREAM})`,
+      limits: { num_replicas: config.kvReplicas, max_age: nanos(config.claimTtlMs), max_bytes: -1, max_msgs_per_subject: -1, max_msgs: -1, duplicate_window: duplicates(config.claimTtlMs), discard: DiscardPolicy.Old, storage: StorageType.File },
+      sources: { num_replicas: 'KV_REPLICAS', max_age: 'CLAIM_TTL' },
+      shape: { subjects: [`${CLAIM_INDEX_PREFIX}>`] },
+      usedBy: ['gateway', 'all'],
+    },
+    ...buckets.map((b) => bucketPlan(b, config.kvReplicas)),
+  ];
+}
+
+/** The whole configuration a new stream is created with. */
+export function newStreamConfig(plan: StreamPlan): Partial<StreamConfig> & { name: string } {
+  return { name: plan.stream, retention: RetentionPolicy.Limits, ...plan.shape, ...plan.limits, max_msg_size: -1 };
+}
+
+/** The plans a service of this kind starts against. */
+export function plansFor(layout: StreamPlan[], service: ServiceKind): StreamPlan[] {
+  return layout.filter((p) => p.usedBy.includes(service));
+}

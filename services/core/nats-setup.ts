@@ -1,0 +1,109 @@
+// `relay setup`: creates every stream and bucket the relay needs and brings existing ones to the
+// operator's settings (nats-layout.ts), with the operator's NATS credentials. It is the only code
+// that creates or updates a stream: ingress, gateway and admin service start against what exists
+// (nats-check.ts), so their credentials need no such permission. Idempotent: a second run changes
+// nothing and says so. Data is kept: only limits and the shape the services need are changed.
+
+import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import type { Logger } from './logger.js';
+import { connectNats, retry, type NatsConfig } from './nats.js';
+import { natsLayout, newStreamConfig, type StreamLimits, type StreamPlan } from './nats-layout.js';
+import { LIMIT_NAMES, limitText } from './nats-limits-text.js';
+
+export interface SetupOutcome {
+  stream: string;
+  label: string;
+  action: 'created' | 'updated' | 'unchanged';
+  /** One sentence per setting changed (or to change, in a dry run). */
+  changes: string[];
+  /** What setup cannot change in place, for the operator to decide. */
+  notes: string[];
+}
+
+/** JetStream's answer when a stream of that name exists (created meanwhile by another setup). */
+const STREAM_NAME_IN_USE = 10058;
+
+/** Fields that JetStream cannot change on an existing stream. */
+const FIXED: ReadonlySet<keyof StreamLimits> = new Set(['storage']);
+
+export async function setupNats(jsm: JetStreamManager, layout: StreamPlan[], options: { dryRun?: boolean } = {}): Promise<SetupOutcome[]> {
+  const outcomes: SetupOutcome[] = [];
+  for (const plan of layout) outcomes.push(await setupStream(jsm, plan, options.dryRun === true));
+  return outcomes;
+}
+
+async function setupStream(jsm: JetStreamManager, plan: StreamPlan, dryRun: boolean): Promise<SetupOutcome> {
+  const outcome: SetupOutcome = { stream: plan.stream, label: plan.label, action: 'unchanged', changes: [], notes: [] };
+  const existing = await jsm.streams.info(plan.stream).catch((e: unknown) => {
+    if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return null;
+    throw e;
+  });
+  if (existing === null) {
+    outcome.action = 'created';
+    outcome.changes.push(`create ${plan.label}`);
+    if (!dryRun) {
+      await jsm.streams.add(newStreamConfig(plan)).catch((e: unknown) => {
+        if (!(e instanceof JetStreamApiError && e.code === STREAM_NAME_IN_USE)) throw e;
+      });
+    }
+    return outcome;
+  }
+  const current = existing.config;
+  outcome.notes.push(...shapeNotes(plan, current));
+  const patch: Partial<StreamConfig> = {};
+  for (const field of Object.keys(plan.limits) as Array<keyof StreamLimits>) {
+    const wanted = plan.limits[field];
+    const has = current[field];
+    if (has === wanted) continue;
+    const source = plan.sources[field] !== undefined ? ` (${plan.sources[field]})` : '';
+    const change = `${LIMIT_NAMES[field]} ${limitText(field, has)} -> ${limitText(field, wanted)}${source}`;
+    if (FIXED.has(field)) {
+      outcome.notes.push(`${plan.label}: ${change} cannot be applied in place; kept ${limitText(field, has)}.`);
+      continue;
+    }
+    outcome.changes.push(change);
+    Object.assign(patch, { [field]: wanted });
+  }
+  for (const change of shapeChanges(plan, current)) {
+    outcome.changes.push(change.sentence);
+    Object.assign(patch, change.patch);
+  }
+  if (outcome.changes.length === 0) return outcome;
+  outcome.action = 'updated';
+  if (!dryRun) await jsm.streams.update(plan.stream, { ...current, ...patch });
+  return outcome;
+}
+
+/** What the services need of the stream's shape that it lacks, and can be changed in place. */
+function shapeChanges(plan: StreamPlan, current: StreamConfig): Array<{ sentence: string; patch: Partial<StreamConfig> }> {
+  const out: Array<{ sentence: string; patch: Partial<StreamConfig> }> = [];
+  const { shape } = plan;
+  const missing = shape.subjects.filter((s) => !(current.subjects ?? []).includes(s));
+  if (missing.length > 0) out.push({ sentence: `subjects: add ${missing.join(', ')}`, patch: { subjects: [...(current.subjects ?? []), ...missing] } });
+  if (shape.allow_direct === true && current.allow_direct !== true) out.push({ sentence: 'allow direct gets', patch: { allow_direct: true } });
+  if (shape.allow_rollup_hdrs === true && current.allow_rollup_hdrs !== true) out.push({ sentence: 'allow roll-up headers', patch: { allow_rollup_hdrs: true } });
+  return out;
+}
+
+/** What setup cannot mend in place. */
+function shapeNotes(plan: StreamPlan, current: StreamConfig): string[] {
+  const notes: string[] = [];
+  if (current.sealed) notes.push(`${plan.label} is sealed, and JetStream cannot unseal a stream: restore it from a backup, or remove it and run relay setup again.`);
+  const r = plan.shape.republish;
+  // nats-server 2.9 refuses to change a stream's RePublish ("can not change RePublish").
+  if (r !== undefined && (current.republish?.src !== r.src || current.republish.dest !== r.dest)) {
+    notes.push(`${plan.label} does not republish ${r.src} to ${r.dest}, and JetStream cannot change that in place: remove the stream (its payloads go with it) and run relay setup again.`);
+  }
+  return notes;
+}
+
+/** Connects as the operator, sets up every stream and bucket, and disconnects; retries while JetStream settles. */
+export async function setUpFromConfig(config: NatsConfig, logger: Logger, options: { dryRun?: boolean; failFast?: boolean } = {}): Promise<SetupOutcome[]> {
+  const nc = await connectNats(config, 'relay-setup', logger, { role: 'cli', ...(options.failFast === true ? { failFast: true } : {}) });
+  try {
+    const jsm = await jetstreamManager(nc);
+    return await retry(() => setupNats(jsm, natsLayout(config), options), logger, options.failFast === true ? 3 : 40);
+  } finally {
+    await nc.close().catch(() => undefined);
+  }
+}

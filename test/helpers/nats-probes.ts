@@ -1,0 +1,112 @@
+// Every subject a NATS user could use against the relay's streams and buckets: each JetStream API
+// verb on each stream, the account-wide verbs, the plain subjects the relay publishes on, and the
+// subjects one might subscribe to. A probe asks the server and reports whether its permissions let
+// the subject through; the request bodies are ones JetStream refuses, so an allowed probe changes
+// nothing (except DELETE, which takes no body: a role allowed it fails its test anyway).
+
+import { NoRespondersError, PermissionViolationError, TimeoutError, type NatsConnection } from '@nats-io/nats-core';
+import { natsLayout } from '../../services/core/nats-layout.js';
+import { loadConfig } from '../../services/core/config.js';
+import { AUTO_BANNERS, banKey } from '../../services/core/bans.js';
+import { heartbeatKey } from '../../services/core/node-heartbeat.js';
+import { inboxPrefix } from '../../services/core/subjects.js';
+
+export interface Probe {
+  /** How the table names it: "pub <subject>" or "sub <subject>". */
+  name: string;
+  kind: 'pub' | 'sub';
+  subject: string;
+  body?: string;
+}
+
+const STREAMS = natsLayout(loadConfig('all', {})).map((p) => p.stream);
+const BUCKETS = natsLayout(loadConfig('all', {})).flatMap((p) => (p.bucket !== undefined ? [p.bucket] : []));
+const NOT_A_CONFIG = JSON.stringify({ name: 'NOT_THIS_STREAM' });
+
+/** The verbs a stream answers, with a body JetStream refuses (so an allowed probe changes nothing). */
+function streamVerbs(s: string, subject: string): Array<[string, string]> {
+  return [
+    [`$JS.API.STREAM.INFO.${s}`, ''],
+    [`$JS.API.STREAM.CREATE.${s}`, NOT_A_CONFIG],
+    [`$JS.API.STREAM.UPDATE.${s}`, NOT_A_CONFIG],
+    [`$JS.API.STREAM.PURGE.${s}`, JSON.stringify({ filter: 'no.such.subject' })],
+    [`$JS.API.STREAM.MSG.DELETE.${s}`, JSON.stringify({ seq: 999_999_999 })],
+    [`$JS.API.STREAM.MSG.GET.${s}`, JSON.stringify({ seq: 999_999_999 })],
+    [`$JS.API.STREAM.SNAPSHOT.${s}`, '{}'],
+    [`$JS.API.STREAM.RESTORE.${s}`, '{}'],
+    [`$JS.API.STREAM.LEADER.STEPDOWN.${s}`, ''],
+    [`$JS.API.STREAM.PEER.REMOVE.${s}`, JSON.stringify({ peer: 'nobody' })],
+    [`$JS.API.DIRECT.GET.${s}`, JSON.stringify({ seq: 999_999_999 })],
+    [`$JS.API.DIRECT.GET.${s}.${subject}`, ''],
+    [`$JS.API.CONSUMER.CREATE.${s}`, '{}'],
+    [`$JS.API.CONSUMER.CREATE.${s}.probe`, '{}'],
+    [`$JS.API.CONSUMER.CREATE.${s}.probe.${subject}`, '{}'],
+    [`$JS.API.CONSUMER.DURABLE.CREATE.${s}.probe`, '{}'],
+    [`$JS.API.CONSUMER.INFO.${s}.probe`, ''],
+    [`$JS.API.CONSUMER.DELETE.${s}.probe`, ''],
+    [`$JS.API.CONSUMER.MSG.NEXT.${s}.probe`, JSON.stringify({ batch: 1, no_wait: true })],
+    [`$JS.API.CONSUMER.NAMES.${s}`, ''],
+    [`$JS.API.CONSUMER.LIST.${s}`, ''],
+    [`$JS.API.CONSUMER.LEADER.STEPDOWN.${s}.probe`, ''],
+    [`$JS.FC.${s}.probe`, ''],
+    [`$JS.ACK.${s}.probe`, ''],
+    // Last: it takes no body, so a role wrongly allowed it really deletes (and fails its test).
+    [`$JS.API.STREAM.DELETE.${s}`, ''],
+  ];
+}
+
+/** A subject the stream takes, for the verbs that name one. */
+function subjectOf(stream: string): string {
+  if (stream.startsWith('KV_')) return `$KV.${stream.slice(3)}.probe`;
+  return { RELAY: 'channel.probe', RELAY_AUDIT: 'audit.probe', RELAY_CLAIM_INDEX: 'relay.claim-index.probe' }[stream] ?? 'probe';
+}
+
+export function allProbes(): Probe[] {
+  const pub = (subject: string, body = ''): Probe => ({ name: `pub ${subject}`, kind: 'pub', subject, body });
+  const sub = (subject: string): Probe => ({ name: `sub ${subject}`, kind: 'sub', subject });
+  const deletes: Probe[] = [];
+  const probes: Probe[] = [
+    pub('$JS.API.INFO'),
+    pub('$JS.API.STREAM.NAMES', '{}'),
+    pub('$JS.API.STREAM.LIST', '{}'),
+    pub('$JS.API.STREAM.CREATE.NOT_THE_RELAYS', NOT_A_CONFIG),
+    pub('$JS.API.META.LEADER.STEPDOWN'),
+    pub('$JS.API.SERVER.REMOVE', '{}'),
+    pub('$JS.API.ACCOUNT.PURGE.probe'),
+  ];
+  for (const s of STREAMS) {
+    for (const [subject, body] of streamVerbs(s, subjectOf(s))) (subject.startsWith('$JS.API.STREAM.DELETE.') ? deletes : probes).push(pub(subject, body));
+  }
+  // What the relay publishes on: payloads, live frames (only the server RePublishes), the audit
+  // trail, the claim notices and index, and each bucket's keys, with the keys each role owns.
+  probes.push(pub('channel.probe'), pub('live.channel.probe'), pub('audit.probe'), pub('relay.claim-notice.probe'), pub('relay.claim-index.probe'));
+  for (const b of BUCKETS) probes.push(pub(`$KV.${b}.probe`));
+  for (const role of ['ingress', 'gateway', 'all']) probes.push(pub(`$KV.relay-nodes.${heartbeatKey(role, 'probe')}`));
+  for (const issuer of AUTO_BANNERS) probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', issuer)}`));
+  probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', null)}`));
+  // What one might listen to.
+  for (const s of ['>', 'channel.>', 'live.channel.>', 'audit.>', 'relay.claim-notice.>', 'relay.claim-index.>', '$JS.API.>', '_INBOX.>']) probes.push(sub(s));
+  for (const b of BUCKETS) probes.push(sub(`$KV.${b}.>`));
+  for (const role of ['ingress', 'gateway', 'admin', 'cli'] as const) probes.push(sub(`${inboxPrefix(role)}.>`));
+  return [...probes, ...deletes];
+}
+
+/** Whether the server's permissions let the probe through (its answer, whatever it says, or silence). */
+export async function permitted(nc: NatsConnection, probe: Probe): Promise<boolean> {
+  if (probe.kind === 'sub') {
+    const s = nc.subscribe(probe.subject, { callback: () => undefined });
+    // The server answers a SUB it refuses with -ERR before it answers the PING of the flush.
+    await nc.flush();
+    const refused = s.isClosed();
+    if (!refused) s.unsubscribe();
+    return !refused;
+  }
+  try {
+    await nc.request(probe.subject, probe.body ?? '', { timeout: 2000 });
+    return true;
+  } catch (e) {
+    if (e instanceof PermissionViolationError || (e instanceof Error && e.cause instanceof PermissionViolationError)) return false;
+    if (e instanceof NoRespondersError || e instanceof TimeoutError || (e instanceof Error && (e.cause instanceof NoRespondersError || e.cause instanceof TimeoutError))) return true;
+    throw e;
+  }
+}
