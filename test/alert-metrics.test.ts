@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../services/core/config.js';
 import { ALL_SCOPES } from '../services/core/scopes.js';
 import { STREAM_NAME } from '../services/core/subjects.js';
+import { createLogger } from '../services/core/logger.js';
+import { setUpFromConfig } from '../services/core/nats-setup.js';
 import { startRelayServer } from '../services/server.js';
 import { waitUntil as eventually } from '../tools/poll.js';
 import { readMetrics } from './helpers/metrics.js';
@@ -66,6 +68,8 @@ describe('metrics for alerts', () => {
     const nats = await startTestNats();
     const env = { NATS_URL: nats.url, PROFILE_API_URL: relay.profile.url, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'test' };
     const config = { ...loadConfig('all', env), claimTtlMs: 4000 };
+    // Claims live as long as the bucket keeps them: relay setup gives the bucket that 4 s.
+    await setUpFromConfig(config, createLogger({ level: 'warn', pretty: false }));
     const own = await startRelayServer({ service: 'all', config, logDestination: new LogCapture() });
     const overdue = async (): Promise<number> => (await readMetrics(own.url)).get('relay_ownership_renewal_overdue_seconds') ?? -1;
     const stalled = nats.node!.process;
