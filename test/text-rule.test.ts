@@ -234,10 +234,10 @@ describe('every client- or operator-controlled text that reaches someone else', 
   });
 
   // Guards the operators' logs: pino escapes C0 only, and a refused request's headers are logged.
-  it('headers of a refused request reach the log with refused characters as visible escapes', async () => {
+  it.each(['POST', 'GET'] as const)('headers of a refused %s reach the log with refused characters as visible escapes', async (method) => {
     const marker = `note-${Math.random()}`;
-    const res = await send('POST', '/', { ...relay.headers(sender, key, CH), 'x-note': `${marker}\u0085\u009b2J`, 'user-agent': 'mod/1.0\u009b' }, JSON.stringify(chat('x')), 'latin1');
-    expect(res.status).toBe(400);
+    const headers = { ...relay.headers(sender, key, CH), 'x-note': `${marker}\u0085\u009b2J`, 'user-agent': 'mod/1.0\u009b' };
+    expect((await send(method, '/', headers, method === 'POST' ? JSON.stringify(chat('x')) : null, 'latin1')).status).toBe(400);
     const line = relay.logs.lines.find((l) => l.includes(marker));
     expect(line).toBeDefined();
     const logged = JSON.parse(line!) as { headers: Record<string, string> };
