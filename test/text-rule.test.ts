@@ -252,7 +252,7 @@ describe('text the rule allows', () => {
   const heard = async (tag: string) => (await listener.pairsUntil((p) => p.data['message'] === tag)).at(-1)!.meta;
 
   // Guards the other way: the rule refuses what reorders or controls a display, not people's names and emoji.
-  it('an agent in any script, with bidi marks, joiners and emoji, reaches others as written in every spelling', async () => {
+  it('an agent or label in any script, with bidi marks, joiners and emoji, reaches others as written in every spelling', async () => {
     for (const [spelling, encoding] of headerSpellings(ALLOWED)) {
       const tag = `header ${spelling}`;
       expect((await send('POST', '/', { ...relay.headers(sender, key, CH), 'user-agent': ALLOWED }, JSON.stringify(chat(tag)), encoding)).status).toBe(200);
@@ -270,6 +270,9 @@ describe('text the rule allows', () => {
     const player = relay.player();
     await relay.connect(relay.headers(player, key, CH, { 'user-agent': ALLOWED }));
     expect((await relay.server.core.nats.buckets.streams.get(claimKey(player.uuid, CH)))?.json()).toMatchObject({ agent: ALLOWED });
+    // The admin API's validator reads the pattern per code point too: an emoji is no lone surrogate.
+    const labelled = await admin.call('/api/keys', { method: 'POST', body: { scopes: [Scope.Receive], label: ALLOWED } });
+    expect([labelled.status, (labelled.body as Record<string, unknown>)['label']]).toEqual([201, ALLOWED]);
   });
 
   // Guards the cut of a long User-Agent: by code point, never leaving half an emoji (a lone surrogate).
