@@ -125,6 +125,7 @@ export class Authenticator {
 
     // 5. Expired, revoked or deleted keys are refused without a ban (A2).
     if (check.status !== 'ok') throw keyRefusal(check.status);
+    // 5b. A User-Agent others must not see: 400, never a ban (see the top of this file).
     refuseAgent(agent);
 
     return {
@@ -145,7 +146,7 @@ export class Authenticator {
  */
 function recordableClientId(presented: string | undefined): string | undefined {
   if (presented === undefined) return undefined;
-  // Operators read it in `relay bans list` and the console: control characters as visible escapes.
+  // Operators read it in `relay bans list` and the admin API: control characters as visible escapes.
   return isIssuedKeyId(presented) || presented.length <= 24 ? escapeControlChars(headerText(presented)) : '(withheld: not a client id this relay issues)';
 }
 
