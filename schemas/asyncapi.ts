@@ -8,6 +8,7 @@ import { CLOSE_REASON_CODES, CLOSE_REASONS, type CloseReasonEntry } from './clos
 import { closeReasonList, STREAM_DESCRIPTION } from './asyncapi-description.js';
 import { STREAM_TIMINGS } from './stream-timings.js';
 import { componentSchemas, DOCUMENT_CONTACT, DOCUMENT_LICENSE, payloadDiscriminator, STREAM_COMPONENTS, type JsonObject } from './api-components.js';
+import { USER_AGENT_RULE } from './text.js';
 import { NIL_UUID } from './uuid.js';
 
 const SCHEMA = '#/components/schemas/';
@@ -131,7 +132,7 @@ const REQUEST_HEADERS: JsonObject = {
     Authorization: { type: 'string', pattern: '^Bearer .+', description: "Bearer <game access token>; bridges send none." },
     'Client-ID': { type: 'string', description: 'Also accepted as X-Client-ID, Service-Client-ID, X-Service-Client-ID, or an operator-configured prefix.' },
     'Client-Secret': { type: 'string', description: 'Also accepted with the same prefixes. Missing or wrong with a valid session: the account is banned (spec A3).' },
-    'User-Agent': { type: 'string', description: '<mod_id>/<mod_version>+<git_commit_full_hash>' },
+    'User-Agent': { type: 'string', description: `<mod_id>/<mod_version>+<git_commit_full_hash>; it becomes the agent of the stream's claim, and of what the client sends. ${USER_AGENT_RULE}` },
     'X-IRC-Multiplayer-Server': { type: 'string', description: 'The multiplayer server (the channel); the query `host` wins over it.' },
     'Last-Event-ID': { type: 'string', pattern: '^\\d{1,15}$', description: 'The last id: of the previous stream; send it on every reconnect.' },
   },

@@ -4,19 +4,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Uuid } from './common.js';
 import { Payload } from './payloads.js';
-
-export const ENVELOPE_AGENT_MAX = 256;
+import { AGENT_MAX, PLAIN_TEXT_PATTERN, UNSAFE_TEXT_WORDS } from './text.js';
 
 /**
- * The envelope's agent (either spelling). It travels in a NATS header, where CR/LF cannot be
- * carried, and reaches every client's meta frame: no C0 control character nor DEL.
+ * The envelope's agent (either spelling). It reaches every client's meta frame and the operators'
+ * replay, so it follows the one text rule (text.ts); it also travels in a NATS header.
  */
 const agentText = (description: string) =>
   Type.String({
-    maxLength: ENVELOPE_AGENT_MAX,
-    pattern: '^[^\\x00-\\x1F\\x7F]*$',
-    'x-expected': 'text without control characters',
-    description: `${description} Text without control characters (C0, DEL).`,
+    maxLength: AGENT_MAX,
+    pattern: PLAIN_TEXT_PATTERN,
+    'x-expected': `text without ${UNSAFE_TEXT_WORDS}`,
+    description: `${description} At most ${AGENT_MAX} characters, without ${UNSAFE_TEXT_WORDS}.`,
   });
 const Agent = agentText('Becomes meta.agent. Required unless the legacy `userAgent` is given.');
 const UserAgent = agentText('Legacy spelling of `agent`; `agent` wins.');

@@ -11,6 +11,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { FIX, STOP_KEY, type HttpErrorEntry } from './http-error-entry.js';
 import { HTTP_THROTTLES } from './http-throttles.js';
 import { HTTP_TROUBLE } from './http-trouble.js';
+import { UNSAFE_TEXT_WORDS } from './text.js';
 
 export type { HttpErrorEntry, StreamOrPost } from './http-error-entry.js';
 
@@ -28,7 +29,7 @@ const FINAL_REFUSALS = {
   invalid_payload: {
     status: 400,
     on: ['POST'],
-    when: 'An entry fails its schema (a field missing or out of range, a non-finite number, nesting past 32 levels, control characters in an envelope agent); nothing was published.',
+    when: `An entry fails its schema (a field missing or out of range, a non-finite number, nesting past 32 levels, an envelope \`agent\` or \`userAgent\` holding ${UNSAFE_TEXT_WORDS}); nothing was published.`,
     action: `${FIX} \`details\` names each entry and JSON path.`,
     details: true,
   },
@@ -45,6 +46,12 @@ const FINAL_REFUSALS = {
     when: 'The channel (query `host`, header X-IRC-Multiplayer-Server, or an envelope `host`) is not a host name: allowed are letters, digits, ".", "-", "_", ":" and a bracketed IPv6 literal, 1 to 253 characters; on POST also an entry with no channel at all.',
     action: FIX,
     details: true,
+  },
+  invalid_user_agent: {
+    status: 400,
+    on: ['GET', 'POST'],
+    when: `The User-Agent header holds ${UNSAFE_TEXT_WORDS} (the one text rule), read as UTF-8 when it is valid UTF-8 and byte by byte otherwise. Answered once the session and key are checked (a cracked client is banned all the same), before anything is stored or a stream opens; the message names the first such character.`,
+    action: `${FIX} Send \`<mod_id>/<mod_version>+<git commit>\`: other players see it as your agent.`,
   },
   missing_channel: {
     status: 400,

@@ -1,12 +1,13 @@
 // The meta frame (spec 2.3) that precedes every delivered payload on the SSE stream.
 
 import { Type, type Static } from '@sinclair/typebox';
+import { UNSAFE_TEXT_WORDS } from './text.js';
 
 export const MetaFrame = Type.Object(
   {
     uuid: Type.String({ format: 'uuid', description: 'The sender: the authenticated account or the envelope user.' }),
     // type: [string, null] rather than anyOf: generators make it a nullable String, not an Object.
-    agent: Type.Unsafe<string | null>({ type: ['string', 'null'], description: "The sender's user agent, null when absent." }),
+    agent: Type.Unsafe<string | null>({ type: ['string', 'null'], description: `The sender's user agent, null when absent: text without ${UNSAFE_TEXT_WORDS}, which the relay refuses where an agent enters.` }),
     channel: Type.String({ description: 'The readable (normalised) channel name.' }),
     // The published proxy client's shape (DESIGN.md section 6), added beside the spec's fields when the
     // operator sets META_AUTHORITATIVE_SENDER=true; never instead of them.

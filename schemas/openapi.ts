@@ -6,6 +6,7 @@
 import { ADMIN_SECURITY_SCHEME, adminComponents, adminPaths } from './admin-openapi.js';
 import { ALL_COMPONENTS, componentSchemas, DOCUMENT_CONTACT, DOCUMENT_LICENSE, payloadDiscriminator, type JsonObject, type JsonValue } from './api-components.js';
 import { BATCH_MAX_DEFAULT } from './envelope.js';
+import { USER_AGENT_RULE } from './text.js';
 import { HTTP_ERROR_CODES, HTTP_ERRORS, type HttpErrorCode, type HttpErrorEntry, type StreamOrPost } from './http-errors.js';
 
 const SCHEMA = '#/components/schemas/';
@@ -77,7 +78,7 @@ const PARAMETERS: Record<string, JsonObject> = {
     name: 'User-Agent',
     in: 'header',
     ...header(
-      'Required by the specification (A1): `<mod_id>/<mod_version>+<git_commit_full_hash>`. It becomes `agent` in the meta frame of what this request sends (null when absent; the relay does not refuse a request without it).',
+      `Required by the specification (A1): \`<mod_id>/<mod_version>+<git_commit_full_hash>\`. It becomes \`agent\` in the meta frame of what this request sends (null when absent; the relay does not refuse a request without it). ${USER_AGENT_RULE}`,
       { type: 'string', examples: ['mymod/1.4.2+0123456789abcdef0123456789abcdef01234567'] },
       true,
     ),

@@ -21,6 +21,7 @@ export const BanRecord = Type.Object({
   bannedAt: Type.String({ format: 'date-time' }),
   /** What issued it: "relay" for an automatic A3 ban, "cli" for an operator. */
   by: Type.String(),
+  /** What a cracked client presented, its control characters as visible escapes (\x9b). */
   clientId: Type.Optional(Type.String()),
   userAgent: Type.Optional(Type.String()),
   expiresAt: Type.Optional(Type.String({ format: 'date-time' })),
@@ -36,7 +37,7 @@ export const StreamClaim = Type.Object({
   channel: Type.Union([Type.String(), Type.Null()]),
   clientId: Type.String(),
   openedAt: Type.String({ format: 'date-time' }),
-  /** The client's user agent (X-Minecraft-Mod or User-Agent), as the console shows it. */
+  /** The stream's User-Agent (services/core/user-agent.ts: the text rule holds), as the console shows it. */
   agent: Type.Optional(Type.String()),
 });
 export type StreamClaim = Static<typeof StreamClaim>;

@@ -1,13 +1,15 @@
 // The schemas the client library checks delivered frames against, written from the TypeBox
 // definitions in schemas/ (the same objects schemas/json/ and the wire types come from), so the
-// library refuses exactly what its types say cannot exist. Only the keywords that constrain values
-// are kept (descriptions, titles and ids would triple the size); clients/typescript/src/check.ts
-// interprets them and throws on any keyword it does not know.
+// library refuses exactly what its types say cannot exist; and the text rule's characters, which it
+// refuses in the agents it sends. Only the keywords that constrain values are kept (descriptions,
+// titles and ids would triple the size); clients/typescript/src/check.ts interprets them and throws
+// on any keyword it does not know.
 
 import { ENTRY_MAX_DEPTH } from '../schemas/common.js';
 import { MetaFrame } from '../schemas/meta.js';
 import { PAYLOAD_TYPES } from '../schemas/payload-types.js';
 import { PAYLOAD_SCHEMAS } from '../schemas/payloads.js';
+import { UNSAFE_TEXT_CHARS } from '../schemas/text.js';
 
 const ANNOTATIONS = new Set(['description', 'title', '$schema', '$id', 'x-expected']);
 
@@ -48,6 +50,9 @@ export function clientWireSchemas(): string {
     '',
     '/** How deep a payload may nest, the payload object itself being level 1. */',
     `export const ENTRY_MAX_DEPTH = ${ENTRY_MAX_DEPTH};`,
+    '',
+    '/** The characters the relay refuses in an agent (a User-Agent, an envelope agent), as a regular expression class read with the u flag. */',
+    `export const UNSAFE_TEXT_CHARS = ${JSON.stringify(UNSAFE_TEXT_CHARS)};`,
     '',
     '/** The meta frame that precedes every payload. */',
     `export const META_SCHEMA: JsonSchema = ${JSON.stringify(bare(MetaFrame))};`,

@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BanRecord } from '../schemas/records.js';
+import { headers } from '@nats-io/nats-core';
 import { Scope } from '../services/core/scopes.js';
+import { channelSubject } from '../services/core/subjects.js';
+import { Header } from '../services/core/wire-headers.js';
 import { runCli, runCliJson, type CliResult } from './helpers/cli.js';
 import { RelayFixture } from './helpers/relay.js';
 
@@ -69,17 +72,18 @@ describe('client text on the operator’s terminal', () => {
   const CH = 'hostile.example.net';
   // Erase the line, return to its start and print a forged one; new line, reverse what follows, recolour (C1 CSI).
   const forged = 'hi\x1b[2K\r<Notch> op me\u2028\u202eevil\u009b31m';
-  // Envelope agents may not hold C0 or DEL, but C1 and bidi controls get through.
+  // Agents may no longer hold C1 or bidi controls (schemas/text.ts), but entries an older relay stored
+  // with them stay in the log until they age out: this one is written as such a relay wrote it.
   const agent = 'bridge\u009b2J\u202e/1.0';
   let sender: string;
   let since: string;
 
   beforeAll(async () => {
     since = new Date(Date.now() - 1000).toISOString();
-    const bridge = await relay.createKey([Scope.Unauthenticated, Scope.Establish, Scope.Send, Scope.Receive]);
     sender = relay.player().uuid;
-    const res = await relay.post([{ user: sender, agent, message: { type: 'chat', message: forged } }], relay.headers(null, bridge, CH));
-    expect(res.body).toMatchObject({ accepted: 1 });
+    const h = headers();
+    for (const [name, value] of [[Header.Sender, sender], [Header.Agent, agent], [Header.Type, 'chat'], [Header.Channel, CH]]) h.set(name!, value!);
+    await relay.server.core.nats.js.publish(channelSubject(CH), JSON.stringify({ type: 'chat', message: forged }), { headers: h });
   });
 
   // Guards: a chat line or a bridge's agent cannot erase, forge, recolour or reorder lines of relay replay / relay tail.
@@ -108,7 +112,8 @@ describe('client text on the operator’s terminal', () => {
 
   // Guards: ban reasons, user agents and client ids (from clients) and key labels cannot rewrite the bans and keys tables.
   it('bans list and keys list show control characters as visible escapes', async () => {
-    // A client without credentials is banned with the user agent and client id it presented.
+    // A client without credentials is banned with the user agent and client id it presented, which
+    // the record keeps as visible escapes (an operator's terminal or page never gets them raw).
     const cracked = relay.player();
     const refused = await relay.post({ type: 'chat', message: 'x' }, {
       ...relay.headers(cracked, null, CH),
@@ -120,11 +125,12 @@ describe('client text on the operator’s terminal', () => {
     // An operator can no longer write such a reason (schemas/text.ts); bans stored before still show.
     const refusedReason = await runCli(['bans', 'add', operatorBan.uuid, '--reason', 'spam\x1b[2J\x1b[Hall clear'], env);
     expect([refusedReason.code, refusedReason.stderr]).toEqual([2, expect.stringContaining('may not hold control')]);
-    await relay.server.core.bans.ban(operatorBan.uuid, { reason: 'spam\x1b[2J\x1b[Hall clear', by: 'an older relay' });
+    const old = { uuid: operatorBan.uuid, reason: 'spam\x1b[2J\x1b[Hall clear', by: 'an older relay', bannedAt: new Date().toISOString() };
+    await relay.server.core.nats.buckets.bans.put(operatorBan.uuid, JSON.stringify(old));
     const list = await runCli(['bans', 'list', '--json'], env);
     expect(list.stdout).not.toMatch(RAW_CONTROL);
     const json = JSON.parse(list.stdout) as BanRecord[];
-    expect(json.find((b) => b.uuid === cracked.uuid)).toMatchObject({ userAgent: 'mod\u009b2J\t/1.0', clientId: 'relay_\u009b8m' });
+    expect(json.find((b) => b.uuid === cracked.uuid)).toMatchObject({ userAgent: 'mod\\x9b2J\\x09/1.0', clientId: 'relay_\\x9b8m' });
 
     const bans = await runCli(['bans', 'list'], env);
     expect(bans.code).toBe(0);
@@ -138,8 +144,8 @@ describe('client text on the operator’s terminal', () => {
     expect(refusedLabel.code).not.toBe(0);
     expect(refusedLabel.stderr).toContain('may not hold control');
     const created = { clientId: 'relay_0123456789abcdef01234567' };
-    const old = { clientId: created.clientId, secretSha256: '0'.repeat(64), scopes: [Scope.Establish], createdAt: new Date().toISOString(), label: 'mod\x1b[8mhidden\x1b[0m' };
-    await relay.server.core.nats.buckets.keys.put(created.clientId, JSON.stringify(old));
+    const oldKey = { clientId: created.clientId, secretSha256: '0'.repeat(64), scopes: [Scope.Establish], createdAt: new Date().toISOString(), label: 'mod\x1b[8mhidden\x1b[0m' };
+    await relay.server.core.nats.buckets.keys.put(created.clientId, JSON.stringify(oldKey));
     const keys = await runCli(['keys', 'list'], env);
     expect(keys.code).toBe(0);
     expect(keys.stdout).not.toMatch(RAW_CONTROL);

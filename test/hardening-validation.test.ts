@@ -168,8 +168,8 @@ describe('envelope agents', () => {
       { user: UUID_A, agent: 'bridge/1\r\nRelay-Sender: 00000000-0000-0000-0000-000000000000', message: { type: 'chat', message: 'second' } },
     ];
     const hit = await expectRefused(await postAsBridge(batch), 1, '/agent');
-    expect(hit.reason).toBe('must be text without control characters');
-    // Only control characters are refused: spaces and any other Unicode text still go through.
+    expect(hit.reason).toBe('must be text without control, line-separator or bidi-control characters or lone surrogates');
+    // Only what the text rule names is refused: spaces and any other Unicode text still go through.
     const clean = { ...batch[1]!, agent: 'Brücke 1.0 ✓ (discord)' };
     expect((await postAsBridge([clean])).status).toBe(200);
     expect((await stream.nextPair()).meta.agent).toBe('Brücke 1.0 ✓ (discord)');

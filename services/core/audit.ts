@@ -5,21 +5,25 @@
 import { userInfo, hostname } from 'node:os';
 import { DeliverPolicy, type JetStreamClient, type OrderedConsumerOptions } from '@nats-io/jetstream';
 import type { AuditRecord } from '../../schemas/records.js';
+import { escapeControlChars } from './display.js';
 import { startingAt } from './log-query.js';
 import { parseAuditRecord } from './records.js';
 import { AUDIT_STREAM_NAME } from './subjects.js';
 
-/** Who is acting: RELAY_ACTOR when set, else the operating-system user and host. */
+/**
+ * Who is acting: RELAY_ACTOR when set, else the operating-system user and host. Other operators read
+ * it in the audit trail and the bans list: control characters are kept as visible escapes.
+ */
 export function currentActor(env: NodeJS.ProcessEnv = process.env): string {
   const named = env['RELAY_ACTOR']?.trim();
-  if (named !== undefined && named !== '') return named;
+  if (named !== undefined && named !== '') return escapeControlChars(named);
   let user = 'unknown';
   try {
     user = userInfo().username;
   } catch {
     // No passwd entry (some containers): the host still says where it came from.
   }
-  return `${user}@${hostname()}`;
+  return escapeControlChars(`${user}@${hostname()}`);
 }
 
 export class AuditLog {

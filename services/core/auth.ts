@@ -1,15 +1,23 @@
 // Authentication and the order of checks (DESIGN.md section 3, spec 5.3 A1-A4). The first failing
 // check answers. A ban is only ever issued for a session the profile API has confirmed.
+//
+// A User-Agent the text rule refuses (schemas/text.ts) is a 400 invalid_user_agent, answered once the
+// key is known good: after the ban of a cracked client (A3 holds whatever agent it sends: a client
+// that could dodge its ban by sending a control character would), and before anything is stored or
+// a stream is opened. The ban record keeps such an agent, and the client id, as visible escapes.
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { KeyRecord } from '../../schemas/records.js';
 import type { BanStore } from './bans.js';
 import { credentialHeaders, presentedClientId, readCredentials, type CredentialHeaders } from './credentials.js';
+import { escapeControlChars } from './display.js';
 import { RelayError } from './errors.js';
+import { headerText } from './header-text.js';
 import { isIssuedKeyId, type KeyStore } from './keys.js';
 import type { Logger } from './logger.js';
 import type { ProfileResolver } from './profile.js';
 import { ScopeSet } from './scopes.js';
+import { readUserAgent, userAgentRefusal } from './user-agent.js';
 
 export interface Principal {
   /** The account behind a verified session; null for a bridge posting without one. */
@@ -19,7 +27,7 @@ export interface Principal {
   clientId: string;
   key: KeyRecord;
   scopes: ScopeSet;
-  /** The sender's User-Agent, null when absent. */
+  /** The sender's User-Agent (user-agent.ts), null when absent; never one the text rule refuses. */
   agent: string | null;
 }
 
@@ -42,7 +50,6 @@ export interface AuthenticatorOptions {
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
-const MAX_AGENT = 256;
 
 export class Authenticator {
   private readonly options: AuthenticatorOptions;
@@ -60,7 +67,7 @@ export class Authenticator {
    */
   async authenticate(headers: IncomingHttpHeaders, address: string, log: WarnSink = this.options.logger, signal?: AbortSignal): Promise<Principal> {
     const { keys, bans, profiles } = this.options;
-    const agent = userAgent(headers);
+    const agent = readUserAgent(headers);
     // Two different client ids or secrets: 400 conflicting_credentials, thrown here, before any step
     // that could ban (a proxy or a careless client repeating a header is no cracked client).
     const credentials = readCredentials(headers, this.headerNames);
@@ -74,6 +81,7 @@ export class Authenticator {
           const scopes = new ScopeSet(check.key.scopes);
           if (scopes.unauthenticated) {
             if (check.status !== 'ok') throw keyRefusal(check.status);
+            refuseAgent(agent);
             return { uuid: null, name: null, clientId: check.key.clientId, key: check.key, scopes, agent };
           }
         }
@@ -104,7 +112,7 @@ export class Authenticator {
           reason: `cracked client: ${reason}`,
           by: 'relay',
           ...(clientId !== undefined ? { clientId } : {}),
-          ...(agent !== null ? { userAgent: agent } : {}),
+          ...(agent !== null ? { userAgent: escapeControlChars(agent) } : {}),
         })
         .catch((err: unknown) => {
           // The refusal stands on the next request, once the ban can be written.
@@ -117,6 +125,8 @@ export class Authenticator {
 
     // 5. Expired, revoked or deleted keys are refused without a ban (A2).
     if (check.status !== 'ok') throw keyRefusal(check.status);
+    // 5b. A User-Agent others must not see: 400, never a ban (see the top of this file).
+    refuseAgent(agent);
 
     return {
       uuid: profile.uuid,
@@ -136,12 +146,13 @@ export class Authenticator {
  */
 function recordableClientId(presented: string | undefined): string | undefined {
   if (presented === undefined) return undefined;
-  return isIssuedKeyId(presented) || presented.length <= 24 ? presented : '(withheld: not a client id this relay issues)';
+  // Operators read it in `relay bans list` and the admin API: control characters as visible escapes.
+  return isIssuedKeyId(presented) || presented.length <= 24 ? escapeControlChars(headerText(presented)) : '(withheld: not a client id this relay issues)';
 }
 
-function userAgent(headers: IncomingHttpHeaders): string | null {
-  const ua = headers['user-agent'];
-  return ua === undefined || ua === '' ? null : ua.slice(0, MAX_AGENT);
+function refuseAgent(agent: string | null): void {
+  const refusal = userAgentRefusal(agent);
+  if (refusal !== null) throw refusal;
 }
 
 function banned(): RelayError {

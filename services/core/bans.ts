@@ -7,6 +7,8 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { BanRecord } from '../../schemas/records.js';
+import { plainTextProblem } from '../../schemas/text.js';
+import { RelayError } from './errors.js';
 import { encodeRecord, KvMirror } from './kv-mirror.js';
 import type { Logger } from './logger.js';
 import { parseBanRecord } from './records.js';
@@ -76,7 +78,15 @@ export class BanStore {
     return shown.filter((b): b is BanRecord => b !== undefined).sort((a, b) => a.bannedAt.localeCompare(b.bannedAt));
   }
 
+  /**
+   * Every text of the record is read by operators (bans list, the console, the audit trail): one the
+   * text rule refuses is a 400 here, whoever writes (the relay escapes what a cracked client sent).
+   */
   async ban(uuid: string, input: BanInput): Promise<BanRecord> {
+    for (const [what, text] of [['A ban reason', input.reason], ['A ban\'s issuer', input.by], ['A banned client id', input.clientId], ['A banned user agent', input.userAgent]] as const) {
+      const problem = text === undefined ? null : plainTextProblem(what, text);
+      if (problem !== null) throw new RelayError('bad_request', problem);
+    }
     const record: BanRecord = { uuid, reason: input.reason, by: input.by, bannedAt: new Date().toISOString() };
     if (input.clientId !== undefined) record.clientId = input.clientId;
     if (input.userAgent !== undefined) record.userAgent = input.userAgent;

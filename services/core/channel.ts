@@ -2,6 +2,7 @@
 // name (meta.channel) and how that name becomes a NATS subject token and KV key part.
 
 import ipaddr from 'ipaddr.js';
+import { escapeControlChars } from './display.js';
 import { RelayError } from './errors.js';
 
 const DEFAULT_PORT_SUFFIX = ':25565';
@@ -110,6 +111,7 @@ export function channelFromToken(token: string): string {
   return token.replace(/=([0-9a-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
+/** What was sent, shortened, with control characters as visible escapes (error bodies reach logs and terminals). */
 function truncate(s: string): string {
-  return s.length > 64 ? `${s.slice(0, 64)}...` : s;
+  return escapeControlChars(s.length > 64 ? `${s.slice(0, 64)}...` : s);
 }

@@ -20,13 +20,11 @@ export function escapeControlChars(text: string): string {
   return text.replace(UNSAFE, escapeOne);
 }
 
-// C0 is left out: JSON.stringify already escapes it in strings, and its newlines indent the output.
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
 /**
- * JSON text whose strings hold none of those characters raw: JSON.stringify escapes C0 but not
- * DEL, C1, the separators or bidi controls. \uXXXX is the same JSON value, so parsers see no change.
+ * JSON text whose strings hold none of those characters raw: JSON.stringify escapes C0 and lone
+ * surrogates but not DEL, C1, the separators or bidi controls. \uXXXX is the same JSON value, so
+ * parsers see no change. A raw C0 character in its output can only be the indent's line breaks.
  */
 export function terminalSafeJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value, null, indent).replace(UNSAFE, (c) => (c === '\n' ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }

@@ -1,13 +1,16 @@
 // pino, with every place a secret could sit redacted. Tokens and client secrets never reach a log
 // line: headers are redacted by their shape wherever they are logged (a serializer, so a new call
 // site needs nothing), urls by the rule every shown URL follows (secret-shapes.ts), top-level secret
-// fields by path, and nothing logs a body. Repeated warnings (an unreachable profile API at
-// thousands of requests per second) are throttled.
+// fields by path, and nothing logs a body. Header values are what clients wrote: control characters
+// in them are logged as visible escapes (Node refuses a request target holding any, or anything
+// outside ASCII). Repeated warnings (an unreachable profile API at thousands of requests per second)
+// are throttled.
 
 import { createRequire } from 'node:module';
 import pino, { type Logger, type LoggerOptions } from 'pino';
 import { credentialHeaders } from './credentials.js';
 import { isSecretName, maskUrls } from './secret-shapes.js';
+import { escapeControlChars } from './display.js';
 
 export type { Logger };
 
@@ -25,9 +28,19 @@ export function redactHeaders(headers: unknown, always: ReadonlySet<string> = ne
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) return headers;
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(headers)) {
-    out[name] = always.has(name.toLowerCase()) || isSecretName(name) ? CENSOR : value;
+    out[name] = always.has(name.toLowerCase()) || isSecretName(name) ? CENSOR : shown(value);
   }
   return out;
+}
+
+/**
+ * A header value as a log line may carry it: what the client sent, with the characters of the text
+ * rule (schemas/text.ts) as visible escapes. pino escapes C0 only; C1 and bidi controls would reach
+ * whoever reads the log in a terminal.
+ */
+function shown(value: unknown): unknown {
+  if (typeof value === 'string') return escapeControlChars(value);
+  return Array.isArray(value) ? value.map(shown) : value;
 }
 
 /** A url (a request's target, a configured server) as every URL is shown: secret parts masked. */

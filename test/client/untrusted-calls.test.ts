@@ -77,6 +77,22 @@ describe('credentials no header can carry (t5)', () => {
 });
 
 describe('cleartext (t9)', () => {
+  // Guards issue 26: the relay refuses such an agent on every request (400 invalid_user_agent), so it is refused at construction.
+  it.each([['a one-byte CSI (C1)', 'mod/1.0\u009b2J'], ['a NEL (C1)', 'mod\u0085/1.0'], ['an ESC', 'mod\u001b[2J/1.0']])('t5: a userAgent holding %s is misconfigured at construction, naming the character', (_what, userAgent) => {
+    expect(() => client({ ...base('http://127.0.0.1:1'), userAgent })).toThrow(expect.objectContaining({ code: 'misconfigured', message: expect.stringMatching(/^userAgent holds U\+00(9B|85|1B) at character [48]/) }));
+  });
+
+  // Guards issue 26: an envelope agent the relay would refuse fails its whole batch there; here nothing is posted.
+  it('t5: sendAs with an agent holding a bidi override is misconfigured, and nothing reaches the relay', async () => {
+    const relay = await server(json(200, { accepted: 1, dropped: 0 }));
+    const c = client(base(relay.url));
+    const envelope = { user: '3f1e8d2a-6b7c-4d5e-9f10-112233445566', host: 'play.example.net', message: { type: 'chat' as const, message: 'x' } };
+    await expect(c.sendAs({ ...envelope, agent: 'bridge\u202e/1' })).rejects.toMatchObject({ code: 'misconfigured', message: expect.stringContaining('envelope 0: agent holds U+202E at character 7') });
+    expect(relay.requests).toHaveLength(0);
+    await c.sendAs({ ...envelope, agent: 'Brücke \u200f👩\u200d💻' });
+    expect(relay.requests).toHaveLength(1);
+  });
+
   it('t9: http:// to another host is misconfigured unless allowInsecureHttp; loopback needs no option', () => {
     expect(() => client(base('http://relay.example.net'))).toThrow(expect.objectContaining({ code: 'misconfigured' }));
     expect(() => client({ ...base('http://relay.example.net'), allowInsecureHttp: true })).not.toThrow();

@@ -1,7 +1,8 @@
 // A bridge's re-attribution envelopes, checked before anything is posted: a mistake in them (a null
-// entry, a host that is not text) is a rejected promise with `misconfigured`, never a synchronous
-// TypeError out of sendAs().
+// entry, a host that is not text, an agent the relay's text rule refuses) is a rejected promise with
+// `misconfigured`, never a synchronous TypeError out of sendAs().
 
+import { agentProblem } from './agent-text.js';
 import { RelayError } from './errors.js';
 import type { Envelope } from './generated/wire.js';
 
@@ -13,6 +14,9 @@ export function checkEnvelopes(envelopes: unknown, fallback: boolean): readonly 
   const list: readonly unknown[] = Array.isArray(envelopes) ? envelopes : [envelopes];
   for (const [i, e] of list.entries()) {
     if (typeof e !== 'object' || e === null || Array.isArray(e)) throw new RelayError('misconfigured', `envelope ${i} is not an object`);
+    const agent: unknown = (e as { agent?: unknown }).agent;
+    const agentIssue = typeof agent === 'string' ? agentProblem(agent) : null;
+    if (agentIssue !== null) throw new RelayError('misconfigured', `envelope ${i}: agent ${agentIssue}`);
     const host: unknown = (e as { host?: unknown }).host;
     if (host !== undefined && typeof host !== 'string') throw new RelayError('misconfigured', `envelope ${i}: host must be a string (the server's name) or left out`);
     if ((host === undefined || host.trim() === '') && !fallback) {

@@ -2,6 +2,7 @@
 // without client credentials gets the account banned, spec rule A3) or refuse is reported here, at
 // construction, with a sentence saying what to fix.
 
+import { agentProblem } from './agent-text.js';
 import { DEFAULT_BACKOFF, MAX_DELAY_MS, MIN_BASE_MS, type BackoffOptions } from './backoff.js';
 import { STREAM_TIMINGS } from './generated/timings.js';
 import { channelProblem, normaliseChannel } from './channel.js';
@@ -121,9 +122,12 @@ export function resolveOptions(o: RelayClientOptions): ClientConfig {
     if (problem !== null) throw misconfigured(`${name} cannot be sent in a header: it ${problem}`);
   }
   if (o.token !== undefined && typeof o.token !== 'function') throw misconfigured('token must be a function returning the game session token (or a promise of it)');
-  if (blank(o.userAgent) || /[\x00-\x1f\x7f]|[^\x00-\xff]/.test(o.userAgent)) {
-    throw misconfigured('userAgent is required, without control characters or characters past U+00FF: <mod_id>/<mod_version>+<git commit>');
+  if (blank(o.userAgent) || /[^\x00-\xff]/.test(o.userAgent)) {
+    throw misconfigured('userAgent is required, without characters past U+00FF (a header cannot carry them): <mod_id>/<mod_version>+<git commit>');
   }
+  // Other players read it as this client's agent (the relay's text rule).
+  const agentIssue = agentProblem(o.userAgent);
+  if (agentIssue !== null) throw misconfigured(`userAgent ${agentIssue}; send <mod_id>/<mod_version>+<git commit>`);
   let url: URL;
   try {
     url = new URL(o.url);

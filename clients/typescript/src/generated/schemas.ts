@@ -7,6 +7,9 @@ import type { JsonSchema } from '../check.js';
 /** How deep a payload may nest, the payload object itself being level 1. */
 export const ENTRY_MAX_DEPTH = 32;
 
+/** The characters the relay refuses in an agent (a User-Agent, an envelope agent), as a regular expression class read with the u flag. */
+export const UNSAFE_TEXT_CHARS = "\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ud800-\\udfff";
+
 /** The meta frame that precedes every payload. */
 export const META_SCHEMA: JsonSchema = {"additionalProperties":false,"type":"object","required":["uuid","agent","channel"],"properties":{"uuid":{"format":"uuid","type":"string"},"agent":{"type":["string","null"]},"channel":{"type":"string"},"userAgent":{"type":["string","null"]},"authoritativeSender":{"additionalProperties":false,"type":"object","required":["id","username"],"properties":{"id":{"format":"uuid","type":"string"},"username":{"type":["string","null"]}}}}};
 

@@ -291,14 +291,14 @@ export type Payload = ChatPayload | DeathPayload | EntityOwnerPayload | Keepaliv
 export type Envelope = {
   user: Uuid;
   /**
-   * Becomes meta.agent. Required unless the legacy `userAgent` is given. Text without control characters (C0, DEL).
-   * @pattern ^[^\x00-\x1F\x7F]*$
+   * Becomes meta.agent. Required unless the legacy `userAgent` is given. At most 256 characters, without control, line-separator or bidi-control characters or lone surrogates.
+   * @pattern ^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]*$
    * @maxLength 256
    */
   agent?: string;
   /**
-   * Legacy spelling of `agent`; `agent` wins. Text without control characters (C0, DEL).
-   * @pattern ^[^\x00-\x1F\x7F]*$
+   * Legacy spelling of `agent`; `agent` wins. At most 256 characters, without control, line-separator or bidi-control characters or lone surrogates.
+   * @pattern ^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]*$
    * @maxLength 256
    */
   userAgent?: string;
@@ -322,7 +322,7 @@ export interface MetaFrame {
    */
   uuid: string;
   /**
-   * The sender's user agent, null when absent.
+   * The sender's user agent, null when absent: text without control, line-separator or bidi-control characters or lone surrogates, which the relay refuses where an agent enters.
    */
   agent: string | null;
   /**
@@ -449,6 +449,7 @@ export type KnownHttpErrorCode =
   | "invalid_payload"
   | "unknown_type"
   | "invalid_channel"
+  | "invalid_user_agent"
   | "missing_channel"
   | "sender_required"
   | "invalid_last_event_id"
