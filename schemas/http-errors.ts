@@ -16,7 +16,7 @@ import { UNSAFE_TEXT_WORDS } from './text.js';
 export type { HttpErrorEntry, StreamOrPost } from './http-error-entry.js';
 
 /** A refusal that asking again does not change: a 4xx other than 429. */
-type FinalEntry = HttpErrorEntry & { status: 400 | 401 | 403 | 404 | 405 | 406 | 408 | 413 | 415 | 422 };
+type FinalEntry = HttpErrorEntry & { status: 400 | 401 | 403 | 404 | 405 | 406 | 408 | 413 | 415 | 422 | 431 };
 
 const FINAL_REFUSALS = {
   bad_request: {
@@ -128,6 +128,12 @@ const FINAL_REFUSALS = {
     on: ['POST'],
     when: 'The body did not arrive within BODY_TIMEOUT (10 s by default); nothing was published and the connection is closed.',
     action: 'Resend the same body with the same Idempotency-Key.',
+  },
+  headers_too_large: {
+    status: 431,
+    on: ['GET', 'POST'],
+    when: "The request's headers are larger than 16 KiB (Node's bound); nothing was done and the connection is closed.",
+    action: FIX,
   },
   payload_too_large: { status: 413, on: ['POST'], when: 'The body is larger than BODY_LIMIT (1 MiB by default); nothing was published.', action: `${FIX} Split the batch.` },
   batch_too_large: { status: 413, on: ['POST'], when: 'The batch has more than BATCH_MAX_ENTRIES entries (256 by default); nothing was published.', action: `${FIX} Split the batch.` },

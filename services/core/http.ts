@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import { clientErrorHandler } from './client-error.js';
 import { isRelayError, RelayError, type ErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
@@ -84,6 +85,8 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
     // While closing, requests still reach the services, which answer 503 draining with Retry-After
     // (fastify's own 503 carries neither a code of ours nor a Retry-After).
     return503OnClosing: false,
+    // What Node's parser refuses is answered in our shape too (a control character in a header).
+    clientErrorHandler: clientErrorHandler((code) => options.metrics.refusals.inc({ code })),
   });
   app.removeContentTypeParser('text/plain');
   const routes = options.routes;

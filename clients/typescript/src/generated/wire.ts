@@ -464,6 +464,7 @@ export type KnownHttpErrorCode =
   | "method_not_allowed"
   | "not_acceptable"
   | "request_timeout"
+  | "headers_too_large"
   | "payload_too_large"
   | "batch_too_large"
   | "entry_too_large"
