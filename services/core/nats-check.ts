@@ -23,11 +23,17 @@ const SETUP_HINT = 'run `relay setup` with the operator\'s NATS credentials (doc
  */
 export async function checkNatsLayout(jsm: JetStreamManager, plans: StreamPlan[], explicit: ReadonlySet<string>): Promise<LayoutFindings> {
   const findings: LayoutFindings = { problems: [], warnings: [], found: new Map() };
-  for (const plan of plans) {
-    const info = await jsm.streams.info(plan.stream).catch((e: unknown) => {
-      if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return null;
-      throw e;
-    });
+  // Asked all at once: on a cluster just started each answer may wait for a leader.
+  const infos = await Promise.all(
+    plans.map((plan) =>
+      jsm.streams.info(plan.stream).catch((e: unknown) => {
+        if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return null;
+        throw e;
+      }),
+    ),
+  );
+  for (const [i, plan] of plans.entries()) {
+    const info = infos[i] ?? null;
     if (info === null) {
       findings.problems.push(`${capitalised(plan.label)} does not exist: ${SETUP_HINT}.`);
       continue;
