@@ -148,6 +148,22 @@ describe('the console in a browser', () => {
     await page.getByText('Nobody is banned.').waitFor(UI);
   });
 
+  // Found by an attack pass: a record any role may write (a ban it issues, a claim, a heartbeat) was
+  // shown as written; a bidi override reordered what the operator read.
+  it('a ban record written behind its back, holding a bidi override and an escape sequence, shows them as escapes', async () => {
+    const uuid = relay.player('Mallory').uuid;
+    const record = { uuid, reason: 'spam\u202e(nimda yb)\u001b[2J', by: 'relay', bannedAt: new Date().toISOString() };
+    await relay.server.core.nats.buckets.bans.put(`auto.ingress.${uuid}`, JSON.stringify(record));
+    try {
+      await page.getByRole('link', { name: 'Bans' }).click();
+      const row = page.getByRole('row', { name: new RegExp(uuid) });
+      await row.waitFor(UI);
+      expect(await row.textContent()).toContain('spam\\u202e(nimda yb)\\x1b[2J');
+    } finally {
+      await relay.server.core.nats.buckets.bans.delete(`auto.ingress.${uuid}`);
+    }
+  });
+
   it('the audit page shows each action of this test, by the signed-in operator', async () => {
     await page.getByRole('link', { name: 'Audit' }).click();
     const table = page.getByRole('table', { name: 'Audit trail' });

@@ -4,7 +4,7 @@
 // limit differs from one they were given.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { DiscardPolicy, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { loadConfig } from '../services/core/config.js';
@@ -91,8 +91,38 @@ describe('a service starts against what exists', () => {
     // An event log made by hand, without the RePublish (which JetStream cannot add to it later).
     await jsm.streams.add({ name: STREAM_NAME, subjects: ['channel.>'] });
     const outcomes = await setUpNats(nats.url);
-    expect(outcomes.find((o) => o.stream === STREAM_NAME)?.notes).toEqual([expect.stringMatching(/does not republish channel\.> to live\.channel\.>, and JetStream cannot change that in place/)]);
+    expect(outcomes.find((o) => o.stream === STREAM_NAME)?.notes).toEqual([expect.stringMatching(/does not republish channel\.> to live\.channel\.> with the payloads, and JetStream cannot change that in place/)]);
     await expect(startService('gateway')).rejects.toThrow(/The event log \(stream RELAY\) does not republish channel\.> to live\.channel\.>.*relay setup/);
+  });
+
+  // Found by an attack pass: each of these got past relay setup and the start-up checks.
+  it.each([
+    ['kept by interest, where every POST was answered 200 and nothing stored', { retention: 'interest' }, /keeps messages by interest, not by limits/],
+    ['kept as a work queue, where every read of the log failed', { retention: 'workqueue' }, /keeps messages by workqueue, not by limits/],
+    ['republishing headers only, where every live frame had an empty data line', { republish: { src: 'channel.>', dest: 'live.channel.>', headers_only: true } }, /republishes headers only/],
+  ])('an event log %s stops start-up with one sentence (JetStream cannot mend it in place)', async (_name, config, sentence) => {
+    await jsm.streams.add({ name: STREAM_NAME, subjects: ['channel.>'], republish: { src: 'channel.>', dest: 'live.channel.>' }, allow_direct: true, ...config } as Parameters<typeof jsm.streams.add>[0]);
+    expect((await setUpNats(nats.url)).find((o) => o.stream === STREAM_NAME)?.notes).toEqual([expect.stringMatching(/cannot change that in place/)]);
+    await expect(startService('gateway')).rejects.toThrow(sentence);
+  });
+
+  it.each([
+    ['allowing roll-up headers, where one publish cut the log to its last message', { allow_rollup_hdrs: true }, /allows roll-up headers, with which one publish on any of its subjects erases every other/],
+    ['refusing messages over 200 bytes, where every POST failed', { max_msg_size: 200 }, /refuses messages larger than 200 bytes/],
+  ])('an event log %s stops start-up with one sentence, and relay setup mends it', async (_name, config, sentence) => {
+    await setUpNats(nats.url);
+    await jsm.streams.update(STREAM_NAME, { ...(await jsm.streams.info(STREAM_NAME)).config, ...config });
+    await expect(startService('gateway')).rejects.toThrow(sentence);
+    await setUpNats(nats.url);
+    const relay = await RelayFixture.start({ service: 'gateway', nats, setup: false });
+    await relay.close();
+  });
+
+  it('a bucket that allows roll-up headers (as the KV client makes them) is changed by relay setup to refuse them', async () => {
+    await jsm.streams.add({ name: 'KV_relay-bans', subjects: ['$KV.relay-bans.>'], allow_rollup_hdrs: true, allow_direct: true, max_msgs_per_subject: 5, discard: DiscardPolicy.New });
+    const outcome = (await setUpNats(nats.url)).find((o) => o.stream === 'KV_relay-bans');
+    expect(outcome?.changes).toContain('refuse roll-up headers (one publish could erase every subject)');
+    expect((await jsm.streams.info('KV_relay-bans')).config.allow_rollup_hdrs).toBe(false);
   });
 
   it('a sealed event log stops start-up with one sentence saying it cannot be unsealed', async () => {

@@ -13,7 +13,8 @@ import { HTTP_ERROR_CODES, type HttpErrorCode } from '../../schemas/http-errors.
 import { LOOKUP_REFUSALS, PROFILE_OUTCOMES, type LookupRefusal, type ProfileOutcome } from './profile.js';
 
 /** Why a meta+data pair was not written to a stream. */
-export const FRAME_DROP_REASONS = ['coalesced', 'slow_consumer'] as const;
+/** `not_republished`: a live message that did not come from the log's RePublish (a consumer aimed at live.channel.>). */
+export const FRAME_DROP_REASONS = ['coalesced', 'slow_consumer', 'not_republished'] as const;
 /** What answered a resume: the window in memory, or a read of the log. */
 export const RESUME_ANSWERS = ['memory', 'log'] as const;
 

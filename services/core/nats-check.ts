@@ -4,7 +4,7 @@
 // naming it; a limit that differs from one this process was given is a warning.
 
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
-import type { StreamLimits, StreamPlan } from './nats-layout.js';
+import { EVERY_STREAM, type StreamLimits, type StreamPlan } from './nats-layout.js';
 import { LIMIT_NAMES, limitText } from './nats-limits-text.js';
 
 export interface LayoutFindings {
@@ -52,12 +52,16 @@ export function shapeProblems(plan: StreamPlan, c: StreamConfig): string[] {
   if (c.sealed) out.push(`${name} is sealed: nothing can be written to it; restore it from a backup (JetStream cannot unseal a stream).`);
   const missing = plan.shape.subjects.filter((s) => !(c.subjects ?? []).includes(s));
   if (missing.length > 0) out.push(`${name} does not take the subjects ${missing.join(', ')}: ${SETUP_HINT}.`);
+  if (c.retention !== EVERY_STREAM.retention) out.push(`${name} keeps messages by ${c.retention}, not by limits (what the relay stores would be dropped): remove it and ${SETUP_HINT}.`);
+  if (c.mirror !== undefined || (c.sources?.length ?? 0) > 0) out.push(`${name} is a mirror or takes sources, so nothing can be published to it: remove it and ${SETUP_HINT}.`);
+  if (c.allow_rollup_hdrs === true) out.push(`${name} allows roll-up headers, with which one publish on any of its subjects erases every other: ${SETUP_HINT}.`);
+  if (c.max_msg_size !== undefined && c.max_msg_size > 0) out.push(`${name} refuses messages larger than ${c.max_msg_size} bytes: ${SETUP_HINT}.`);
   const r = plan.shape.republish;
+  if (r !== undefined && c.republish?.headers_only === true) out.push(`${name} republishes headers only, so live frames would carry no payload: remove the stream and ${SETUP_HINT}.`);
   if (r !== undefined && (c.republish?.src !== r.src || c.republish.dest !== r.dest)) {
     out.push(`${name} does not republish ${r.src} to ${r.dest}, which live delivery rides on, and JetStream cannot add that to an existing stream: remove the stream (its payloads go with it) and ${SETUP_HINT}.`);
   }
   if (plan.shape.allow_direct === true && c.allow_direct !== true) out.push(`${name} does not allow direct gets: ${SETUP_HINT}.`);
-  if (plan.shape.allow_rollup_hdrs === true && c.allow_rollup_hdrs !== true) out.push(`${name} does not allow roll-up headers, which KV deletes use: ${SETUP_HINT}.`);
   if (plan.bucket !== undefined && c.max_msgs_per_subject === 0) out.push(`${name} keeps no history per key: ${SETUP_HINT}.`);
   return out;
 }

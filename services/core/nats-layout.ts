@@ -50,7 +50,7 @@ export interface StreamPlan {
   /** The environment variable that sets each limit, for sentences. */
   sources: Partial<Record<keyof StreamLimits, string>>;
   /** The rest of its configuration: what a service cannot work without (checked at every start). */
-  shape: Pick<StreamConfig, 'subjects'> & Partial<Pick<StreamConfig, 'republish' | 'allow_direct' | 'allow_rollup_hdrs' | 'description'>>;
+  shape: Pick<StreamConfig, 'subjects'> & Partial<Pick<StreamConfig, 'republish' | 'allow_direct' | 'description'>>;
   usedBy: readonly ServiceKind[];
 }
 
@@ -94,7 +94,7 @@ function bucketPlan(b: BucketSpec, replicas: number): StreamPlan {
       storage: StorageType.File,
     },
     sources: { num_replicas: 'KV_REPLICAS', ...b.sources },
-    shape: { subjects: [`$KV.${b.bucket}.>`], allow_direct: true, allow_rollup_hdrs: true },
+    shape: { subjects: [`$KV.${b.bucket}.>`], allow_direct: true },
     usedBy: b.usedBy,
   };
 }
@@ -177,9 +177,17 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
   ];
 }
 
+/**
+ * What every stream must be, whatever it holds: kept by limits (interest or work-queue retention would
+ * drop what the relay stores), no bound per message, and no roll-up headers: with them, one publish
+ * by any role that may write one subject of the stream (its own heartbeat, a ban it issued) erases
+ * every other subject's messages (every operator's ban). The KV client does not need them to delete.
+ */
+export const EVERY_STREAM = { retention: RetentionPolicy.Limits, max_msg_size: -1, allow_rollup_hdrs: false } as const;
+
 /** The whole configuration a new stream is created with. */
 export function newStreamConfig(plan: StreamPlan): Partial<StreamConfig> & { name: string } {
-  return { name: plan.stream, retention: RetentionPolicy.Limits, ...plan.shape, ...plan.limits, max_msg_size: -1 };
+  return { name: plan.stream, ...EVERY_STREAM, ...plan.shape, ...plan.limits };
 }
 
 /** The plans a service of this kind starts against. */

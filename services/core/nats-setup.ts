@@ -7,7 +7,7 @@
 import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import type { Logger } from './logger.js';
 import { connectNats, retry, type NatsConfig } from './nats.js';
-import { natsLayout, newStreamConfig, type StreamLimits, type StreamPlan } from './nats-layout.js';
+import { EVERY_STREAM, natsLayout, newStreamConfig, type StreamLimits, type StreamPlan } from './nats-layout.js';
 import { LIMIT_NAMES, limitText } from './nats-limits-text.js';
 
 export interface SetupOutcome {
@@ -81,7 +81,8 @@ function shapeChanges(plan: StreamPlan, current: StreamConfig): Array<{ sentence
   const missing = shape.subjects.filter((s) => !(current.subjects ?? []).includes(s));
   if (missing.length > 0) out.push({ sentence: `subjects: add ${missing.join(', ')}`, patch: { subjects: [...(current.subjects ?? []), ...missing] } });
   if (shape.allow_direct === true && current.allow_direct !== true) out.push({ sentence: 'allow direct gets', patch: { allow_direct: true } });
-  if (shape.allow_rollup_hdrs === true && current.allow_rollup_hdrs !== true) out.push({ sentence: 'allow roll-up headers', patch: { allow_rollup_hdrs: true } });
+  if (current.allow_rollup_hdrs === true) out.push({ sentence: 'refuse roll-up headers (one publish could erase every subject)', patch: { allow_rollup_hdrs: false } });
+  if (current.max_msg_size !== undefined && current.max_msg_size > 0) out.push({ sentence: `max message size ${current.max_msg_size} -> unbounded`, patch: { max_msg_size: EVERY_STREAM.max_msg_size } });
   return out;
 }
 
@@ -89,11 +90,14 @@ function shapeChanges(plan: StreamPlan, current: StreamConfig): Array<{ sentence
 function shapeNotes(plan: StreamPlan, current: StreamConfig): string[] {
   const notes: string[] = [];
   if (current.sealed) notes.push(`${plan.label} is sealed, and JetStream cannot unseal a stream: restore it from a backup, or remove it and run relay setup again.`);
+  const remake = 'and JetStream cannot change that in place: remove the stream (what it holds goes with it) and run relay setup again.';
   const r = plan.shape.republish;
   // nats-server 2.9 refuses to change a stream's RePublish ("can not change RePublish").
-  if (r !== undefined && (current.republish?.src !== r.src || current.republish.dest !== r.dest)) {
-    notes.push(`${plan.label} does not republish ${r.src} to ${r.dest}, and JetStream cannot change that in place: remove the stream (its payloads go with it) and run relay setup again.`);
+  if (r !== undefined && (current.republish?.src !== r.src || current.republish.dest !== r.dest || current.republish.headers_only === true)) {
+    notes.push(`${plan.label} does not republish ${r.src} to ${r.dest} with the payloads, ${remake}`);
   }
+  if (current.retention !== EVERY_STREAM.retention) notes.push(`${plan.label} keeps messages by ${current.retention}, not by limits, ${remake}`);
+  if (current.mirror !== undefined || (current.sources?.length ?? 0) > 0) notes.push(`${plan.label} is a mirror or takes sources, ${remake}`);
   return notes;
 }
 

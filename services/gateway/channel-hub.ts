@@ -12,11 +12,11 @@ import type { Tracer } from '@opentelemetry/api';
 import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_SUBJECTS } from '../core/subjects.js';
-import { Header } from '../core/wire-headers.js';
 import type { ClientStream } from './client-stream.js';
 import { deliveryContext, fanOut } from './delivery-trace.js';
 import { frameFromMessage, type Frame } from './frame.js';
 import { fromSequence, readRange } from '../core/log-reader.js';
+import { republished } from './republished.js';
 import { ChannelWindow, type ResumeWindows } from './resume-window.js';
 import type { TurnFlusher } from './turn-flusher.js';
 
@@ -130,11 +130,13 @@ export class ChannelHub {
       group.backlog.push(msg);
       return;
     }
-    const h = msg.headers;
-    if (h === undefined) return;
-    const seq = Number(h.get(Header.Sequence));
-    const previous = Number(h.get(Header.LastSequence));
-    const subject = h.get(Header.Subject);
+    const live = republished(msg);
+    if (live === null) {
+      this.metrics.framesDropped.inc({ reason: 'not_republished' });
+      this.warnings.warn(`forged-${group.key}`, { channel: group.key, subject: msg.subject }, 'dropped a live message JetStream did not republish (a consumer delivering to the live subjects?)');
+      return;
+    }
+    const { headers: h, seq, previous, subject } = live;
     const known = group.lastBySubject.get(subject);
     if (known !== undefined && seq <= known) return;
     if (known !== undefined && previous > known) {
@@ -143,7 +145,7 @@ export class ChannelHub {
       return;
     }
     // A bridge's window hears every subject: what precedes its first frame is the stream's, not the subject's.
-    this.dispatch(group, subject, seq, frameFromMessage(h, msg.data, seq, this.metaShape), group.key === ALL_CHANNELS ? seq - 1 : previous, h);
+    this.dispatch(group, subject, seq, frameFromMessage(h, msg.data, seq, subject, this.metaShape), group.key === ALL_CHANNELS ? seq - 1 : previous, h);
   }
 
   /** `previous`: the sequence before this one on its subject (live), null when not known (read from the log). */
@@ -203,7 +205,7 @@ export class ChannelHub {
         if (until !== null && until < fromSeq) return total;
         total += await readRange(this.js, { filter, start: fromSequence(fromSeq), untilSeq: until }, (m) => {
           if (m.seq > (group.lastBySubject.get(m.subject) ?? 0)) {
-            this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq, this.metaShape), null, m.headers);
+            this.dispatch(group, m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq, m.subject, this.metaShape), null, m.headers);
           }
         });
         if (total > 0) this.metrics.gapsFilled.inc(total);

@@ -1,9 +1,21 @@
 // A payload as the gateway fans it out: the few facts the delivery rules need (read from NATS
 // headers, never from the body) and the SSE bytes, serialised once for every recipient.
+//
+// What the event log holds is written by ingresses, but a stolen ingress credential writes it too
+// (docs/OPERATIONS.md "What a stolen credential can still do"): a stored message becomes a frame only
+// when it has the shape an ingress gives it, so nothing stored can end a client's SSE event early
+// (a raw line break would let it forge `event: close` or `retry:`), break the text rule in the meta
+// frame, or name a channel other than the one it was stored on. Checked once per message, never per
+// recipient.
 
 import type { MsgHdrs } from '@nats-io/nats-core';
+import { PLAYER_NAME_PATTERN } from '../../schemas/common.js';
 import type { MetaShape } from '../../schemas/meta.js';
+import { unsafeCharIn } from '../../schemas/text.js';
+import { normaliseUuid } from '../../schemas/uuid.js';
+import { channelFromToken, channelProblem, normaliseChannel } from '../core/channel.js';
 import { TYPE_BIT, typeBit } from '../core/scopes.js';
+import { CHANNEL_SUBJECT_PREFIX } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
 import { encodePair, metaJson } from './sse.js';
 
@@ -27,19 +39,20 @@ const KEEPALIVE_BIT = typeBit('keepalive');
 const PRESENCE_BIT = typeBit('presence');
 
 /**
- * Builds the frame for one stored message; null when its headers are not ours (never delivered).
- * `shape` adds the published client's meta fields (META_AUTHORITATIVE_SENDER), the same for every
- * recipient, so the frame is still serialised once.
+ * Builds the frame for one stored message; null when it is not what an ingress stores (never
+ * delivered). `subject` is the one it was stored on (the log's, or RePublish's), which names its
+ * channel. `shape` adds the published client's meta fields (META_AUTHORITATIVE_SENDER), the same for
+ * every recipient, so the frame is still serialised once.
  */
-export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array, seq: number, shape: MetaShape = 'spec'): Frame | null {
-  if (headers === undefined) return null;
-  const type = headers.get(Header.Type);
-  const bit = TYPE_BIT.get(type);
+export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array, seq: number, subject: string, shape: MetaShape = 'spec'): Frame | null {
+  if (headers === undefined || !isOneJsonObject(data)) return null;
+  const bit = TYPE_BIT.get(headers.get(Header.Type));
   const sender = headers.get(Header.Sender);
-  const channel = headers.get(Header.Channel);
-  if (bit === undefined || sender === '' || channel === '') return null;
+  const channel = channelOf(subject);
+  if (bit === undefined || channel === null || !isUuid(sender)) return null;
   const agent = headers.has(Header.Agent) ? headers.get(Header.Agent) : null;
   const to = headers.has(Header.To) ? headers.get(Header.To) : null;
+  if ((agent !== null && unsafeCharIn(agent) !== null) || (to !== null && !isUuid(to))) return null;
   return {
     seq,
     typeBit: bit,
@@ -51,6 +64,25 @@ export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array,
     publishedAt: Number(headers.get(Header.Time)) || 0,
     bytes: encodePair(metaJson(sender, agent, channel, shape, shape === 'spec' ? null : senderName(headers)), data, seq),
   };
+}
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/** One line of JSON object text, as JSON.stringify writes it: a raw CR or LF would end the SSE event. */
+function isOneJsonObject(data: Uint8Array): boolean {
+  return data.length >= 2 && data[0] === OPEN_BRACE && data[data.length - 1] === CLOSE_BRACE && data.indexOf(0x0a) === -1 && data.indexOf(0x0d) === -1;
+}
+
+function isUuid(value: string): boolean {
+  return normaliseUuid(value) === value;
+}
+
+/** The readable channel of a stored subject, when it is one an ingress would write. */
+function channelOf(subject: string): string | null {
+  if (!subject.startsWith(CHANNEL_SUBJECT_PREFIX)) return null;
+  const channel = channelFromToken(subject.slice(CHANNEL_SUBJECT_PREFIX.length));
+  return channelProblem(channel) === null && normaliseChannel(channel) === channel ? channel : null;
 }
 
 /** The server's own keepalive pair for one channel (not stored, no id). */
@@ -68,7 +100,10 @@ export function keepaliveFrame(agent: string, channel: string, nilUuid: string, 
   };
 }
 
+const PLAYER_NAME = new RegExp(PLAYER_NAME_PATTERN);
+
 /** The sender's profile name, when the ingress stored one (read only for the published client's meta). */
 function senderName(headers: MsgHdrs): string | null {
-  return headers.has(Header.SenderName) ? headers.get(Header.SenderName) : null;
+  const name = headers.has(Header.SenderName) ? headers.get(Header.SenderName) : null;
+  return name !== null && PLAYER_NAME.test(name) ? name : null;
 }

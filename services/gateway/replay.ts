@@ -105,7 +105,7 @@ async function replayFromLog(deps: ReplayDeps, stream: ClientStream, lastId: num
   // Everything after `last` reaches the stream live; a client that leaves mid-replay stops the read.
   await readRange(deps.js, { filter, start: fromSequence(lastId + 1), untilSeq: last }, (m) => {
     if (stream.closed) return false;
-    const frame = frameFromMessage(m.headers, m.data, m.seq, deps.hub.metaShape);
+    const frame = frameFromMessage(m.headers, m.data, m.seq, m.subject, deps.hub.metaShape);
     if (frame !== null && hears(stream, frame)) {
       stream.deliverReplayed(frame);
       traced?.sent(m.seq, m.headers);

@@ -4,6 +4,7 @@
 // listeners from scope lists as keys hold them; the expected answer comes from the spec's rules as
 // written below, not from the code under test. The end-to-end version is test/who-hears-what.test.ts.
 
+import { channelSubject } from '../../services/core/subjects.js';
 import { headers as natsHeaders } from '@nats-io/nats-core';
 import { describe, expect, it } from 'vitest';
 import { PAYLOAD_TYPES, type PayloadType } from '../../schemas/payload-types.js';
@@ -59,9 +60,8 @@ function frame(c: Case): Frame {
   const h = natsHeaders();
   h.set(Header.Type, c.type);
   h.set(Header.Sender, c.own ? READER : OTHER);
-  h.set(Header.Channel, 'play.example.net');
   if (c.type === 'message') h.set(Header.To, c.toReader ? READER : THIRD);
-  const f = frameFromMessage(h, new TextEncoder().encode(JSON.stringify({ type: c.type })), 1);
+  const f = frameFromMessage(h, new TextEncoder().encode(JSON.stringify({ type: c.type })), 1, channelSubject('play.example.net'));
   if (f === null) throw new Error(`no frame for ${c.type}`);
   return f;
 }

@@ -3,7 +3,7 @@
 
 import type { AuditRecord } from '../../../schemas/records.js';
 import { ErrorNote, Loading, Page } from '../components/notes.js';
-import { time } from '../format.js';
+import { shown, time } from '../format.js';
 import { useData } from '../use-data.js';
 
 export function AuditPage() {
@@ -25,10 +25,10 @@ export function AuditPage() {
               {[...data].reverse().map((r, i) => (
                 <tr key={`${r.at}-${i}`}>
                   <td class="when">{time(r.at)}</td>
-                  <td>{r.actor}</td>
+                  <td>{shown(r.actor)}</td>
                   <td>{r.action}</td>
                   <td class="mono">{r.target}</td>
-                  <td>{[r.label, r.scopes?.join(' '), r.reason, r.expiresAt !== undefined ? `until ${time(r.expiresAt)}` : undefined].filter((d) => d !== undefined).join('; ')}</td>
+                  <td>{shown([r.label, r.scopes?.join(' '), r.reason, r.expiresAt !== undefined ? `until ${time(r.expiresAt)}` : undefined].filter((d) => d !== undefined).join('; '))}</td>
                 </tr>
               ))}
             </tbody>

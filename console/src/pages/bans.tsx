@@ -6,7 +6,7 @@ import type { BanRecord } from '../../../schemas/records.js';
 import { api, ApiError, enc } from '../api.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorNote, Loading, Page } from '../components/notes.js';
-import { time } from '../format.js';
+import { shown, time } from '../format.js';
 import { field } from '../form.js';
 import { useData } from '../use-data.js';
 
@@ -61,8 +61,8 @@ export function BansPage() {
               {bans.data.map((b) => (
                 <tr key={b.uuid}>
                   <th scope="row" class="mono">{b.uuid}</th>
-                  <td>{b.reason}</td>
-                  <td>{b.by}</td>
+                  <td>{shown(b.reason)}</td>
+                  <td>{shown(b.by)}</td>
                   <td class="when">{time(b.bannedAt)}</td>
                   <td class="when">{b.expiresAt !== undefined ? time(b.expiresAt) : 'for good'}</td>
                   <td><ConfirmButton label="Lift" confirm={`Lift the ban on ${b.uuid}`} onConfirm={() => lift(b.uuid)} /></td>

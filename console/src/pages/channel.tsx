@@ -6,7 +6,7 @@ import type { StreamView } from '../../../schemas/admin-api.js';
 import type { LogEntry } from '../../../schemas/log-entry.js';
 import { api, ApiError, enc, tail } from '../api.js';
 import { ErrorNote, Loading, Page } from '../components/notes.js';
-import { ago, time } from '../format.js';
+import { ago, shown, time } from '../format.js';
 import { field } from '../form.js';
 import { useData } from '../use-data.js';
 
@@ -41,9 +41,9 @@ function Streams({ rows }: { rows: StreamView[] }) {
           {rows.map((s) => (
             <tr key={s.conn}>
               <th scope="row" class="mono">{s.uuid ?? (s.channel === null ? 'bridge (every channel)' : 'bridge')}</th>
-              <td>{s.agent ?? '–'}</td>
-              <td>{s.keyLabel ?? <span class="mono">{s.clientId}</span>}</td>
-              <td>{s.node}</td>
+              <td>{s.agent === undefined || s.agent === null ? '–' : shown(s.agent)}</td>
+              <td>{s.keyLabel !== null ? shown(s.keyLabel) : <span class="mono">{shown(s.clientId)}</span>}</td>
+              <td>{shown(s.node)}</td>
               <td class="when" title={s.openedAt}>{ago(s.openedAt)}</td>
             </tr>
           ))}
@@ -165,9 +165,9 @@ function Entries({ entries, label }: { entries: Entry[]; label: string }) {
               <td>{e.seq}</td>
               <td class="when">{time(e.time)}</td>
               <td class="mono">{e.meta.uuid}</td>
-              <td>{e.meta.agent ?? '–'}</td>
+              <td>{e.meta.agent !== null ? shown(e.meta.agent) : '–'}</td>
               <td>{e.data.type}</td>
-              <td class="payload"><code>{JSON.stringify(e.data)}</code></td>
+              <td class="payload"><code>{shown(JSON.stringify(e.data))}</code></td>
             </tr>
           ))}
         </tbody>

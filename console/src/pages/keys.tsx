@@ -6,7 +6,7 @@ import type { KeyView } from '../../../schemas/admin-api.js';
 import { api, ApiError, enc } from '../api.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorNote, Loading, Page } from '../components/notes.js';
-import { time } from '../format.js';
+import { shown, time } from '../format.js';
 import { field } from '../form.js';
 import { useData } from '../use-data.js';
 
@@ -90,7 +90,7 @@ export function KeysPage({ scopes }: { scopes: string[] }) {
               {keys.data.map((k) => (
                 <tr key={k.clientId}>
                   <th scope="row" class="mono">{k.clientId}</th>
-                  <td>{k.label ?? '–'}</td>
+                  <td>{k.label !== undefined ? shown(k.label) : '–'}</td>
                   <td class={k.status === 'active' ? 'good' : 'bad'}>{k.status}</td>
                   <td class="scopes">
                     {k.scopes.length <= 3 ? (

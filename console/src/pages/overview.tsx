@@ -3,7 +3,7 @@
 import type { Overview } from '../../../schemas/admin-api.js';
 import { Chart } from '../components/chart.js';
 import { ErrorNote, Loading, Page } from '../components/notes.js';
-import { duration, rate } from '../format.js';
+import { duration, rate, shown } from '../format.js';
 import { useData } from '../use-data.js';
 
 export function OverviewPage() {
@@ -31,10 +31,10 @@ export function OverviewPage() {
               <tbody>
                 {data.nodes.map((n) => (
                   <tr key={n.node}>
-                    <th scope="row">{n.node}</th>
-                    <td>{n.role}</td>
+                    <th scope="row">{shown(n.node)}</th>
+                    <td>{shown(n.role)}</td>
                     <td>{!n.alive ? <span class="bad">silent</span> : n.ready === false ? <span class="warn">not ready</span> : <span class="good">ready</span>}</td>
-                    <td>{n.version ?? '–'}</td>
+                    <td>{n.version !== undefined && n.version !== null ? shown(n.version) : '–'}</td>
                     <td>{n.streams ?? '–'}</td>
                     <td>{rate(n.framesOutPerSecond)}</td>
                     <td>{rate(n.entriesPerSecond)}</td>

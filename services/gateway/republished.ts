@@ -1,0 +1,36 @@
+// What JetStream's RePublish says of a live message: its sequence, the previous one on its subject,
+// and the subject it was stored on. Two things are not taken at face value, since any role may
+// store a message with headers of its own choosing or create a consumer:
+// - a publisher's own Nats-Sequence (and its kin) stays in the stored message, and RePublish appends
+//   the server's after it (nats-server 2.9), so only the last value of each header is the server's;
+// - a consumer may be told to deliver to live.channel.> (the server does not check a deliver
+//   subject against its creator's permissions), but what a consumer delivers carries a reply
+//   subject for its acknowledgement, which a RePublish never does.
+
+import type { Msg, MsgHdrs } from '@nats-io/nats-core';
+import { Header } from '../core/wire-headers.js';
+
+export interface Republished {
+  headers: MsgHdrs;
+  seq: number;
+  /** The previous sequence on its subject (0: none). */
+  previous: number;
+  /** The subject it was stored on (channel.<token>). */
+  subject: string;
+}
+
+function last(headers: MsgHdrs, name: string): string {
+  const values = headers.values(name);
+  return values[values.length - 1] ?? '';
+}
+
+/** The RePublish facts of a live message, or null when it did not come from RePublish. */
+export function republished(msg: Msg): Republished | null {
+  const headers = msg.headers;
+  if (headers === undefined || (msg.reply !== undefined && msg.reply !== '')) return null;
+  const seq = Number(last(headers, Header.Sequence));
+  const previous = Number(last(headers, Header.LastSequence));
+  const subject = last(headers, Header.Subject);
+  if (!Number.isSafeInteger(seq) || seq <= 0 || !Number.isSafeInteger(previous) || previous < 0 || previous >= seq || subject === '') return null;
+  return { headers, seq, previous, subject };
+}
