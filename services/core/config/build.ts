@@ -124,6 +124,9 @@ export function buildConfig(service: ServiceKind, env: Env) {
     admin: {
       host: env.ADMIN_HOST,
       port: env.ADMIN_PORT,
+      /** Every address together; and each address, unless it is a trusted proxy (0: not capped). */
+      maxConnections: env.ADMIN_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: env.ADMIN_MAX_CONNECTIONS_PER_ADDRESS,
       /** Checked already; the Host values (host, and port when one was given) answered to. */
       allowedHosts: parseAllowedHosts(env.ADMIN_HOST, env.ADMIN_ALLOWED_HOSTS).hosts,
       /** Checked already (length, names); empty only where no admin service runs. */
