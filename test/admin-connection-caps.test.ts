@@ -3,7 +3,6 @@
 // idle after an answer, from one address or a few. Strangers come from 127.0.0.x addresses of their
 // own (any 127.x.y.z is a source address on loopback); the operator from 127.0.0.1.
 
-import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleDir } from '../services/admin/console-assets.js';
 import { FIRST_BYTE_TIMEOUT_MS } from '../services/core/connection-gate.js';
@@ -11,6 +10,7 @@ import { buildConsole } from '../tools/console-build.js';
 import { waitUntil } from '../tools/poll.js';
 import { startAdmin, type AdminFixture } from './helpers/admin.js';
 import { parseMetrics } from './helpers/metrics.js';
+import { askAlone, flood, HALF_SENT, hold, inOrder, type Held } from './helpers/held-sockets.js';
 import { startTestNats, type TestNats } from './helpers/nats.js';
 
 let nats: TestNats;
@@ -29,61 +29,12 @@ afterAll(async () => {
 });
 
 type Json = Record<string, unknown>;
-const HALF_SENT = 'GET /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\n';
-
-/** A socket from `from`, connected (and `first` written); what came back and its close, awaitable. */
-interface Held {
-  socket: Socket;
-  connectedAt: number;
-  answer(): string;
-  closed: Promise<void>;
-}
-
-function open(port: number, from: string, first = '', host = '127.0.0.1'): Promise<Held> {
-  return new Promise((resolve, reject) => {
-    let answer = '';
-    const socket = connect({ port, host, localAddress: from }, () => {
-      if (first !== '') socket.write(first);
-      resolve({ socket, connectedAt: performance.now(), answer: () => answer, closed });
-    });
-    const closed = new Promise<void>((done) => socket.once('close', () => done()));
-    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
-    // A reset is how a refusal arrives: the close says it, the error is expected.
-    socket.on('error', (e) => (socket.connecting ? reject(e) : undefined));
-  });
-}
-
-/** `count` sockets from one address, in batches well inside the listen backlog so none waits on a retransmitted SYN (their order is not kept). */
-async function flood(port: number, from: string, count: number, first = HALF_SENT, host?: string): Promise<Held[]> {
-  const held: Held[] = [];
-  for (let i = 0; i < count; i += 200) {
-    held.push(...(await Promise.all(Array.from({ length: Math.min(200, count - i) }, () => open(port, from, first, host)))));
-  }
-  return held;
-}
 
 const connections = (fixture: AdminFixture): Promise<number> =>
   new Promise((resolve, reject) => fixture.server.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
 
-/** One after the other: the server meets them in this order. */
-async function inOrder(port: number, from: string, count: number, first = HALF_SENT): Promise<Held[]> {
-  const held: Held[] = [];
-  for (let i = 0; i < count; i++) held.push(await open(port, from, first));
-  return held;
-}
-
-/**
- * One request on a connection of its own, as a browser that just opened the console makes it (a
- * pooled connection, opened before an attack, would slip past it); the status and body that came back.
- */
-async function ask(fixture: AdminFixture, target: string, token?: string): Promise<{ status: number; body: string }> {
-  const auth = token === undefined ? '' : `Authorization: Bearer ${token}\r\n`;
-  const req = await open(fixture.server.port, '127.0.0.1', `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Connection: close\r\n\r\n`);
-  await req.closed;
-  const [head = '', body = ''] = req.answer().split('\r\n\r\n', 2);
-  if (head === '') throw new Error(`${target}: the connection was closed without an answer`);
-  return { status: Number(head.split(' ')[1]), body };
-}
+const ask = (fixture: AdminFixture, target: string, token?: string): ReturnType<typeof askAlone> =>
+  askAlone(fixture.server.port, target, token === undefined ? {} : { authorization: `Bearer ${token}` });
 
 async function refusals(fixture: AdminFixture): Promise<Record<string, number | undefined>> {
   const m = parseMetrics((await ask(fixture, '/metrics')).body);
@@ -117,7 +68,7 @@ describe('one address holding half-open sockets', () => {
 
   it('a socket that sends nothing is reset at the first-byte deadline, without waiting for the headers deadline or answering', async () => {
     const before = await refusals(admin);
-    const silent = await open(admin.server.port, '127.0.0.3');
+    const silent = await hold(admin.server.port, '127.0.0.3');
     await silent.closed;
     const waited = performance.now() - silent.connectedAt;
     expect(silent.answer()).toBe('');
@@ -127,7 +78,7 @@ describe('one address holding half-open sockets', () => {
   }, 30_000);
 
   it('a connection left idle after its answer is closed within seconds, not held for a minute', async () => {
-    const idle = await open(admin.server.port, '127.0.0.4', 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    const idle = await hold(admin.server.port, '127.0.0.4', 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     const verdict = await Promise.race([
       idle.closed.then(() => 'closed'),
       new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 20_000).unref()),
@@ -143,11 +94,11 @@ describe('one address holding half-open sockets', () => {
   it('a client that pipelines requests and reads no answer is cut off once nothing moves, and its place freed', async () => {
     // Its own service: the count of its connections is then this client's alone.
     const own = await startAdmin(nats, ['alice']);
-    const page = await open(own.server.port, '127.0.0.1', 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    const page = await hold(own.server.port, '127.0.0.1', 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
     await page.closed;
     const script = /\/main-[A-Za-z0-9]+\.js/.exec(page.answer())?.[0];
     expect(script).toBeDefined();
-    const stalled = await open(own.server.port, '127.0.0.8', `GET ${script} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(300));
+    const stalled = await hold(own.server.port, '127.0.0.8', `GET ${script} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(300));
     stalled.socket.pause();
     try {
       await waitUntil(async () => (await connections(own)) === 1, 'the stalled client to be the only connection');
@@ -167,14 +118,14 @@ describe('a small cap, a proxy and a dual-stack listener', () => {
       try {
         const port = small.server.port;
         // On '::' an IPv4 peer arrives as ::ffff:127.0.0.6, and is still one address.
-        const proxySilent = await open(port, '127.0.0.5');
+        const proxySilent = await hold(port, '127.0.0.5');
         sockets.push(proxySilent, ...(await flood(port, '127.0.0.5', 10)));
         const stranger = await inOrder(port, '127.0.0.6', 6);
         sockets.push(...stranger);
         await Promise.all(stranger.slice(4).map((h) => h.closed));
         expect(stranger.slice(0, 4).every((h) => !h.socket.destroyed)).toBe(true);
         // A stranger's silent socket meets the first-byte deadline; the proxy's, opened before it, does not.
-        const strangerSilent = await open(port, '127.0.0.7');
+        const strangerSilent = await hold(port, '127.0.0.7');
         sockets.push(strangerSilent);
         await strangerSilent.closed;
         proxySilent.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
@@ -194,7 +145,7 @@ describe('a small cap, a proxy and a dual-stack listener', () => {
     try {
       const port = small.server.port;
       for (const from of ['127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4']) sockets.push(...(await inOrder(port, from, 4)));
-      const late = await open(port, '127.0.1.5', HALF_SENT);
+      const late = await hold(port, '127.0.1.5', HALF_SENT);
       await late.closed;
       expect(late.answer()).toBe('');
       await expect(ask(small, '/api/session', small.tokens['alice'])).rejects.toThrow(/without an answer/);

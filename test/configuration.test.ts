@@ -75,6 +75,7 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['ADMIN_HOST', '0.0.0.0', 'two words', /must not contain spaces/],
   ['ADMIN_ALLOWED_HOSTS', 'admin.example.net,10.0.0.5:8090', 'https://admin.example.net/', /ADMIN_ALLOWED_HOSTS item 1/],
   ['ADMIN_PORT', '8091', '-1', /whole number from 0 to 65535/],
+  ['MAX_CONNECTIONS_PER_ADDRESS', '0', 'many', /whole number of at least 0/],
   ['ADMIN_MAX_CONNECTIONS', '16384', '8', /whole number from 16 to 65536/],
   ['ADMIN_MAX_CONNECTIONS_PER_ADDRESS', '0', '4096', /at most a quarter of ADMIN_MAX_CONNECTIONS \(8192\), so one address never takes every connection/],
   ['ADMIN_TOKEN', 'c0193846a545894008456162d2493ded', 'short', /shorter than 24 characters/],

@@ -2,6 +2,7 @@
 // gateway share it, so every name is registered once.
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ConnectionRefusal } from './connection-gate.js';
 
 export class RelayMetrics {
   readonly registry = new Registry();
@@ -18,6 +19,7 @@ export class RelayMetrics {
   readonly postsInFlight: Gauge;
   readonly idempotencyUnrecorded: Counter;
   readonly refusals: Counter<'code'>;
+  readonly connectionsRefused: Counter<'reason'>;
   readonly entriesPublished: Counter<'type'>;
   readonly publishDuration: Histogram;
   readonly bansIssued: Counter;
@@ -87,6 +89,14 @@ export class RelayMetrics {
       labelNames: ['code'],
       registers,
     });
+    this.connectionsRefused = new Counter({
+      name: 'relay_connections_refused_total',
+      help: 'Connections the client port reset before reading a request, by reason: per_address (the address held MAX_CONNECTIONS_PER_ADDRESS), first_byte_timeout (nothing sent in time)',
+      labelNames: ['reason'],
+      registers,
+    });
+    // Every reason from zero, so a rate or an alert over it has a series before the first refusal.
+    for (const reason of ['per_address', 'first_byte_timeout'] satisfies ConnectionRefusal[]) this.connectionsRefused.inc({ reason }, 0);
     this.entriesPublished = new Counter({ name: 'relay_entries_published_total', help: 'Entries stored in JetStream, by type', labelNames: ['type'], registers });
     this.publishDuration = new Histogram({
       name: 'relay_publish_duration_seconds',

@@ -98,6 +98,8 @@ export function buildConfig(service: ServiceKind, env: Env) {
     claimTtlMs: ms(env.CLAIM_TTL),
     shutdownTimeoutMs: ms(env.SHUTDOWN_TIMEOUT),
     bodyTimeoutMs: ms(env.BODY_TIMEOUT),
+    /** The client port's, per client address (trusted proxies not counted); 0: not capped. */
+    connectionsPerAddress: env.MAX_CONNECTIONS_PER_ADDRESS,
     ingress: {
       bodyLimit: bytes(env.BODY_LIMIT),
       batchMax: env.BATCH_MAX_ENTRIES,

@@ -166,6 +166,16 @@ const CommonEnv = {
   }),
 };
 
+/** The client port, whichever verbs it serves. */
+const ClientPortEnv = {
+  MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
+    default: 1000,
+    minimum: 0,
+    description:
+      'Connections one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may hold open to this process (streams and POSTs together); beyond it, new ones are reset at once, before anything is read. Peers named in TRUSTED_PROXIES are not capped. Raise it for many players behind one NAT address; 0: no cap.',
+  }),
+};
+
 const IngressEnv = {
   BODY_LIMIT: Type.String({ default: '1MiB', ...size, description: 'Largest POST body (413 beyond).' }),
   BATCH_MAX_ENTRIES: Type.Integer({ default: 256, minimum: 1, maximum: 100_000, description: 'Most entries in one POST (413 beyond).' }),
@@ -289,11 +299,11 @@ const DevEnv = {
 };
 
 export const ENV_SCHEMAS = {
-  ingress: Type.Object({ ...CommonEnv, ...IngressEnv, ...TracingEnv }),
-  gateway: Type.Object({ ...CommonEnv, ...GatewayEnv, ...TracingEnv }),
+  ingress: Type.Object({ ...CommonEnv, ...ClientPortEnv, ...IngressEnv, ...TracingEnv }),
+  gateway: Type.Object({ ...CommonEnv, ...ClientPortEnv, ...GatewayEnv, ...TracingEnv }),
   // NODE_TIMEOUT: the console judges a node's heartbeat the way the gateways do.
   admin: Type.Object({ ...CommonEnv, ...AdminEnv, NODE_TIMEOUT: GatewayEnv.NODE_TIMEOUT }),
-  all: Type.Object({ ...CommonEnv, ...IngressEnv, ...GatewayEnv, ...AdminEnv, ...DevEnv, ...TracingEnv }),
+  all: Type.Object({ ...CommonEnv, ...ClientPortEnv, ...IngressEnv, ...GatewayEnv, ...AdminEnv, ...DevEnv, ...TracingEnv }),
 } as const;
 
 export type ServiceKind = keyof typeof ENV_SCHEMAS;
