@@ -52,6 +52,7 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
     metrics: core.metrics,
     bodyLimit: config.ingress.bodyLimit,
     bodyTimeoutMs: config.bodyTimeoutMs,
+    connections: { perAddress: config.connectionsPerAddress, ipv6Prefix: config.profile.ipv6Prefix, exempt: core.trustProxy },
     readiness: [
       { name: 'nats', check: () => core.natsConnected() },
       {

@@ -11,15 +11,18 @@ import { AuditLog } from '../core/audit.js';
 import { BanStore } from '../core/bans.js';
 import { loadConfig, type RelayConfig } from '../core/config.js';
 import { KeyStore } from '../core/keys.js';
+import { compileTrustedProxies } from '../core/client-address.js';
+import { gateConnections } from '../core/connection-gate.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { openNatsContext, type NatsContext } from '../core/nats.js';
 import { AdminError, asAdminError } from './admin-error.js';
+import { AdminMetrics } from './admin-metrics.js';
 import { AdminTokens } from './admin-tokens.js';
 import { adminApi } from './api-routes.js';
 import { registerConsole } from './console-assets.js';
 import { MeshView } from './mesh-view.js';
 import { guardRequests } from './request-guard.js';
-import { TailHub } from './tail-hub.js';
+import { TAIL_KEEPALIVE_MS, TailHub } from './tail-hub.js';
 
 /** A route as registered, whoever registered it. */
 export interface RegisteredRoute {
@@ -58,8 +61,18 @@ export interface AdminOptions {
 /** Time a client has for its headers, and for its whole request (a tail's answer is not bounded by it). */
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
-/** A few operators with a few tabs each; a flood of connections must not take every descriptor. */
-const MAX_CONNECTIONS = 1024;
+/**
+ * An idle connection between requests is closed after this. fastify's 72 s let one cheap request
+ * hold a place for over a minute; the console asks every few seconds, and a browser reopens a
+ * closed connection for nothing.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 5000;
+/**
+ * A connection on which nothing moves, either way, for this long is closed: a client that asks for
+ * many answers and reads none held its place for ever, since no request deadline covers an answer.
+ * A live tail sends a keepalive comment every TAIL_KEEPALIVE_MS, so a reading one never idles this long.
+ */
+const IDLE_TIMEOUT_MS = 2 * TAIL_KEEPALIVE_MS;
 
 /** Bodies are a key's scopes or a ban's reason: small. */
 const BODY_LIMIT = 64 * 1024;
@@ -78,6 +91,7 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
       ...(options.logDestination !== undefined ? { destination: options.logDestination } : {}),
     });
   const tokens = new AdminTokens(config.admin.tokens);
+  const metrics = new AdminMetrics(config.nodeId);
   const nats = await openNatsContext(config, 'relay-admin', logger);
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
   const bans = new BanStore(nats.js, nats.buckets.bans, logger, null);
@@ -102,6 +116,8 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
     // headers held by the thousand once took every file descriptor of the process. Node checks its
     // deadlines every connectionsCheckingInterval (30 s by default, far coarser than they are).
     requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    connectionTimeout: IDLE_TIMEOUT_MS,
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
     // A member the schema does not name is refused, not silently dropped.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
@@ -141,6 +157,8 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
   app.setNotFoundHandler((request, reply) => refuse(reply, new AdminError('not_found', `Nothing is served at ${request.method} ${request.url.split('?')[0]}.`)));
 
   app.get('/healthz', { config: { access: 'probe' } }, async () => ({ status: 'ok' }));
+  // Counts and the process's own figures, nothing about keys, bans or players: a scraper needs no token.
+  app.get('/metrics', { config: { access: 'probe' } }, async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
   // Ready while NATS answers: everything the console shows comes from it.
   app.get('/readyz', { config: { access: 'probe' } }, async (_request, reply) => {
     const ok = await Promise.race([
@@ -153,7 +171,16 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
   await registerConsole(app);
   options.extend?.(app);
 
-  app.server.maxConnections = MAX_CONNECTIONS;
+  // Before any byte is parsed: each address's share, then every address's together.
+  app.server.maxConnections = config.admin.maxConnections;
+  gateConnections(app.server, {
+    perAddress: config.admin.maxConnectionsPerAddress,
+    ipv6Prefix: config.profile.ipv6Prefix,
+    exempt: compileTrustedProxies(config.trustedProxies),
+    setting: 'ADMIN_MAX_CONNECTIONS_PER_ADDRESS',
+    logger,
+    refused: (reason) => metrics.connectionsRefused.inc({ reason }),
+  });
   await app.listen({ host: config.admin.host, port: config.admin.port });
   const address = app.server.address() as AddressInfo;
   const host = config.admin.host === '0.0.0.0' || config.admin.host === '::' ? '127.0.0.1' : config.admin.host;

@@ -18,7 +18,7 @@ const MAX_TAILS = 64;
 /** A quarter each: at least four operators can always tail. */
 const MAX_TAILS_PER_OPERATOR = 16;
 /** Proxies and browsers drop a silent connection; a comment line keeps it open. */
-const KEEPALIVE_MS = 15_000;
+export const TAIL_KEEPALIVE_MS = 15_000;
 const MAX_BUFFERED = 4 * 1024 * 1024;
 const KEEPALIVE = Buffer.from(': keepalive\n\n');
 
@@ -47,7 +47,7 @@ export class TailHub {
     let early: LogEntry[] | null = [];
     const keepalive = setInterval(() => {
       if (early === null) res.write(KEEPALIVE);
-    }, KEEPALIVE_MS).unref();
+    }, TAIL_KEEPALIVE_MS).unref();
     const end = async (): Promise<void> => {
       if (ended) return;
       ended = true;

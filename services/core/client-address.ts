@@ -8,11 +8,15 @@
 // (the proxy-addr of Express, kept by fastify), not a parser of our own.
 
 import type { IncomingMessage } from 'node:http';
+import { isIPv4 } from 'node:net';
 import proxyaddr from '@fastify/proxy-addr';
 import ipaddr from 'ipaddr.js';
 import { quoted } from './config/wording.js';
 
 export type TrustProxy = (address: string, hop: number) => boolean;
+
+/** How a dual-stack socket writes an IPv4 peer. */
+const MAPPED = '::ffff:';
 
 /** Compiles TRUSTED_PROXIES (IPs, CIDRs, or loopback / linklocal / uniquelocal); throws on a bad entry. */
 export function compileTrustedProxies(entries: readonly string[]): TrustProxy {
@@ -50,6 +54,10 @@ export function clientAddress(req: IncomingMessage, trust: TrustProxy): string {
  * home is usually given a /56).
  */
 export function fairnessGroup(address: string, ipv6Prefix: number): string {
+  // Most peers, and every connection the connection caps count: a dotted quad is its own group
+  // already (ipaddr.js would take some microseconds to say so, twice per connection).
+  if (isIPv4(address)) return address;
+  if (address.startsWith(MAPPED) && isIPv4(address.slice(MAPPED.length))) return address.slice(MAPPED.length);
   if (!ipaddr.isValid(address)) return address;
   const ip = ipaddr.process(address);
   if (!(ip instanceof ipaddr.IPv6)) return ip.toString();

@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { TrustProxy } from './client-address.js';
+import { gateConnections } from './connection-gate.js';
 import { clientErrorHandler } from './client-error.js';
 import { isRelayError, RelayError, type ErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
@@ -32,6 +34,8 @@ export interface HttpOptions {
   streamHandler?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Filled with every route fastify registers (the route-table test walks them all). */
   routes?: ClientRoute[];
+  /** Before a byte is read: each address's share of the port (connection-gate.ts). */
+  connections: { perAddress: number; ipv6Prefix: number; exempt: TrustProxy };
 }
 
 /** A route the client port answers: method and path as registered. */
@@ -76,6 +80,12 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
           handler(req, res);
         },
       );
+      gateConnections(server, {
+        ...options.connections,
+        setting: 'MAX_CONNECTIONS_PER_ADDRESS',
+        logger: options.logger,
+        refused: (reason) => options.metrics.connectionsRefused.inc({ reason }),
+      });
       return server;
     },
     bodyLimit: options.bodyLimit,

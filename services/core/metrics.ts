@@ -10,6 +10,7 @@
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { HTTP_ERROR_CODES, type HttpErrorCode } from '../../schemas/http-errors.js';
+import type { ConnectionRefusal } from './connection-gate.js';
 import { LOOKUP_REFUSALS, PROFILE_OUTCOMES, type LookupRefusal, type ProfileOutcome } from './profile.js';
 
 /** Why a meta+data pair was not written to a stream. */
@@ -41,6 +42,7 @@ export class RelayMetrics {
   readonly postsInFlight: Gauge;
   readonly idempotencyUnrecorded: Counter;
   readonly refusals: CataloguedCounter<'code', HttpErrorCode>;
+  readonly connectionsRefused: CataloguedCounter<'reason', ConnectionRefusal>;
   readonly entriesPublished: Counter<'type'>;
   readonly publishDuration: Histogram;
   readonly bansIssued: Counter;
@@ -113,6 +115,13 @@ export class RelayMetrics {
     });
     // Every code of the catalogue: the HTTP layer every service shares answers any of them.
     startAtZero(this.refusals, 'code', HTTP_ERROR_CODES);
+    this.connectionsRefused = new Counter({
+      name: 'relay_connections_refused_total',
+      help: 'Connections the client port reset before reading a request, by reason: per_address (the address held MAX_CONNECTIONS_PER_ADDRESS), first_byte_timeout (nothing sent in time)',
+      labelNames: ['reason'],
+      registers,
+    });
+    startAtZero(this.connectionsRefused, 'reason', ['per_address', 'first_byte_timeout'] satisfies ConnectionRefusal[]);
     this.entriesPublished = new Counter({ name: 'relay_entries_published_total', help: 'Entries stored in JetStream, by type', labelNames: ['type'], registers });
     this.publishDuration = new Histogram({
       name: 'relay_publish_duration_seconds',

@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { Authenticator } from './auth.js';
 import { BanStore } from './bans.js';
 import { addressReader } from './address-reader.js';
-import { compileTrustedProxies } from './client-address.js';
+import { compileTrustedProxies, type TrustProxy } from './client-address.js';
 import type { RelayConfig } from './config.js';
 import { KeyStore } from './keys.js';
 import { createLogger, type Logger } from './logger.js';
@@ -27,6 +27,8 @@ export interface RelayCore {
   tracing: Tracing;
   /** The client's address, read the same way by both services (TRUSTED_PROXIES). */
   addressOf: (req: IncomingMessage) => string;
+  /** The proxies TRUSTED_PROXIES names: their X-Forwarded-For is believed, their connections are not capped per address. */
+  trustProxy: TrustProxy;
   /** True while the NATS connection is up (false between a disconnect and the reconnect). */
   natsConnected(): boolean;
 }
@@ -107,6 +109,7 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
     auth,
     tracing: startTracing(config.tracing, config.nodeId, logger),
     addressOf: addressReader(trust, logger),
+    trustProxy: trust,
     natsConnected: () => connected && !nats.nc.isClosed(),
   };
 }

@@ -8,7 +8,7 @@ import type { RegisteredRoute } from '../../services/admin/admin-server.js';
 import type { RawAnswer, RawHttp } from './raw-http.js';
 
 /** The routes meant to answer without a token (request-guard.ts), as METHOD path. */
-export const PUBLIC_ROUTES = new Set(['GET /healthz', 'HEAD /healthz', 'GET /readyz', 'HEAD /readyz', 'GET /*', 'HEAD /*', 'GET /', 'HEAD /', 'GET /favicon.ico', 'HEAD /favicon.ico']);
+export const PUBLIC_ROUTES = new Set(['GET /healthz', 'HEAD /healthz', 'GET /readyz', 'HEAD /readyz', 'GET /metrics', 'HEAD /metrics', 'GET /*', 'HEAD /*', 'GET /', 'HEAD /', 'GET /favicon.ico', 'HEAD /favicon.ico']);
 
 /** What a refused spelling may answer: the code says which refusal, its status must match. */
 const REFUSALS: Record<string, number> = {

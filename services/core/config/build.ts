@@ -100,6 +100,8 @@ export function buildConfig(service: ServiceKind, env: Env, explicit: ReadonlySe
     claimTtlMs: ms(env.CLAIM_TTL),
     shutdownTimeoutMs: ms(env.SHUTDOWN_TIMEOUT),
     bodyTimeoutMs: ms(env.BODY_TIMEOUT),
+    /** The client port's, per client address (trusted proxies not counted); 0: not capped. */
+    connectionsPerAddress: env.MAX_CONNECTIONS_PER_ADDRESS,
     ingress: {
       bodyLimit: bytes(env.BODY_LIMIT),
       batchMax: env.BATCH_MAX_ENTRIES,
@@ -126,6 +128,9 @@ export function buildConfig(service: ServiceKind, env: Env, explicit: ReadonlySe
     admin: {
       host: env.ADMIN_HOST,
       port: env.ADMIN_PORT,
+      /** Every address together; and each address, unless it is a trusted proxy (0: not capped). */
+      maxConnections: env.ADMIN_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: env.ADMIN_MAX_CONNECTIONS_PER_ADDRESS,
       /** Checked already; the Host values (host, and port when one was given) answered to. */
       allowedHosts: parseAllowedHosts(env.ADMIN_HOST, env.ADMIN_ALLOWED_HOSTS).hosts,
       /** Checked already (length, names); empty only where no admin service runs. */

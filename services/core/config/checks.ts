@@ -91,6 +91,16 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
   if (ok('ADMIN_HOST', 'ADMIN_ALLOWED_HOSTS') && (service === 'admin' || service === 'all')) {
     problems.push(...parseAllowedHosts(text('ADMIN_HOST'), text('ADMIN_ALLOWED_HOSTS')).problems);
   }
+  if (ok('ADMIN_MAX_CONNECTIONS', 'ADMIN_MAX_CONNECTIONS_PER_ADDRESS') && (service === 'admin' || service === 'all')) {
+    const total = Number(values['ADMIN_MAX_CONNECTIONS']);
+    const perAddress = Number(values['ADMIN_MAX_CONNECTIONS_PER_ADDRESS']);
+    // One address alone must never take every connection; 0 turns the cap off on purpose (behind a proxy).
+    if (perAddress > total / 4) {
+      problems.push(
+        `ADMIN_MAX_CONNECTIONS_PER_ADDRESS (${perAddress}) must be at most a quarter of ADMIN_MAX_CONNECTIONS (${total}), so one address never takes every connection; 0 turns the per-address cap off.`,
+      );
+    }
+  }
   if (ok('CLAIM_TTL') && ms('CLAIM_TTL') < 60_000) problems.push(`CLAIM_TTL must be at least 1m (got ${text('CLAIM_TTL')}).`);
   // A bound smaller than a few records would forget each key before its resend could arrive.
   if (ok('IDEMPOTENCY_MAX_BYTES') && (parseSize(text('IDEMPOTENCY_MAX_BYTES')) ?? 0) < 4096) {

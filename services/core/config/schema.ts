@@ -155,12 +155,22 @@ const CommonEnv = {
     minimum: 32,
     maximum: 128,
     description:
-      'IPv6 client addresses count as one address per block of this prefix length for the look-up limits (56: the block a home is usually given, so one home cannot take 256 shares with its /64s).',
+      'IPv6 client addresses count as one address per block of this prefix length for the look-up limits and the connection caps (56: the block a home is usually given, so one home cannot take 256 shares with its /64s).',
   }),
   TRUSTED_PROXIES: Type.String({
     default: '',
     description:
-      "Proxies whose X-Forwarded-For is believed (IPs, CIDRs, or loopback, linklocal, uniquelocal), comma-separated. Empty: nobody's; the socket's peer is the client. Behind nginx or HAProxy, name them here.",
+      "Proxies whose X-Forwarded-For is believed (IPs, CIDRs, or loopback, linklocal, uniquelocal), comma-separated. Empty: nobody's; the socket's peer is the client. Behind nginx or HAProxy, name them here. Their connections are not capped per address and have no first-byte deadline.",
+  }),
+};
+
+/** The client port, whichever verbs it serves. */
+const ClientPortEnv = {
+  MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
+    default: 1000,
+    minimum: 0,
+    description:
+      'Connections one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may hold open to this process (streams and POSTs together); beyond it, new ones are reset at once, before anything is read. Peers named in TRUSTED_PROXIES are not capped. Raise it for many players behind one NAT address; 0: no cap.',
   }),
 };
 
@@ -254,6 +264,19 @@ const AdminEnv = {
     description: 'Host names the admin service answers to besides localhost, 127.0.0.1, [::1] and ADMIN_HOST: comma-separated host or host:port (the name operators reach it by through a proxy); any other Host is refused with 421.',
   }),
   ADMIN_PORT: Type.Integer({ default: 8090, minimum: 0, maximum: 65535, description: 'Port of the admin service, never the client port (0 picks a free one).' }),
+  ADMIN_MAX_CONNECTIONS: Type.Integer({
+    default: 8192,
+    minimum: 16,
+    maximum: 65_536,
+    description:
+      'Connections the admin service takes, every address together (about 10 KiB each); beyond it, new ones are reset at once. The last resort: with the default per-address cap it takes 64 addresses to fill it, and they can.',
+  }),
+  ADMIN_MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
+    default: 128,
+    minimum: 0,
+    description:
+      'Connections one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may hold open to the admin service (room for all 64 live tails it allows and more); beyond it, new ones are reset at once, before anything is read. At most a quarter of ADMIN_MAX_CONNECTIONS. Peers named in TRUSTED_PROXIES are not capped (every operator arrives through them). 0: no per-address cap.',
+  }),
   ADMIN_TOKEN: Type.String({
     default: '',
     description: 'Bearer token of the console and admin API, named "admin" in the audit trail; at least 24 characters. npm start generates one.',
@@ -274,11 +297,11 @@ const DevEnv = {
 };
 
 export const ENV_SCHEMAS = {
-  ingress: Type.Object({ ...CommonEnv, ...IngressEnv, ...TracingEnv }),
-  gateway: Type.Object({ ...CommonEnv, ...GatewayEnv, ...TracingEnv }),
+  ingress: Type.Object({ ...CommonEnv, ...ClientPortEnv, ...IngressEnv, ...TracingEnv }),
+  gateway: Type.Object({ ...CommonEnv, ...ClientPortEnv, ...GatewayEnv, ...TracingEnv }),
   // NODE_TIMEOUT: the console judges a node's heartbeat the way the gateways do.
   admin: Type.Object({ ...CommonEnv, ...AdminEnv, NODE_TIMEOUT: GatewayEnv.NODE_TIMEOUT }),
-  all: Type.Object({ ...CommonEnv, ...IngressEnv, ...GatewayEnv, ...AdminEnv, ...DevEnv, ...TracingEnv }),
+  all: Type.Object({ ...CommonEnv, ...ClientPortEnv, ...IngressEnv, ...GatewayEnv, ...AdminEnv, ...DevEnv, ...TracingEnv }),
 } as const;
 
 export type ServiceKind = keyof typeof ENV_SCHEMAS;
