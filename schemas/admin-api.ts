@@ -16,6 +16,8 @@ export const ADMIN_ERRORS = {
   absolute_form_refused: { status: 400, when: 'The request line names a whole URL (http://host/path); send the path alone.' },
   origin_not_allowed: { status: 403, when: 'A change sent by a page of another site (Origin or Sec-Fetch-Site says so).' },
   forbidden: { status: 403, when: 'The path names something never served (a dot segment or hidden file).' },
+  request_timeout: { status: 408, when: 'The request headers did not arrive within 10 s, or the whole request within 30 s; the connection is closed.' },
+  headers_too_large: { status: 431, when: "The request headers are larger than 16 KiB (Node's bound); the connection is closed." },
   payload_too_large: { status: 413, when: 'The body is larger than the admin API reads (64 KiB).' },
   unsupported_media_type: { status: 415, when: 'The body is not application/json.' },
   host_not_allowed: { status: 421, when: 'The Host header is none of the names this admin service answers to (ADMIN_HOST, ADMIN_ALLOWED_HOSTS, loopback).' },

@@ -4,16 +4,20 @@
 
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAdmin, type AdminFixture } from './helpers/admin.js';
 import { readMetrics } from './helpers/metrics.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { RelayFixture } from './helpers/relay.js';
 
 let relay: RelayFixture;
+let admin: AdminFixture;
 
 beforeAll(async () => {
   relay = await RelayFixture.start({ env: { BODY_TIMEOUT: '500ms' } });
+  admin = await startAdmin(relay.nats, ['ana']);
 }, 60_000);
 afterAll(async () => {
+  await admin?.close();
   await relay?.close();
 });
 
@@ -43,5 +47,13 @@ describe('a request the HTTP parser cannot read', () => {
     await new Promise((resolve) => socket.on('close', resolve));
     const [head = '', body = ''] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n', 2);
     expect([Number(head.split(' ')[1]), JSON.parse(body)]).toEqual([408, { error: 'request_timeout', message: expect.stringMatching(/headers did not arrive in time/) }]);
+  });
+});
+
+describe('a request the admin service’s parser cannot read', () => {
+  it.each(CASES)('%s: answered %s in the admin service’s shape, and the connection closed', async (_name, text, status, code) => {
+    const answer = await rawRequest(admin.server.port, text);
+    expect(answer.status).toBe(status);
+    expect(JSON.parse(answer.body)).toEqual({ error: code, message: expect.any(String) });
   });
 });

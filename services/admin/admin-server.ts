@@ -11,6 +11,7 @@ import { AuditLog } from '../core/audit.js';
 import { BanStore } from '../core/bans.js';
 import { loadConfig, type RelayConfig } from '../core/config.js';
 import { KeyStore } from '../core/keys.js';
+import { clientErrorHandler, unreadableKind, unreadableSentence } from '../core/client-error.js';
 import { compileTrustedProxies } from '../core/client-address.js';
 import { gateConnections } from '../core/connection-gate.js';
 import { createLogger, type Logger } from '../core/logger.js';
@@ -109,6 +110,12 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
     loggerInstance,
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // What Node's parser cannot read (a control character in a header): refused in our shape too.
+    clientErrorHandler: clientErrorHandler((err) => {
+      const kind = unreadableKind(err);
+      const refusal = new AdminError(kind === 'timeout' ? 'request_timeout' : kind === 'headers_too_large' ? 'headers_too_large' : 'bad_request', unreadableSentence(kind, err));
+      return { status: refusal.status, body: { error: refusal.code, message: refusal.message } };
+    }),
     // A URL the router cannot read (a broken escape): refused in our shape, not the framework's.
     frameworkErrors: (error, _request, reply) => void refuse(reply, asAdminError(error)),
     logController: new LogController({ disableRequestLogging: true }),

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { TrustProxy } from './client-address.js';
 import { gateConnections } from './connection-gate.js';
-import { clientErrorHandler } from './client-error.js';
+import { clientErrorAnswer, clientErrorHandler } from './client-error.js';
 import { isRelayError, RelayError, type ErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
@@ -96,7 +96,11 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
     // (fastify's own 503 carries neither a code of ours nor a Retry-After).
     return503OnClosing: false,
     // What Node's parser refuses is answered in our shape too (a control character in a header).
-    clientErrorHandler: clientErrorHandler((code) => options.metrics.refusals.inc({ code })),
+    clientErrorHandler: clientErrorHandler((err) => {
+      const refusal = clientErrorAnswer(err);
+      options.metrics.refusals.inc({ code: refusal.code });
+      return { status: refusal.status, body: refusal.toBody() };
+    }),
   });
   app.removeContentTypeParser('text/plain');
   const routes = options.routes;
