@@ -40,4 +40,21 @@ describe('container files', () => {
     }
     expect(text).toContain('./proxy/nginx.conf:/etc/nginx/nginx.conf:ro');
   });
+
+  // Found by an attack pass: the compose mesh ran NATS with no users, so any compromised container
+  // had every JetStream power, the operator's included.
+  it('infra/compose.yaml signs every relay service in as its own NATS role, and its NATS nodes load the permissions and guard their routes', () => {
+    const text = readFileSync('infra/compose.yaml', 'utf8');
+    const roles: Record<string, string> = { setup: 'cli', admin: 'admin', 'gateway-1': 'gateway', 'gateway-2': 'gateway', 'ingress-1': 'ingress', 'ingress-2': 'ingress' };
+    for (const [service, role] of Object.entries(roles)) {
+      const block = text.slice(text.indexOf(`\n  ${service}:\n`) + 1).split(/\n  [a-z0-9-]+:\n/)[0] ?? '';
+      expect(block, service).toMatch(new RegExp(`NATS_USER: ${role}, NATS_PASSWORD: "\\$\\{RELAY_NATS_${role.toUpperCase()}_PASSWORD\\}"`));
+    }
+    expect(text.match(/"-c", "\/etc\/nats\/relay\.conf"/g)?.length).toBe(3);
+    expect(text.match(/nats:\/\/route:\$\{RELAY_NATS_ROUTE_PASSWORD\}@/g)?.length).toBe(6);
+    const node = readFileSync('infra/nats/compose.conf', 'utf8');
+    expect(node).toMatch(/^include "permissions\.conf"$/m);
+    expect(node).toMatch(/authorization \{ user: route, password: \$RELAY_NATS_ROUTE_PASSWORD \}/);
+    expect(node).toMatch(/^http: "127\.0\.0\.1:8222"$/m);
+  });
 });
