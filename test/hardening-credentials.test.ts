@@ -146,9 +146,9 @@ describe('deleted keys and failed look-ups (issue 9, item 14)', () => {
   });
 
   // Guards: a node that starts after the delete learns the tombstone from the bucket's delete marker.
-  it.each(['delete', 'purge'] as const)('a relay started after a key was %sd refuses it with 403 key_revoked, not a ban', async (op) => {
+  it('a relay started after a key was deleted refuses it with 403 key_revoked, not a ban', async () => {
     const key = await relay.createKey();
-    await relay.server.core.nats.buckets.keys[op](key.clientId);
+    await relay.server.core.nats.buckets.keys.delete(key.clientId);
     const later = await RelayFixture.start({ nats: relay.nats, profile: relay.profile });
     try {
       const p = later.player();
@@ -158,6 +158,19 @@ describe('deleted keys and failed look-ups (issue 9, item 14)', () => {
     } finally {
       await later.close();
     }
+  });
+
+  // Guards: a purge would erase the key's history, delete marker included (a roll-up); the buckets refuse roll-ups
+  // (issue 26), so the marker that makes every node refuse the key as revoked cannot be rolled away.
+  it('a key cannot be purged: the bucket refuses the roll-up and the key stays refused as revoked', async () => {
+    const key = await relay.createKey();
+    const keys = relay.server.core.nats.buckets.keys;
+    await keys.delete(key.clientId);
+    await expect(keys.purge(key.clientId)).rejects.toThrow(/rollup not permitted/);
+    const p = relay.player();
+    const r = await relay.post({ type: 'chat', message: 'x' }, relay.headers(p, key, channel()));
+    expect(r).toMatchObject({ status: 403, body: { error: 'key_revoked' } });
+    expect(await banOf(relay, p.uuid)).toBeNull();
   });
 
   // Guards: a key look-up that cannot reach NATS is an outage (503), not proof of a cracked client.
