@@ -11,7 +11,8 @@ import { createLogger } from '../services/core/logger.js';
 import { openNatsContext, type NatsContext } from '../services/core/nats.js';
 import { NodeLiveness } from '../services/core/node-liveness.js';
 import { BUCKET_STREAMS, CLAIM_INDEX_PREFIX, kvSubject } from '../services/core/subjects.js';
-import { batches, ClaimIndex } from '../services/gateway/claim-index.js';
+import { ClaimIndex } from '../services/gateway/claim-index.js';
+import { batches, NatsClaimIndexLog } from '../services/gateway/claim-index-log.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from '../services/gateway/claim-keys.js';
 import { NatsClaimStore } from '../services/gateway/claim-store.js';
 import { Ownership } from '../services/gateway/ownership.js';
@@ -33,7 +34,7 @@ function stream(channel: string | null): ClaimedStream {
 }
 
 function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.jsm)): ClaimIndex {
-  return new ClaimIndex({ ...ctx, store, nodeId: node, liveness, logger: quiet, swept: () => undefined });
+  return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, swept: () => undefined });
 }
 
 beforeAll(async () => {

@@ -21,10 +21,14 @@ export interface ClaimNotice {
 
 /** What the ownership rules are told, and how they tell others. */
 export interface ClaimHints {
+  /** Hears this node's notices, and from then on the accounts it watches, on behalf of `listener`. */
+  listen(listener: HintListener): void;
   /** Hears the account's keys until `unwatchAccount` is called as often (one subscription per account). */
   watchAccount(account: string): void;
   unwatchAccount(account: string): void;
   tell(node: string, notice: ClaimNotice): void;
+  /** Stops hearing anything. */
+  close(): void;
 }
 
 export interface HintListener {
@@ -52,7 +56,6 @@ export class NatsClaimHints implements ClaimHints {
     this.received = received;
   }
 
-  /** Hears this node's notices, and from then on the accounts it watches, on behalf of `listener`. */
   listen(listener: HintListener): void {
     this.listener = listener;
     this.notices = this.nc.subscribe(CLAIM_NOTICE_PREFIX + this.nodeId, {

@@ -4,6 +4,7 @@
 
 import type { ClaimStore } from './claim-store.js';
 import { PacedQueue } from './paced-queue.js';
+import { systemTimers, type Timers } from './timers.js';
 
 /** A claim to delete: its key, the revision it was written at, and the stream that held it. */
 export interface ReleasedClaim {
@@ -30,13 +31,16 @@ export class ClaimReleases {
   /** Copies of what to delete, never the stream: a closed stream is not kept alive by its delete. */
   private readonly deletes: PacedQueue<Queued>;
 
-  constructor(store: ClaimStore) {
+  constructor(store: ClaimStore, timers: Timers = systemTimers) {
     this.store = store;
-    this.deletes = new PacedQueue(DELETES_IN_FLIGHT, (claim) =>
-      this.attempt(claim).catch(() => {
-        // Not answered (a timeout, a reconnect): tried again while the key still names the stream.
-        if (++claim.attempt < ATTEMPTS) this.deletes.retryLater(claim, RETRY_MS * claim.attempt);
-      }),
+    this.deletes = new PacedQueue(
+      DELETES_IN_FLIGHT,
+      (claim) =>
+        this.attempt(claim).catch(() => {
+          // Not answered (a timeout, a reconnect): tried again while the key still names the stream.
+          if (++claim.attempt < ATTEMPTS) this.deletes.retryLater(claim, RETRY_MS * claim.attempt);
+        }),
+      timers,
     );
   }
 

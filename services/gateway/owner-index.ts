@@ -19,6 +19,7 @@
 
 import { PacedQueue } from './paced-queue.js';
 import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords } from './owner-records.js';
+import { systemTimers, type CancelTimer, type Timers } from './timers.js';
 
 const WRITE_ATTEMPTS = 8;
 /** A write that failed for good (the bucket unreachable, or lost every round) is tried again after 1 s, 2 s, ... */
@@ -50,18 +51,25 @@ export class OwnerIndex {
   private readonly soleAt = new Map<string, number>();
   /** One write at a time per owner from this node (they would only conflict with each other). */
   private readonly chains = new Map<string, Promise<void>>();
-  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private readonly retryTimers = new Set<CancelTimer>();
   /** Keys whose last local stream ended, waiting for their removal's turn. */
-  private readonly removals = new PacedQueue<{ owner: string; key: string }>(REMOVALS_IN_FLIGHT, ({ owner, key }) => {
-    const sole = this.local.has(key) ? undefined : this.soleAt.get(key);
-    if (sole !== undefined) this.soleAt.delete(key);
-    return this.sync(owner, key, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole });
-  });
+  private readonly removals: PacedQueue<{ owner: string; key: string }>;
+  private readonly timers: Timers;
 
-  constructor(records: OwnerRecords, nodeId: string, isAlive: (node: string) => boolean) {
+  constructor(records: OwnerRecords, nodeId: string, isAlive: (node: string) => boolean, timers: Timers = systemTimers) {
     this.records = records;
     this.nodeId = nodeId;
     this.isAlive = isAlive;
+    this.timers = timers;
+    this.removals = new PacedQueue(
+      REMOVALS_IN_FLIGHT,
+      ({ owner, key }) => {
+        const sole = this.local.has(key) ? undefined : this.soleAt.get(key);
+        if (sole !== undefined) this.soleAt.delete(key);
+        return this.sync(owner, key, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole });
+      },
+      timers,
+    );
   }
 
   async remote(owner: string, key: string): Promise<RemoteHoldings> {
@@ -105,7 +113,7 @@ export class OwnerIndex {
   }
 
   stop(): void {
-    for (const t of this.retryTimers) clearTimeout(t);
+    for (const cancel of this.retryTimers) cancel();
     this.retryTimers.clear();
   }
 
@@ -120,12 +128,11 @@ export class OwnerIndex {
     };
     return this.change(owner, edit, guess).catch(() => {
       if (attempt >= RETRIES) return;
-      const timer = setTimeout(() => {
-        this.retryTimers.delete(timer);
+      const cancel = this.timers.after(RETRY_FIRST_MS * 2 ** attempt, () => {
+        this.retryTimers.delete(cancel);
         void this.sync(owner, key, undefined, attempt + 1);
-      }, RETRY_FIRST_MS * 2 ** attempt);
-      timer.unref();
-      this.retryTimers.add(timer);
+      });
+      this.retryTimers.add(cancel);
     });
   }
 

@@ -21,6 +21,7 @@ import { ClaimReleases } from './claim-releases.js';
 import { RenewalSchedule } from './claim-renewals.js';
 import { isConflict, type ClaimStore } from './claim-store.js';
 import { IndexMap } from './index-map.js';
+import { systemTimers, type Timers } from './timers.js';
 
 /** How long after a claim write without an answer the key is read to see whether it landed. */
 const LOST_WRITE_CHECK_MS = 5000;
@@ -49,6 +50,7 @@ export interface OwnershipOptions {
   evict: (streamId: string) => void;
   /** The crash index (claim-index.ts): told of each key before it is claimed or renewed. */
   index?: ClaimNotes;
+  timers?: Timers;
 }
 
 const NO_NOTES: ClaimNotes = { claiming: () => Promise.resolve(), renewing: () => undefined };
@@ -59,13 +61,14 @@ export class Ownership implements HintListener {
   private readonly nodeId: string;
   private readonly evict: (streamId: string) => void;
   private readonly index: ClaimNotes;
+  private readonly timers: Timers;
   /** This node's claims, by stream id and by key (a hint names a key). */
   private readonly claims = new Map<string, LocalClaim>();
   private readonly byKey = new IndexMap<LocalClaim>();
   private readonly releases: ClaimReleases;
   readonly renewals: RenewalSchedule<LocalClaim>;
   /** Reads of a claim's key after a hint, one at a time per claim. */
-  private readonly checks = new ClaimChecks<LocalClaim>((c) => this.settle(c));
+  private readonly checks: ClaimChecks<LocalClaim>;
 
   constructor(options: OwnershipOptions) {
     this.store = options.store;
@@ -73,7 +76,9 @@ export class Ownership implements HintListener {
     this.nodeId = options.nodeId;
     this.evict = options.evict;
     this.index = options.index ?? NO_NOTES;
-    this.releases = new ClaimReleases(this.store);
+    this.timers = options.timers ?? systemTimers;
+    this.checks = new ClaimChecks((c) => this.settle(c), this.timers);
+    this.releases = new ClaimReleases(this.store, this.timers);
     this.renewals = new RenewalSchedule((c) => this.renew(c));
   }
 
@@ -135,14 +140,14 @@ export class Ownership implements HintListener {
 
   /** A write whose answer was lost may have been applied: once it would have landed, it is taken back if it names the stream. */
   private checkLostWrite(c: LocalClaim): void {
-    setTimeout(() => {
+    this.timers.after(LOST_WRITE_CHECK_MS, () => {
       void this.store.get(c.key).then(
         (now) => {
           if (now?.claim?.conn === c.stream.id) this.releases.add({ key: c.key, revision: now.revision, conn: c.stream.id });
         },
         () => undefined,
       );
-    }, LOST_WRITE_CHECK_MS).unref();
+    });
   }
 
   /** A node whose write replaced one of ours says so. */

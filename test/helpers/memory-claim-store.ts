@@ -83,6 +83,14 @@ export class MemoryHints implements ClaimHints {
 
   constructor(private readonly nodes: Map<string, HintListener>) {}
 
+  listen(): void {
+    // The nodes' listeners are the map given to the constructor.
+  }
+
+  close(): void {
+    this.watched.clear();
+  }
+
   watchAccount(account: string): void {
     this.watched.set(account, (this.watched.get(account) ?? 0) + 1);
   }
