@@ -17,6 +17,7 @@ import { ClaimChecks } from './claim-checks.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from './claim-keys.js';
 import type { ClaimHints, ClaimNotice, HintListener } from './claim-hints.js';
 import type { ClaimNotes } from './claim-index.js';
+import { ClaimLosses } from './claim-losses.js';
 import { ClaimReleases } from './claim-releases.js';
 import { RenewalSchedule } from './claim-renewals.js';
 import { isConflict, type ClaimStore } from './claim-store.js';
@@ -59,7 +60,6 @@ export class Ownership implements HintListener {
   private readonly store: ClaimStore;
   private readonly hints: ClaimHints;
   private readonly nodeId: string;
-  private readonly evict: (streamId: string) => void;
   private readonly index: ClaimNotes;
   private readonly timers: Timers;
   /** This node's claims, by stream id and by key (a hint names a key). */
@@ -69,12 +69,17 @@ export class Ownership implements HintListener {
   readonly renewals: RenewalSchedule<LocalClaim>;
   /** Reads of a claim's key after a hint, one at a time per claim. */
   private readonly checks: ClaimChecks<LocalClaim>;
+  /** Lost claims whose streams are evicted once the current step is over (claim-losses.ts). */
+  private readonly losses: ClaimLosses<LocalClaim>;
 
   constructor(options: OwnershipOptions) {
     this.store = options.store;
     this.hints = options.hints;
     this.nodeId = options.nodeId;
-    this.evict = options.evict;
+    // A claim forgotten before its turn (its stream ended meanwhile) has nothing to evict.
+    this.losses = new ClaimLosses((c) => {
+      if (this.claims.get(c.stream.id) === c) options.evict(c.stream.id);
+    });
     this.index = options.index ?? NO_NOTES;
     this.timers = options.timers ?? systemTimers;
     this.checks = new ClaimChecks((c) => this.settle(c), this.timers);
@@ -200,11 +205,12 @@ export class Ownership implements HintListener {
     return !c.lost && this.claims.get(c.stream.id) === c;
   }
 
+  /** Marks the claim lost (nothing more to renew or delete) and queues its stream's eviction. */
   private lose(c: LocalClaim): void {
     if (c.lost) return;
     c.lost = true;
     this.renewals.delete(c);
-    this.evict(c.stream.id);
+    this.losses.add(c);
   }
 
   /** Rewrites a live claim at its revision; true once written (or nothing is due), false if not. */
