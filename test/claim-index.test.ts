@@ -33,7 +33,7 @@ function stream(channel: string | null): ClaimedStream {
   return { id: `conn-${n}`, account: channel === null ? null : `acct-${n}`, clientId: 'relay_key', channel, openedAt: Date.now() };
 }
 
-function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.jsm)): ClaimIndex {
+function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm)): ClaimIndex {
   return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, swept: () => undefined });
 }
 
@@ -56,7 +56,7 @@ describe('claim index', () => {
   it('every claimed key reaches the index before its claim reaches the bucket, and a burst of 60 opens is a handful of index messages', async () => {
     const index = indexFor('gw-order');
     await index.start(60_000);
-    const store = new NatsClaimStore(ctx.buckets.streams, ctx.jsm);
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
     const hints = new NatsClaimHints(ctx.nc, 'gw-order', new Counter({ name: 'claim_index_test_hints', help: 'test', registers: [] }));
     const ownership = new Ownership({ store, hints, nodeId: 'gw-order', evict: () => undefined, index });
     // One watcher connection, one subscription for both: the order it hears is the order on the wire.
@@ -91,7 +91,7 @@ describe('claim index', () => {
   });
 
   it('a sweep of a dead node deletes the claims still naming it, leaves one another node took since, and a second sweep deletes nothing', async () => {
-    const store = new NatsClaimStore(ctx.buckets.streams, ctx.jsm);
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
     const dead = indexFor('gw-dead', store);
     await dead.start(60_000);
     const [kept, taken] = [stream('kept.example.net'), stream('taken.example.net')];

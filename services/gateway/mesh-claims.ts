@@ -58,7 +58,7 @@ export class MeshClaims {
     const { nats } = o;
     return new MeshClaims({
       ...o,
-      store: new NatsClaimStore(nats.buckets.streams, nats.jsm),
+      store: new NatsClaimStore(nats.buckets.streams, nats.js, nats.jsm),
       hints: new NatsClaimHints(nats.nc, o.nodeId, o.received),
       indexLog: new NatsClaimIndexLog({ ...nats, logger: o.logger }),
       ownerRecords: new NatsOwnerRecords(nats.buckets.streamOwners),

@@ -183,12 +183,14 @@ export class Ownership implements HintListener {
       c.revision = Math.max(c.revision, now.revision);
       return known;
     }
-    if (now !== null && now.claim !== null) {
+    // Another stream's claim, or a marker other than a sweep's of this stream (a release): another
+    // stream claimed the key after ours, and may have let it go since. Ours was replaced.
+    if (now !== null && now.swept !== c.stream.id) {
       if (now.revision > c.revision) this.lose(c);
       return false;
     }
-    // Deleted by another node (a sweep that took this node for dead) or aged out: the stream is
-    // alive, so the claim is written again unless someone claims the key first.
+    // Aged out (this node was paused past the claim's TTL) or swept from under a live stream (a
+    // sweep took this node for dead): written again unless someone claims the key first.
     try {
       // Noted again: a sweep that deleted the claim also cleared this node's index.
       await this.index.claiming(c.key);
