@@ -68,7 +68,13 @@ export class MeshClaims {
   constructor(p: MeshClaimsParts) {
     const { store, nodeId, liveness, timers } = p;
     this.claimTtlMs = p.claimTtlMs;
-    this.owners = new OwnerIndex(p.ownerRecords, nodeId, (node) => liveness.isAlive(node), timers);
+    this.owners = new OwnerIndex({
+      records: p.ownerRecords,
+      nodeId,
+      isAlive: (node) => liveness.isAlive(node),
+      holder: async (key) => (await store.get(key, true))?.claim?.node ?? null,
+      timers,
+    });
     this.hints = p.hints;
     this.index = new ClaimIndex({
       log: p.indexLog,

@@ -31,6 +31,15 @@ const RETRIES = 6;
  */
 const REMOVALS_IN_FLIGHT = 32;
 
+export interface OwnerIndexOptions {
+  records: OwnerRecords;
+  nodeId: string;
+  isAlive: (node: string) => boolean;
+  /** The node the key's claim names now (read from the stream leader), or null. */
+  holder: (key: string) => Promise<string | null>;
+  timers?: Timers;
+}
+
 /** What an open needs: streams other nodes hold for the owner, and whether one of them holds this key. */
 export interface RemoteHoldings {
   count: number;
@@ -39,10 +48,14 @@ export interface RemoteHoldings {
   record?: OwnerRecord;
 }
 
+/** Changes a copy of the record's holdings to what they should say. */
+type Edit = (h: Holdings) => void | Promise<void>;
+
 export class OwnerIndex {
   private readonly records: OwnerRecords;
   private readonly nodeId: string;
   private readonly isAlive: (node: string) => boolean;
+  private readonly holder: (key: string) => Promise<string | null>;
   /** Local streams per claim key (a key belongs to one owner): the entry goes when the last of them ends. */
   private readonly local = new Map<string, number>();
   /** What the owner's record probably is, per owner, while this node's writes of it are queued. */
@@ -56,10 +69,12 @@ export class OwnerIndex {
   private readonly removals: PacedQueue<{ owner: string; key: string }>;
   private readonly timers: Timers;
 
-  constructor(records: OwnerRecords, nodeId: string, isAlive: (node: string) => boolean, timers: Timers = systemTimers) {
-    this.records = records;
-    this.nodeId = nodeId;
-    this.isAlive = isAlive;
+  constructor(o: OwnerIndexOptions) {
+    this.records = o.records;
+    this.nodeId = o.nodeId;
+    this.isAlive = o.isAlive;
+    this.holder = o.holder;
+    const timers = o.timers ?? systemTimers;
     this.timers = timers;
     this.removals = new PacedQueue(
       REMOVALS_IN_FLIGHT,
@@ -122,7 +137,12 @@ export class OwnerIndex {
    * the first attempt, a failed one being tried again later.
    */
   private sync(owner: string, key: string, guess?: OwnerRecord, attempt = 0): Promise<void> {
-    const edit = (h: Holdings): void => {
+    const edit = async (h: Holdings): Promise<void> => {
+      const other = h.get(key);
+      // Another node's entry gives way only when the claim, read after the record, names this node:
+      // an open whose claim was replaced before this write must not write over the newer holder's
+      // entry (its own removal would then take the key out, and the newer stream with it).
+      if (this.local.has(key) && other !== undefined && other !== this.nodeId && (await this.holder(key)) !== this.nodeId) return;
       if (this.local.has(key)) h.set(key, this.nodeId);
       else if (h.get(key) === this.nodeId) h.delete(key);
     };
@@ -137,7 +157,7 @@ export class OwnerIndex {
   }
 
   /** Queues a write of the owner's record, first tried on `guess` when no write of it is queued. */
-  private change(owner: string, edit: (h: Holdings) => void, guess?: OwnerRecord): Promise<void> {
+  private change(owner: string, edit: Edit, guess?: OwnerRecord): Promise<void> {
     if (guess !== undefined && !this.chains.has(owner)) this.guesses.set(owner, guess);
     const next = (this.chains.get(owner) ?? Promise.resolve()).then(() => this.write(owner, edit));
     const settled = next.catch(() => undefined);
@@ -150,7 +170,7 @@ export class OwnerIndex {
     return next;
   }
 
-  private async write(owner: string, edit: (h: Holdings) => void): Promise<void> {
+  private async write(owner: string, edit: Edit): Promise<void> {
     let base = this.guesses.get(owner);
     this.guesses.delete(owner);
     for (let attempt = 1; ; attempt++) {
@@ -158,7 +178,7 @@ export class OwnerIndex {
       base ??= await this.records.read(owner);
       const holdings: Holdings = new Map();
       for (const [k, node] of base.holdings) if (node === this.nodeId || this.isAlive(node)) holdings.set(k, node);
-      edit(holdings);
+      await edit(holdings);
       if (sameHoldings(holdings, base.holdings)) {
         // Nothing to change, as far as a fresh read shows: no write. A guess proves nothing.
         if (read) return;

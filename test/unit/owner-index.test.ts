@@ -12,9 +12,11 @@ const KEY_B = `${OWNER}.b_example_net`;
 
 let records: MemoryOwnerRecords;
 let dead: Set<string>;
+/** Which node each key's claim names, as the claims bucket would answer (unset: the node asking). */
+let claims: Map<string, string>;
 
 function node(id: string): OwnerIndex {
-  return new OwnerIndex(records, id, (n) => !dead.has(n));
+  return new OwnerIndex({ records, nodeId: id, isAlive: (n) => !dead.has(n), holder: (key) => Promise.resolve(claims.get(key) ?? id) });
 }
 
 const held = (): Record<string, string> => Object.fromEntries(records.peek(OWNER).holdings);
@@ -22,6 +24,7 @@ const held = (): Record<string, string> => Object.fromEntries(records.peek(OWNER
 beforeEach(() => {
   records = new MemoryOwnerRecords();
   dead = new Set();
+  claims = new Map();
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -100,6 +103,22 @@ describe('owner index', () => {
     a.add(OWNER, KEY_A, seen.record);
     await a.settled();
     expect(held()).toEqual({ [KEY_A]: 'gw-a' });
+  });
+
+  // Guards (issue 27, found by test/unit/ownership-interleavings.test.ts): an open on gw-a whose
+  // claim gw-b replaced wrote the key as gw-a's over gw-b's entry, and gw-a's close then took the
+  // key out: gw-b's live stream was counted nowhere.
+  it('an open whose claim was replaced before its record write leaves the newer holder’s key alone, and its close too', async () => {
+    const [a, b] = [node('gw-a'), node('gw-b')];
+    const seenByA = await a.remote(OWNER, KEY_A);
+    b.add(OWNER, KEY_A, (await b.remote(OWNER, KEY_A)).record);
+    await b.settled();
+    claims.set(KEY_A, 'gw-b');
+    a.add(OWNER, KEY_A, seenByA.record);
+    await a.settled();
+    a.remove(OWNER, KEY_A);
+    await a.settled();
+    expect(held()).toEqual({ [KEY_A]: 'gw-b' });
   });
 
   it('a write that fails for good is tried again, with what the node holds by then', async () => {
