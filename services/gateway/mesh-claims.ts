@@ -85,7 +85,18 @@ export class MeshClaims {
       timers,
       swept: (key, claim) => this.owners.drop(streamOwner({ account: claim.uuid, clientId: claim.clientId }), key, claim.node),
     });
-    this.ownership = new Ownership({ store, hints: this.hints, nodeId, evict: p.evict, index: this.index, timers });
+    this.ownership = new Ownership({
+      store,
+      hints: this.hints,
+      nodeId,
+      evict: p.evict,
+      index: this.index,
+      // A sweep may have taken the key out of the owner's record meanwhile.
+      reclaimed: (s) => {
+        if (this.counted.has(s.id)) this.owners.reassert(streamOwner(s), streamClaimKey(s));
+      },
+      timers,
+    });
   }
 
   /** Sweeps for claims of dead gateways every `sweepEveryMs` (the node timeout). */

@@ -2,8 +2,8 @@
 // KV relay-stream-owners holds, per account (or API key), the claim keys it holds and on which node
 // (owner-records.ts). An open reads its owner's one record (a direct get); when a node's first
 // stream on a key opens or its last ends, the node brings the record in line with what it holds
-// (compare-and-set). Keys held by nodes taken for dead are not counted, and are dropped at the
-// owner's next write.
+// (compare-and-set). Keys held by nodes taken for dead are not counted, and stay in the record
+// until a sweep has taken their claims (`drop`): a node only paused still holds them when it is back.
 //
 // Round trips: a write is first tried on a *guess* of the record, where the node has one: the
 // record the open read for its caps, or, for a close, the record this node last wrote when it held
@@ -114,11 +114,24 @@ export class OwnerIndex {
     this.removals.add({ owner, key });
   }
 
-  /** Takes `key` out of the owner's record if `node` still holds it there (a dead node's, a sweep). */
+  /**
+   * A sweep took `node`'s claim of `key`: takes the key out of the owner's record if `node` still
+   * holds it there and the claim, read after the record, does not name it again (a node only
+   * paused writes its claim back, and `reassert`s the key).
+   */
   drop(owner: string, key: string, node: string): void {
-    this.change(owner, (h) => {
-      if (h.get(key) === node) h.delete(key);
-    }).catch(() => undefined); // the next write of the owner drops dead nodes' keys anyway
+    void this.persist(owner, async (h) => {
+      if (h.get(key) === node && (await this.holder(key)) !== node) h.delete(key);
+    });
+  }
+
+  /**
+   * This node wrote the key's claim back after a sweep took it: the key is written again, even
+   * when the record already names this node, so that a sweep's drop computed before (from a
+   * record that named it) fails its compare-and-set and reads again.
+   */
+  reassert(owner: string, key: string): void {
+    if (this.local.has(key)) void this.persist(owner, this.holdingsEdit(key), undefined, true);
   }
 
   /** Resolves once this node's writes so far, queued removals included, are done. */
@@ -132,12 +145,13 @@ export class OwnerIndex {
     this.retryTimers.clear();
   }
 
-  /**
-   * Makes the record say what this node holds of `key` at the time of the write; resolves after
-   * the first attempt, a failed one being tried again later.
-   */
-  private sync(owner: string, key: string, guess?: OwnerRecord, attempt = 0): Promise<void> {
-    const edit = async (h: Holdings): Promise<void> => {
+  /** Makes the record say what this node holds of `key` at the time of the write. */
+  private sync(owner: string, key: string, guess?: OwnerRecord): Promise<void> {
+    return this.persist(owner, this.holdingsEdit(key), guess);
+  }
+
+  private holdingsEdit(key: string): Edit {
+    return async (h) => {
       const other = h.get(key);
       // Another node's entry gives way only when the claim, read after the record, names this node:
       // an open whose claim was replaced before this write must not write over the newer holder's
@@ -146,20 +160,27 @@ export class OwnerIndex {
       if (this.local.has(key)) h.set(key, this.nodeId);
       else if (h.get(key) === this.nodeId) h.delete(key);
     };
-    return this.change(owner, edit, guess).catch(() => {
+  }
+
+  /** `change`, resolving after the first attempt; one that fails for good is tried again later. */
+  private persist(owner: string, edit: Edit, guess?: OwnerRecord, force = false, attempt = 0): Promise<void> {
+    return this.change(owner, edit, guess, force).catch(() => {
       if (attempt >= RETRIES) return;
       const cancel = this.timers.after(RETRY_FIRST_MS * 2 ** attempt, () => {
         this.retryTimers.delete(cancel);
-        void this.sync(owner, key, undefined, attempt + 1);
+        void this.persist(owner, edit, undefined, force, attempt + 1);
       });
       this.retryTimers.add(cancel);
     });
   }
 
-  /** Queues a write of the owner's record, first tried on `guess` when no write of it is queued. */
-  private change(owner: string, edit: Edit, guess?: OwnerRecord): Promise<void> {
+  /**
+   * Queues a write of the owner's record, first tried on `guess` when no write of it is queued;
+   * `force`: written even when the edit changes nothing (a new revision).
+   */
+  private change(owner: string, edit: Edit, guess?: OwnerRecord, force = false): Promise<void> {
     if (guess !== undefined && !this.chains.has(owner)) this.guesses.set(owner, guess);
-    const next = (this.chains.get(owner) ?? Promise.resolve()).then(() => this.write(owner, edit));
+    const next = (this.chains.get(owner) ?? Promise.resolve()).then(() => this.write(owner, edit, force));
     const settled = next.catch(() => undefined);
     this.chains.set(owner, settled);
     void settled.then(() => {
@@ -170,16 +191,17 @@ export class OwnerIndex {
     return next;
   }
 
-  private async write(owner: string, edit: Edit): Promise<void> {
+  private async write(owner: string, edit: Edit, force: boolean): Promise<void> {
     let base = this.guesses.get(owner);
     this.guesses.delete(owner);
     for (let attempt = 1; ; attempt++) {
       const read = base === undefined;
       base ??= await this.records.read(owner);
-      const holdings: Holdings = new Map();
-      for (const [k, node] of base.holdings) if (node === this.nodeId || this.isAlive(node)) holdings.set(k, node);
+      // Every node's entries are kept, those of nodes taken for dead too: such a node may be paused,
+      // not dead, and its live streams must still count when it is back. A sweep drops its keys.
+      const holdings: Holdings = new Map(base.holdings);
       await edit(holdings);
-      if (sameHoldings(holdings, base.holdings)) {
+      if (!force && sameHoldings(holdings, base.holdings)) {
         // Nothing to change, as far as a fresh read shows: no write. A guess proves nothing.
         if (read) return;
         base = undefined;

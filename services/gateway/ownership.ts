@@ -51,6 +51,8 @@ export interface OwnershipOptions {
   evict: (streamId: string) => void;
   /** The crash index (claim-index.ts): told of each key before it is claimed or renewed. */
   index?: ClaimNotes;
+  /** A live stream's claim, swept or aged out, was written back (the owner index writes its key again). */
+  reclaimed?: (stream: ClaimedStream) => void;
   timers?: Timers;
 }
 
@@ -61,6 +63,7 @@ export class Ownership implements HintListener {
   private readonly hints: ClaimHints;
   private readonly nodeId: string;
   private readonly index: ClaimNotes;
+  private readonly reclaimed: (stream: ClaimedStream) => void;
   private readonly timers: Timers;
   /** This node's claims, by stream id and by key (a hint names a key). */
   private readonly claims = new Map<string, LocalClaim>();
@@ -82,6 +85,7 @@ export class Ownership implements HintListener {
     });
     this.index = options.index ?? NO_NOTES;
     this.timers = options.timers ?? systemTimers;
+    this.reclaimed = options.reclaimed ?? (() => undefined);
     this.checks = new ClaimChecks((c) => this.settle(c), this.timers);
     this.releases = new ClaimReleases(this.store, this.timers);
     this.renewals = new RenewalSchedule((c) => this.renew(c));
@@ -195,8 +199,12 @@ export class Ownership implements HintListener {
       // Noted again: a sweep that deleted the claim also cleared this node's index.
       await this.index.claiming(c.key);
       const revision = await this.store.write(c.key, claimRecord(this.nodeId, c.stream), now?.revision ?? 0);
-      if (this.claims.get(c.stream.id) === c) c.revision = revision;
-      else this.releases.add({ key: c.key, revision, conn: c.stream.id });
+      if (this.claims.get(c.stream.id) !== c) {
+        this.releases.add({ key: c.key, revision, conn: c.stream.id });
+      } else {
+        c.revision = revision;
+        this.reclaimed(c.stream);
+      }
     } catch (err) {
       if (isConflict(err)) return this.settle(c);
     }
