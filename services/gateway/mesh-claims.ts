@@ -99,9 +99,14 @@ export class MeshClaims {
     });
   }
 
+  /** Hears notices and hints from now on (`start` does it; the interleaving tests call only this). */
+  listen(): void {
+    this.hints.listen(this.ownership);
+  }
+
   /** Sweeps for claims of dead gateways every `sweepEveryMs` (the node timeout). */
   async start(sweepEveryMs: number): Promise<void> {
-    this.hints.listen(this.ownership);
+    this.listen();
     await this.index.start(sweepEveryMs);
     this.ownership.start(this.claimTtlMs);
   }
@@ -122,6 +127,16 @@ export class MeshClaims {
   release(stream: ClaimedStream): void {
     this.ownership.release(stream.id);
     if (this.counted.delete(stream.id)) this.owners.remove(streamOwner(stream), streamClaimKey(stream));
+  }
+
+  /** Runs one renewal tick now (the timer's work; the interleaving tests call it as a step). */
+  renewalTick(): Promise<void> {
+    return this.ownership.renewals.onTick();
+  }
+
+  /** Sweeps one node's claims now (what the sweep does for each dead gateway; tests call it as a step). */
+  sweep(node: string): Promise<number> {
+    return this.index.sweepNode(node);
   }
 
   /** How far this gateway's least recently renewed claim is past its renewal (0 while on time). */
