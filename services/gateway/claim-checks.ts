@@ -1,8 +1,10 @@
-// Reading a claim's key after a hint, one read at a time per claim: a hint that arrives while its
-// claim is being read asks for one more read after it, never a second read beside it (their
-// answers could land out of order). A hint can also arrive before the stream leader has stored the
-// write it announces (subscribers hear a publish as it is routed, the store commits it through
-// RAFT), so a read that still finds the claim unchanged is made once more a moment later.
+// Reading a claim's key after a hint (or a refused renewal), one read at a time per claim: a hint
+// that arrives while its claim is being read asks for one more read after it, never a second read
+// beside it (their answers could land out of order). A hint can also arrive before the stream
+// leader has stored the write it announces (subscribers hear a publish as it is routed, the store
+// commits it through RAFT), so a read after a hint that still finds the claim unchanged is made
+// once more a moment later. That moment is a guess: a write stored later still than that is found
+// by the claim's next renewal, refused at a stale revision.
 
 import { systemTimers, type Timers } from './timers.js';
 

@@ -1,6 +1,7 @@
-// Deleting the claims of ended streams, a few at a time (paced-queue.ts says why): the opens' claims
-// go first, and a delete whose key a newer claim has already taken (the client came back, here or on
-// another gateway) is not sent at all: the server would refuse it.
+// Deleting the claims of ended streams, a few at a time (paced-queue.ts says why: the opens' claims
+// go first). A delete is sent at the revision the stream last wrote; refused (a newer claim took the
+// key: the client came back, here or on another gateway; or the stream's own last write landed at a
+// revision whose answer was lost) the key is read, and deleted only if it still names the stream.
 
 import type { ClaimStore } from './claim-store.js';
 import { PacedQueue } from './paced-queue.js';

@@ -104,7 +104,10 @@ export class MeshClaims {
     this.hints.listen(this.ownership);
   }
 
-  /** Sweeps for claims of dead gateways every `sweepEveryMs` (the node timeout). */
+  /**
+   * Hears notices and hints, sweeps what this node's previous life left, then renews its claims and
+   * sweeps the claims of dead gateways every `sweepEveryMs` (the node timeout).
+   */
   async start(sweepEveryMs: number): Promise<void> {
     this.listen();
     await this.index.start(sweepEveryMs);

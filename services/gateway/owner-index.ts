@@ -5,13 +5,21 @@
 // (compare-and-set). Keys held by nodes taken for dead are not counted, and stay in the record
 // until a sweep has taken their claims (`drop`): a node only paused still holds them when it is back.
 //
+// Who writes a key's entry: a node sets its own when its first stream on the key opens, and takes
+// out its own when its last ends. An entry naming another node gives way only when the claim, read
+// from the stream leader after the record, names this node (an open whose claim was replaced
+// meanwhile leaves the newer holder's entry alone); a sweep takes out a dead node's entry unless
+// the claim names that node again. Each reads the claim between its read of the record and its
+// compare-and-set, so the record's revision orders it against the other node's write.
+//
 // Round trips: a write is first tried on a *guess* of the record, where the node has one: the
 // record the open read for its caps, or, for a close, the record this node last wrote when it held
 // that key alone (a revision per local key is kept for that: the usual player on one channel).
-// An open is then one read and one write, such a close one write. A guess is never trusted beyond
-// its compare-and-set: a stale one fails and the record is read, and a guess that already looks
-// right is read too before the write is skipped. A write that fails for good is tried again later
-// (the caps would otherwise miscount for the stream's life).
+// An open is then one read and one write (and a read of the claim when it takes the key over from
+// another node), such a close one write. A guess is never trusted beyond its compare-and-set: a
+// stale one fails and the record is read, and a guess that already looks right is read too before
+// the write is skipped. A write that fails for good is tried again later (the caps would otherwise
+// miscount for the stream's life).
 //
 // Listing the claims bucket under `<account>.>` would need no second record, but on nats-server 2.9
 // a filtered read scans the whole stream: 30 ms per listing at 200,000 claims, 100-200 ms with a

@@ -1,17 +1,24 @@
 // One stream per (account, channel) across the mesh (spec 4.1 rule 4). Opening a stream writes its
-// claim to KV relay-streams by compare-and-set: the node reads the key, writes at that revision, and
-// so learns whom it replaced; it tells that node directly (claim-hints.ts) and the replaced stream
-// closes. KV orders the writes, so for two opens a millisecond apart on two nodes one write fails,
-// is retried against the winner, and replaces it: exactly one survivor, the later claim.
+// claim to KV relay-streams by compare-and-set (claim-writes.ts): the node reads the key, writes at
+// that revision, and so learns whom it replaced; it tells that node directly (a notice,
+// claim-hints.ts) and the replaced stream closes. KV orders the writes, so for two opens a
+// millisecond apart on two nodes one write fails, is retried against the winner, and replaces it:
+// exactly one survivor, the later claim.
 //
 // No node keeps a copy of the bucket. Each holds its own claims, renews them (claim-renewals.ts),
 // deletes them when its streams end (claim-releases.ts), and hears only the writes to the keys of
-// the accounts it holds streams for. The eviction reads one way: a hint or notice -> this file reads
-// the key (claim-checks.ts) -> `evict(stream id)` -> the gateway closes the stream -> its end comes
-// back as `release`.
-//
-// A lost notice is made up for by the account's subscription and, at the latest, by the renewal.
-// A claim deleted behind a live stream's back (a sweep that took this node for dead) is rewritten.
+// the accounts it holds streams for. How a node learns its claim was replaced, and what it believes:
+//  - a notice is acted on without a read: only a node whose compare-and-set succeeded sends one,
+//    naming the revision it wrote, so a notice newer than the claim proves the claim replaced;
+//  - a hint (a write or delete heard on the account's subscription) is checked by reading the key
+//    (claim-checks.ts): subscribers also hear writes the server refused, and hear them before they
+//    are stored. A hint naming the claim's own stream (its renewal coming back) is not read;
+//  - a renewal refused at a stale revision reads the key: the last safety net, for a lost notice.
+// A claim found replaced is lost: its stream is evicted once the step that found it is over
+// (claim-losses.ts) -> the gateway closes the stream -> its end comes back as `release`.
+// A key found free behind a live stream is written again only when nobody else can have claimed it
+// since: aged out (nothing there), or a sweep's marker naming the stream (a sweep that took this
+// node for dead). Any other marker is a release by a stream that replaced this one: it is lost.
 
 import { ClaimChecks } from './claim-checks.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from './claim-keys.js';
@@ -19,25 +26,22 @@ import type { ClaimHints, ClaimNotice, HintListener } from './claim-hints.js';
 import type { ClaimNotes } from './claim-index.js';
 import { ClaimLosses } from './claim-losses.js';
 import { ClaimReleases } from './claim-releases.js';
+import { takeBackIfLanded, writeOver } from './claim-writes.js';
 import { RenewalSchedule } from './claim-renewals.js';
 import { isConflict, type ClaimStore } from './claim-store.js';
 import { IndexMap } from './index-map.js';
 import { systemTimers, type Timers } from './timers.js';
 
-/** How long after a claim write without an answer the key is read to see whether it landed. */
-const LOST_WRITE_CHECK_MS = 5000;
 export { claimKey, streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
-/** Compare-and-set rounds lost in a row before an open gives up (each loses only to a newer write). */
-const WRITE_ATTEMPTS = 5;
 
 interface LocalClaim {
   readonly stream: ClaimedStream;
   readonly key: string;
   /** The revision our claim was written at; 0 while the write is in flight. */
   revision: number;
-  /** The newest revision another connection wrote while ours was in flight. */
+  /** The newest revision a notice named while ours was still being written (compared once ours is known). */
   foreignRevision: number;
-  /** Another connection's claim replaced ours: nothing to renew or delete any more. */
+  /** Another connection's claim replaced ours: nothing to renew or delete any more, its stream evicted. */
   lost: boolean;
   /** The account whose keys are heard for this claim, until it is forgotten; null: none. */
   watched: string | null;
@@ -117,49 +121,20 @@ export class Ownership implements HintListener {
       await this.index.claiming(key);
       // Released while its key was being noted (the client left): nothing written, nothing to take back.
       if (this.claims.get(stream.id) !== c) return;
-      revision = await this.write(c);
+      revision = await writeOver(this.store, this.hints, key, claimRecord(this.nodeId, stream));
     } catch (err) {
-      if (!isConflict(err)) this.checkLostWrite(c);
+      if (!isConflict(err)) takeBackIfLanded(this.store, this.timers, key, stream.id, (r) => this.releases.add(r));
       this.forget(c);
       throw err;
     }
     if (this.claims.get(stream.id) !== c) return this.releases.add({ key, revision, conn: stream.id });
     c.revision = revision;
     this.renewals.add(c);
+    // A notice came first: a newer claim replaced ours before we heard our own answer.
     if (c.foreignRevision > revision) this.lose(c);
   }
 
-  /** Reads the key and writes over whatever it holds at that revision; tells the node it replaced. */
-  private async write(c: LocalClaim): Promise<number> {
-    const record = claimRecord(this.nodeId, c.stream);
-    for (let attempt = 1; ; attempt++) {
-      // A stream's own key (no channel) is new: nothing to read.
-      const now = c.key.startsWith('solo.') ? null : await this.store.get(c.key);
-      try {
-        const revision = await this.store.write(c.key, record, now?.revision ?? 0);
-        const replaced = now?.claim;
-        if (replaced != null && replaced.conn !== c.stream.id) this.hints.tell(replaced.node, { key: c.key, conn: replaced.conn, revision });
-        return revision;
-      } catch (err) {
-        // Someone wrote the key between our read and our write: read again, and replace them.
-        if (!isConflict(err) || attempt >= WRITE_ATTEMPTS) throw err;
-      }
-    }
-  }
-
-  /** A write whose answer was lost may have been applied: once it would have landed, it is taken back if it names the stream. */
-  private checkLostWrite(c: LocalClaim): void {
-    this.timers.after(LOST_WRITE_CHECK_MS, () => {
-      void this.store.get(c.key).then(
-        (now) => {
-          if (now?.claim?.conn === c.stream.id) this.releases.add({ key: c.key, revision: now.revision, conn: c.stream.id });
-        },
-        () => undefined,
-      );
-    });
-  }
-
-  /** A node whose write replaced one of ours says so. */
+  /** A node whose write replaced one of ours says so: believed without a read (see the top of this file). */
   noticed(n: ClaimNotice): void {
     const c = this.claims.get(n.conn);
     if (c === undefined || c.key !== n.key) return;
@@ -168,14 +143,20 @@ export class Ownership implements HintListener {
     else if (n.revision > c.revision) this.lose(c);
   }
 
-  /** A write or delete of the key was seen: each of our claims on it, unless the write was its own, is checked against the bucket. */
+  /**
+   * A write or delete of the key was heard: each of our written, not lost claims on it is checked
+   * by reading the key, unless the write named the claim's own stream. A claim still being written
+   * is not: its own write's answer and a notice decide it.
+   */
   hint(key: string, writer: string | null): void {
     for (const c of this.byKey.get(key)) if (c.revision !== 0 && !c.lost && c.stream.id !== writer) void this.checks.check(c, { recheck: true });
   }
 
   /**
-   * Brings our claim in line with the key: replaced -> lost; gone -> written again; ours -> its
-   * revision. True when the key still held our claim at the revision we knew (nothing to do).
+   * Brings our claim in line with the key, read from the stream leader: ours -> its revision;
+   * another claim, or a release's marker, after ours -> lost; aged out, or a sweep's marker naming
+   * the stream -> written again. True when the key still held our claim at the revision we knew
+   * (nothing changed yet: claim-checks.ts reads once more a moment later).
    */
   private async settle(c: LocalClaim): Promise<boolean> {
     if (!this.live(c)) return false;
@@ -206,6 +187,7 @@ export class Ownership implements HintListener {
         this.reclaimed(c.stream);
       }
     } catch (err) {
+      // Someone claimed the key first: read again (and lose to them). Not answered: the renewal looks again.
       if (isConflict(err)) return this.settle(c);
     }
     return false;
@@ -246,7 +228,7 @@ export class Ownership implements HintListener {
     const c = this.claims.get(streamId);
     if (c === undefined) return;
     this.forget(c);
-    // Still being written: `claim` takes it back when the write lands.
+    // Still being written: `claim` takes it back when the write lands. Lost: the key is another's.
     if (c.revision === 0 || c.lost) return;
     this.releases.add({ key: c.key, revision: c.revision, conn: c.stream.id });
   }

@@ -26,7 +26,7 @@ function specNamed(prefix: string): Spec {
 }
 
 describe('the ownership rules at every interleaving', () => {
-  it.each(specs)('$name', async (spec) => {
+  for (const spec of specs) it(spec.name, async () => {
     const witnessed = new Set<string>();
     const s = scenario(spec, witnessed, EXHAUSTIVE ? { budget: BUDGET } : { budget: BUDGET, delays: DELAYS });
     const searched = await explore(s);
@@ -78,7 +78,7 @@ const regressions: Array<{ name: string; scenario: string; guards: string; sched
 ];
 
 describe('schedules that broke the ownership rules, replayed', () => {
-  it.each(regressions)('$name', async (r) => {
+  for (const r of regressions) it(r.name, async () => {
     const s = scenario(specNamed(r.scenario), new Set(), { budget: 1 });
     const { problems } = await replay(s, r.schedule, { lenient: true });
     expect(problems).toEqual([]);
