@@ -86,6 +86,17 @@ export const specs: readonly Spec[] = [
     },
   },
   {
+    name: 'a node crashes while its claim is written; another node opens and sweeps it: one survivor, counted once',
+    reaches: ['a node crashes with a claim write in flight'],
+    build: async (mesh) => {
+      const [a, b] = [mesh.node('a'), mesh.node('b')];
+      mesh.act('a opens a1', () => a.open(a.stream(ACCOUNT, CHANNEL)), { runs: 'a' });
+      mesh.act('a crashes', () => a.crash(), { runs: 'a', touches: ['live'], when: () => mesh.done('a opens a1') });
+      mesh.act('b opens b1', () => b.open(b.stream(ACCOUNT, CHANNEL)), { runs: 'b', when: () => mesh.done('a crashes') });
+      mesh.act('b sweeps a', () => b.sweep('a'), { runs: 'b', when: () => mesh.done('a crashes') });
+    },
+  },
+  {
     name: 'a node paused past its claims’ TTL wakes after another took them',
     reaches: ['a paused node wakes after another took its key'],
     build: async (mesh) => {

@@ -123,6 +123,7 @@ export class TwinNode {
   }
 
   crash(): void {
+    if (this.mesh.inFlight(this.id, (op) => op.writes !== undefined)) this.mesh.witness('a node crashes with a claim write in flight');
     this.crashed = true;
     this.mesh.takenForDead.add(this.id);
     for (const t of this.streams.values()) {
