@@ -1,12 +1,12 @@
 // The ownership rules at every interleaving (issue 27). Each scenario (test/helpers/interleavings/
 // scenarios.ts) runs the real MeshClaims of two or three simulated gateways over in-memory buckets,
 // and the explorer takes their steps in many orders, checking the rules after each step and at the
-// end (invariants.ts). Here every scenario runs, in a second or so:
-//   - every schedule within DELAYS delays of the default order (explorer.ts: sleep-set partial-order
-//     reduction; the search must finish), then
+// end (invariants.ts). Here every scenario runs, in a second or so, every one of its schedules
+// (explorer.ts: sleep-set partial-order reduction) when there are few enough (`everySchedule`), else:
+//   - every schedule within DELAYS delays of the default order (the search must finish), then
 //   - SAMPLES schedules chosen at random, seeds 1 to SAMPLES (what the bounded search leaves out).
-// INTERLEAVINGS=exhaustive runs every schedule of each scenario instead (minutes; docs/ARCHITECTURE.md
-// gives the counts). A failure prints its schedule step by step, with the line that replays it.
+// INTERLEAVINGS=exhaustive runs every schedule of each scenario instead (docs/ARCHITECTURE.md gives
+// the counts, and which scenarios are too large for it). A failure prints its schedule step by step, with the line that replays it.
 // INTERLEAVING='<scenario name prefix>#<seed>' reruns one sampled schedule alone and prints it.
 import { describe, expect, it } from 'vitest';
 import { describeFailure, explore } from '../helpers/interleavings/explorer.js';
@@ -28,11 +28,12 @@ function specNamed(prefix: string): Spec {
 describe('the ownership rules at every interleaving', () => {
   for (const spec of specs) it(spec.name, async () => {
     const witnessed = new Set<string>();
-    const s = scenario(spec, witnessed, EXHAUSTIVE ? { budget: BUDGET } : { budget: BUDGET, delays: DELAYS });
+    const every = EXHAUSTIVE || spec.everySchedule === true;
+    const s = scenario(spec, witnessed, every ? { budget: BUDGET } : { budget: BUDGET, delays: DELAYS });
     const searched = await explore(s);
     if (searched.failure !== undefined) expect.fail(describeFailure(s, searched.failure));
     expect(searched.complete, `the search of ${spec.name} stopped at its budget`).toBe(true);
-    const sampled = EXHAUSTIVE ? { schedules: 0 } : await sample(s, SAMPLES);
+    const sampled = every ? { schedules: 0 } : await sample(s, SAMPLES);
     if (sampled.failure !== undefined) expect.fail(`${describeFailure(s, sampled.failure)}\nrerun it alone: INTERLEAVING='${spec.name.slice(0, 30)}#${sampled.failure.seed}'`);
     console.info(`${spec.name}: ${searched.schedules} schedules (${searched.pruned} runs pruned), ${searched.exhaustive ? 'every one' : `every one within ${DELAYS} delays`}; ${sampled.schedules} sampled`);
     expect([...witnessed], 'the races the scenario is about were reached').toEqual(expect.arrayContaining([...spec.reaches]));
