@@ -154,13 +154,9 @@ export class TwinTimers implements Timers {
   }
 }
 
-/** RELAY_CLAIM_INDEX: each node's list of claimed keys, shared by the mesh. */
+/** RELAY_CLAIM_INDEX: each node's list of claimed keys, shared by the mesh (never emptied, as there). */
 export class TwinIndexLog implements ClaimIndexLog {
   constructor(private readonly mesh: TwinMesh) {}
-
-  ensure(): Promise<void> {
-    return Promise.resolve();
-  }
 
   append(node: string, keys: string[]): void {
     this.mesh.touch(`index:${node}`);
@@ -172,11 +168,5 @@ export class TwinIndexLog implements ClaimIndexLog {
   read(node: string): Promise<Set<string>> {
     this.mesh.touch(`index:${node}`);
     return Promise.resolve(new Set(this.mesh.index.get(node)));
-  }
-
-  clear(node: string): Promise<void> {
-    this.mesh.touch(`index:${node}`);
-    this.mesh.index.delete(node);
-    return Promise.resolve();
   }
 }
