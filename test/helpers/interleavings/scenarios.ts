@@ -6,6 +6,7 @@
 
 import type { Scenario } from './explorer.js';
 import { TwinMesh } from './twin-mesh.js';
+import type { TwinNode } from './twin-node.js';
 
 const ACCOUNT = 'acct';
 const CHANNEL = 'c1';
@@ -32,6 +33,27 @@ export function scenario(spec: Spec, witnessed: Set<string>, search: { budget: n
   };
 }
 
+/** Node `n` holds a stream on the key, its claim written and every step of that taken: a starting state. */
+async function holding(mesh: TwinMesh, n: TwinNode): Promise<void> {
+  n.open(n.stream(ACCOUNT, CHANNEL));
+  await mesh.setUp();
+}
+
+/** Node `n` stops, past the node timeout: the others take it for dead. Returns the action's name. */
+function pauses(mesh: TwinMesh, n: TwinNode): string {
+  const name = `${n.id} pauses`;
+  mesh.act(name, () => n.pause(), { runs: n.id, touches: ['live'] });
+  return name;
+}
+
+/** Node `n` runs again once `after` is done; the others hear its heartbeat some time later. */
+function wakes(mesh: TwinMesh, n: TwinNode, after: string): string {
+  const name = `${n.id} wakes`;
+  mesh.act(name, () => n.wake(), { touches: [`node:${n.id}`], when: () => mesh.done(after) });
+  mesh.act(`the mesh hears ${n.id} again`, () => n.beat(), { touches: ['live'], when: () => mesh.done(name) });
+  return name;
+}
+
 export const specs: readonly Spec[] = [
   {
     name: 'two opens at once on two nodes: one survivor, even when a notice arrives before its node hears its own write answered',
@@ -47,8 +69,7 @@ export const specs: readonly Spec[] = [
     reaches: ['a hint arrives while its key is being read'],
     build: async (mesh) => {
       const [a, b] = [mesh.node('a'), mesh.node('b')];
-      a.open(a.stream(ACCOUNT, CHANNEL));
-      await mesh.setUp();
+      await holding(mesh, a);
       mesh.act('b opens b1', () => b.open(b.stream(ACCOUNT, CHANNEL)), { runs: 'b' });
       mesh.act('b1 leaves', () => b.leave('b1'), { runs: 'b', when: () => b.streams.get('b1')?.state === 'open' });
     },
@@ -59,8 +80,7 @@ export const specs: readonly Spec[] = [
     everySchedule: true,
     build: async (mesh) => {
       const a = mesh.node('a');
-      a.open(a.stream(ACCOUNT, CHANNEL));
-      await mesh.setUp();
+      await holding(mesh, a);
       mesh.act('a renews', () => a.renew(), { runs: 'a' });
       mesh.act('a1 leaves', () => a.leave('a1'), { runs: 'a' });
     },
@@ -80,8 +100,7 @@ export const specs: readonly Spec[] = [
     reaches: ['a sweep finds the key claimed again since it read it'],
     build: async (mesh) => {
       const [a, b, c] = [mesh.node('a'), mesh.node('b'), mesh.node('c')];
-      c.open(c.stream(ACCOUNT, CHANNEL));
-      await mesh.setUp();
+      await holding(mesh, c);
       c.crash();
       mesh.act('a opens a1', () => a.open(a.stream(ACCOUNT, CHANNEL)), { runs: 'a' });
       mesh.act('a sweeps c', () => a.sweep('c'), { runs: 'a', when: () => mesh.done('a opens a1') });
@@ -104,14 +123,12 @@ export const specs: readonly Spec[] = [
     reaches: ['a paused node wakes after another took its key'],
     build: async (mesh) => {
       const [a, b] = [mesh.node('a'), mesh.node('b')];
-      a.open(a.stream(ACCOUNT, CHANNEL));
-      await mesh.setUp();
-      mesh.act('a pauses', () => a.pause(), { runs: 'a', touches: ['live'] });
-      mesh.act('a’s claims age out', () => mesh.claims.ageOut((c) => c.node === 'a'), { touches: ['key:*'], when: () => mesh.done('a pauses') });
+      await holding(mesh, a);
+      const paused = pauses(mesh, a);
+      mesh.act('a’s claims age out', () => mesh.claims.ageOut((c) => c.node === 'a'), { touches: ['key:*'], when: () => mesh.done(paused) });
       mesh.act('b opens b1', () => b.open(b.stream(ACCOUNT, CHANNEL)), { runs: 'b', when: () => mesh.done('a’s claims age out') });
-      mesh.act('a wakes', () => a.wake(), { touches: ['node:a'], when: () => mesh.done('b opens b1') });
-      mesh.act('a renews', () => a.renew(), { runs: 'a', when: () => mesh.done('a wakes') });
-      mesh.act('the mesh hears a again', () => a.beat(), { touches: ['live'], when: () => mesh.done('a wakes') });
+      const woken = wakes(mesh, a, 'b opens b1');
+      mesh.act('a renews', () => a.renew(), { runs: 'a', when: () => mesh.done(woken) });
     },
   },
   {
@@ -119,12 +136,10 @@ export const specs: readonly Spec[] = [
     reaches: ['a paused node wakes to find its claim swept'],
     build: async (mesh) => {
       const [a, b] = [mesh.node('a'), mesh.node('b')];
-      a.open(a.stream(ACCOUNT, CHANNEL));
-      await mesh.setUp();
-      mesh.act('a pauses', () => a.pause(), { runs: 'a', touches: ['live'] });
-      mesh.act('b sweeps a', () => b.sweep('a'), { runs: 'b', when: () => mesh.done('a pauses') });
-      mesh.act('a wakes', () => a.wake(), { touches: ['node:a'], when: () => mesh.done('b sweeps a') });
-      mesh.act('the mesh hears a again', () => a.beat(), { touches: ['live'], when: () => mesh.done('a wakes') });
+      await holding(mesh, a);
+      const paused = pauses(mesh, a);
+      mesh.act('b sweeps a', () => b.sweep('a'), { runs: 'b', when: () => mesh.done(paused) });
+      wakes(mesh, a, 'b sweeps a');
     },
   },
   {
@@ -133,12 +148,10 @@ export const specs: readonly Spec[] = [
     everySchedule: true,
     build: async (mesh) => {
       const [a, b] = [mesh.node('a'), mesh.node('b')];
-      a.open(a.stream(ACCOUNT, CHANNEL));
-      await mesh.setUp();
-      mesh.act('a pauses', () => a.pause(), { runs: 'a', touches: ['live'] });
-      mesh.act('b opens b1 on another channel', () => b.open(b.stream(ACCOUNT, 'c2')), { runs: 'b', when: () => mesh.done('a pauses') });
-      mesh.act('a wakes', () => a.wake(), { touches: ['node:a'], when: () => mesh.done('b opens b1 on another channel') });
-      mesh.act('the mesh hears a again', () => a.beat(), { touches: ['live'], when: () => mesh.done('a wakes') });
+      await holding(mesh, a);
+      const paused = pauses(mesh, a);
+      mesh.act('b opens b1 on another channel', () => b.open(b.stream(ACCOUNT, 'c2')), { runs: 'b', when: () => mesh.done(paused) });
+      wakes(mesh, a, 'b opens b1 on another channel');
     },
   },
 ];
