@@ -115,8 +115,8 @@ export class ClaimIndex implements ClaimNotes {
       const now = await this.o.store.get(key).catch(() => null);
       if (now?.claim?.node !== node) continue;
       try {
-        // A marker naming the stream: if its node was only paused, it writes the claim back.
-        await this.o.store.sweep(key, now.revision, now.claim.conn);
+        // A marker naming the swept stream: if its node was only paused, it writes the claim back.
+        await this.o.store.remove(key, now.revision, { by: 'sweep', conn: now.claim.conn });
         this.o.swept(key, now.claim);
         removed++;
       } catch {

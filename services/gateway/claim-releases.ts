@@ -62,9 +62,10 @@ export class ClaimReleases {
 
   /** Deletes at the known revision; refused, the key is read: still ours (at a revision whose answer was lost), it is deleted there. */
   private async attempt(claim: Queued): Promise<void> {
+    const freed = { by: 'release', conn: claim.conn } as const;
     if (claim.attempt === 0) {
       try {
-        return await this.store.remove(claim.key, claim.revision);
+        return await this.store.remove(claim.key, claim.revision, freed);
       } catch {
         // Replaced (what we want), or not answered: the key says which.
       }
@@ -72,6 +73,6 @@ export class ClaimReleases {
     const now = await this.store.get(claim.key);
     if (now?.claim?.conn !== claim.conn) return;
     claim.revision = now.revision;
-    await this.store.remove(claim.key, now.revision);
+    await this.store.remove(claim.key, now.revision, freed);
   }
 }

@@ -12,19 +12,27 @@ import { encodeRecord } from '../core/kv-mirror.js';
 import { parseStreamClaim } from '../core/records.js';
 import { BUCKET_STREAMS, kvSubject } from '../core/subjects.js';
 
+/** Who deleted a claim: its own stream's release, or a sweep of a dead node's claim; and which stream's claim it was. */
+export interface Freed {
+  readonly by: 'release' | 'sweep';
+  readonly conn: string;
+}
+
 /** A key as the bucket holds it now: its claim (null: deleted, a marker) and the revision of that. */
 export interface StoredClaim {
   readonly claim: StreamClaim | null;
   readonly revision: number;
-  /**
-   * On a marker left by a sweep (read fresh): the stream whose claim the sweep took away. Any other
-   * marker is a release: the stream that held the key let it go.
-   */
-  readonly swept?: string;
+  /** On a delete marker read fresh: who left it. Absent on one an earlier version left (it said nothing). */
+  readonly freed?: Freed;
 }
 
-/** The header a sweep's delete marker carries: the stream whose claim it took away. */
-const SWEPT_HEADER = 'Relay-Swept';
+/** The header of a delete marker that says who left it: `release <conn>` or `sweep <conn>`. */
+const FREED_HEADER = 'Relay-Freed';
+
+function parseFreed(value: string): Freed | undefined {
+  const [by, conn] = value.split(' ');
+  return (by === 'release' || by === 'sweep') && conn !== undefined && conn !== '' ? { by, conn } : undefined;
+}
 
 /** The key was not at the expected revision: someone else wrote or deleted it first. */
 export class ClaimConflict extends Error {
@@ -44,10 +52,8 @@ export interface ClaimStore {
   get(key: string, fresh?: boolean): Promise<StoredClaim | null>;
   /** Writes the claim if the key is at `revision` (0: absent). Resolves to the new revision. */
   write(key: string, claim: StreamClaim, revision: number): Promise<number>;
-  /** Deletes the key (leaves a marker) if it is at `revision`. */
-  remove(key: string, revision: number): Promise<void>;
-  /** Deletes a dead node's claim of stream `conn` if the key is at `revision`, leaving a marker that names the stream. */
-  sweep(key: string, revision: number, conn: string): Promise<void>;
+  /** Deletes the key if it is at `revision`, leaving a marker that says who did (`freed`). */
+  remove(key: string, revision: number, freed: Freed): Promise<void>;
 }
 
 export function isConflict(err: unknown): boolean {
@@ -72,16 +78,16 @@ export class NatsClaimStore implements ClaimStore {
   }
 
   async get(key: string, fresh = false): Promise<StoredClaim | null> {
-    let e: { operation: string; revision: number; swept: string; json: () => unknown } | null;
+    let e: { operation: string; revision: number; freed: Freed | undefined; json: () => unknown } | null;
     if (fresh) {
       const m = await this.jsm.streams.getMessage(`KV_${BUCKET_STREAMS}`, { last_by_subj: kvSubject(BUCKET_STREAMS, key) });
-      e = m === null ? null : { operation: m.header?.get('KV-Operation') || 'PUT', revision: m.seq, swept: m.header?.get(SWEPT_HEADER) ?? '', json: () => m.json<unknown>() };
+      e = m === null ? null : { operation: m.header?.get('KV-Operation') || 'PUT', revision: m.seq, freed: parseFreed(m.header?.get(FREED_HEADER) ?? ''), json: () => m.json<unknown>() };
     } else {
       const entry = await this.kv.get(key);
-      e = entry === null ? null : { operation: entry.operation, revision: entry.revision, swept: '', json: () => entry.json<unknown>() };
+      e = entry === null ? null : { operation: entry.operation, revision: entry.revision, freed: undefined, json: () => entry.json<unknown>() };
     }
     if (e === null) return null;
-    if (e.operation !== 'PUT') return e.swept !== '' ? { claim: null, revision: e.revision, swept: e.swept } : { claim: null, revision: e.revision };
+    if (e.operation !== 'PUT') return e.freed !== undefined ? { claim: null, revision: e.revision, freed: e.freed } : { claim: null, revision: e.revision };
     let claim: StreamClaim | null = null;
     try {
       claim = parseStreamClaim(e.json());
@@ -101,19 +107,11 @@ export class NatsClaimStore implements ClaimStore {
     }
   }
 
-  async remove(key: string, revision: number): Promise<void> {
-    try {
-      await this.kv.delete(key, { previousSeq: revision });
-    } catch (err) {
-      throw conflictOr(key, err);
-    }
-  }
-
-  /** What kv.delete publishes (a marker at an expected revision), with the swept stream in a header of its own. */
-  async sweep(key: string, revision: number, conn: string): Promise<void> {
+  /** What kv.delete publishes (a marker at an expected revision), with a header of its own saying who left it. */
+  async remove(key: string, revision: number, freed: Freed): Promise<void> {
     const h = headers();
     h.set('KV-Operation', 'DEL');
-    h.set(SWEPT_HEADER, conn);
+    h.set(FREED_HEADER, `${freed.by} ${freed.conn}`);
     try {
       await this.js.publish(kvSubject(BUCKET_STREAMS, key), Empty, { headers: h, expect: { lastSubjectSequence: revision } });
     } catch (err) {

@@ -16,9 +16,11 @@
 //  - a renewal refused at a stale revision reads the key: the last safety net, for a lost notice.
 // A claim found replaced is lost: its stream is evicted once the step that found it is over
 // (claim-losses.ts) -> the gateway closes the stream -> its end comes back as `release`.
-// A key found free behind a live stream is written again only when nobody else can have claimed it
-// since: aged out (nothing there), or a sweep's marker naming the stream (a sweep that took this
-// node for dead). Any other marker is a release by a stream that replaced this one: it is lost.
+// A key found free behind a live stream is written again unless another stream claimed it since: a
+// delete marker says who left it (claim-store.ts). A release's marker, or a sweep's of another
+// stream, means a newer stream held the key: the claim is lost. Aged out (nothing there), a sweep
+// of this very stream (a sweep that took this node for dead), or a marker of an earlier version
+// (it says nothing): written again.
 
 import { ClaimChecks } from './claim-checks.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from './claim-keys.js';
@@ -154,8 +156,8 @@ export class Ownership implements HintListener {
 
   /**
    * Brings our claim in line with the key, read from the stream leader: ours -> its revision;
-   * another claim, or a release's marker, after ours -> lost; aged out, or a sweep's marker naming
-   * the stream -> written again. True when the key still held our claim at the revision we knew
+   * another claim, or a marker left by another stream's release or sweep, after ours -> lost; aged
+   * out, or a marker of a sweep of this stream or of an earlier version -> written again. True when the key still held our claim at the revision we knew
    * (nothing changed yet: claim-checks.ts reads once more a moment later).
    */
   private async settle(c: LocalClaim): Promise<boolean> {
@@ -168,14 +170,15 @@ export class Ownership implements HintListener {
       c.revision = Math.max(c.revision, now.revision);
       return known;
     }
-    // Another stream's claim, or a marker other than a sweep's of this stream (a release): another
-    // stream claimed the key after ours, and may have let it go since. Ours was replaced.
-    if (now !== null && now.swept !== c.stream.id) {
+    // Another stream's claim, a release's marker, or a sweep's of another stream: another stream
+    // claimed the key after ours, and may have let it go since. Ours was replaced.
+    if (now !== null && (now.claim !== null || (now.freed !== undefined && (now.freed.by === 'release' || now.freed.conn !== c.stream.id)))) {
       if (now.revision > c.revision) this.lose(c);
       return false;
     }
-    // Aged out (this node was paused past the claim's TTL) or swept from under a live stream (a
-    // sweep took this node for dead): written again unless someone claims the key first.
+    // Aged out (this node was paused past the claim's TTL), swept from under a live stream (a sweep
+    // took this node for dead), or a marker that says nothing (an earlier version's, taken for a
+    // sweep as that version took it): written again unless someone claims the key first.
     try {
       // Noted again: a sweep that deleted the claim also cleared this node's index.
       await this.index.claiming(c.key);

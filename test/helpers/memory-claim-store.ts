@@ -6,14 +6,14 @@
 // operation lands (test/helpers/interleavings/).
 import type { StreamClaim } from '../../schemas/records.js';
 import type { ClaimHints, ClaimNotice, HintListener } from '../../services/gateway/claim-hints.js';
-import { ClaimConflict, type ClaimStore, type StoredClaim } from '../../services/gateway/claim-store.js';
+import { ClaimConflict, type ClaimStore, type Freed, type StoredClaim } from '../../services/gateway/claim-store.js';
 
 interface Entry {
   claim: StreamClaim | null;
   revision: number;
   writtenAt: number;
-  /** A sweep's marker: the stream whose claim it took away. */
-  swept?: string;
+  /** On a delete marker: who left it (none: a marker of an earlier version, which said nothing). */
+  freed?: Freed;
 }
 
 export class MemoryClaimStore implements ClaimStore {
@@ -40,15 +40,9 @@ export class MemoryClaimStore implements ClaimStore {
     return this.answer(this.writeNow(key, claim, revision));
   }
 
-  async remove(key: string, revision: number): Promise<void> {
+  async remove(key: string, revision: number, freed: Freed): Promise<void> {
     await Promise.resolve();
-    this.removeNow(key, revision);
-    this.answer(0);
-  }
-
-  async sweep(key: string, revision: number, conn: string): Promise<void> {
-    await Promise.resolve();
-    this.removeNow(key, revision, conn);
+    this.removeNow(key, revision, freed);
     this.answer(0);
   }
 
@@ -66,12 +60,12 @@ export class MemoryClaimStore implements ClaimStore {
   }
 
   /**
-   * Deletes the key, leaving a marker (naming the stream `swept`, for a sweep), if it is at
-   * `revision` (else throws ClaimConflict); returns the marker's revision.
+   * Deletes the key, leaving a marker that says who did (none: as an earlier version did), if it is
+   * at `revision` (else throws ClaimConflict); returns the marker's revision.
    */
-  removeNow(key: string, revision: number, swept?: string): number {
+  removeNow(key: string, revision: number, freed?: Freed): number {
     this.expect(key, revision);
-    this.entries.set(key, { claim: null, revision: ++this.seq, writtenAt: this.now, ...(swept !== undefined ? { swept } : {}) });
+    this.entries.set(key, { claim: null, revision: ++this.seq, writtenAt: this.now, ...(freed !== undefined ? { freed } : {}) });
     this.onChange(key);
     return this.seq;
   }
@@ -91,7 +85,7 @@ export class MemoryClaimStore implements ClaimStore {
   /** What is there now, without the async hop. */
   peek(key: string): StoredClaim | undefined {
     const e = this.live(key);
-    return e === undefined ? undefined : { claim: e.claim, revision: e.revision, ...(e.swept !== undefined ? { swept: e.swept } : {}) };
+    return e === undefined ? undefined : { claim: e.claim, revision: e.revision, ...(e.freed !== undefined ? { freed: e.freed } : {}) };
   }
 
   private answer(revision: number): number {

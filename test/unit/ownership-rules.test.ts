@@ -146,7 +146,7 @@ describe('claim rules', () => {
     const a = node('a');
     const s = stream();
     await a.ownership.claim(s);
-    await store.sweep(KEY, store.peek(KEY)!.revision, s.id);
+    await store.remove(KEY, store.peek(KEY)!.revision, { by: 'sweep', conn: s.id });
     await settle();
     expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
     expect(a.evicted).toEqual([]);
@@ -163,7 +163,7 @@ describe('claim rules', () => {
     subscriptions = false;
     a.ownership.hint(KEY, null); // the sweep's message, ahead of the sweep itself
     await settle();
-    await store.sweep(KEY, store.peek(KEY)!.revision, s.id);
+    await store.remove(KEY, store.peek(KEY)!.revision, { by: 'sweep', conn: s.id });
     await settle();
     expect(store.peek(KEY)?.claim).toBeNull();
     vi.advanceTimersByTime(1000);
@@ -175,7 +175,7 @@ describe('claim rules', () => {
   // Guards (issue 27, found by test/unit/ownership-interleavings.test.ts): a stream replaced by
   // another node's open, which then closed before its notice arrived, took the delete of the newer
   // claim for a sweep, wrote its own claim back and outlived the open that should have evicted it.
-  it('lose: a claim replaced and then released (a delete marker, not a sweep’s) ends the stream rather than being written back', async () => {
+  it('lose: a claim replaced and then released (a release’s marker) ends the stream rather than being written back', async () => {
     const [a, b] = [node('a'), node('b')];
     const first = stream();
     await a.ownership.claim(first);
@@ -190,6 +190,31 @@ describe('claim rules', () => {
     await settle();
     expect(a.evicted).toEqual([first.id]);
     expect(store.peek(KEY)?.claim).toBeNull();
+  });
+
+  it('lose: a claim replaced by a stream whose node then crashed and was swept ends the stream rather than being written back', async () => {
+    const [a, b] = [node('a'), node('b')];
+    const first = stream();
+    await a.ownership.claim(first);
+    a.hints.dropNotices = b.hints.dropNotices = true;
+    subscriptions = false;
+    const second = stream();
+    await b.ownership.claim(second);
+    listeners.delete('b');
+    await store.remove(KEY, store.peek(KEY)!.revision, { by: 'sweep', conn: second.id });
+    a.ownership.hint(KEY, null);
+    await settle();
+    expect(a.evicted).toEqual([first.id]);
+  });
+
+  it('reclaim: a delete marker that says nothing (an earlier version’s release or sweep) is taken for a sweep, as that version took it', async () => {
+    const a = node('a');
+    const s = stream();
+    await a.ownership.claim(s);
+    store.removeNow(KEY, store.peek(KEY)!.revision);
+    await settle();
+    expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
+    expect(a.evicted).toEqual([]);
   });
 
   it('reclaim: a claim aged out of the bucket is written again at the next renewal', async () => {

@@ -9,7 +9,7 @@
 import type { StreamClaim } from '../../../schemas/records.js';
 import type { ClaimHints, ClaimNotice, HintListener } from '../../../services/gateway/claim-hints.js';
 import type { ClaimIndexLog } from '../../../services/gateway/claim-index-log.js';
-import type { ClaimStore, StoredClaim } from '../../../services/gateway/claim-store.js';
+import type { ClaimStore, Freed, StoredClaim } from '../../../services/gateway/claim-store.js';
 import type { Holdings, OwnerRecord, OwnerRecords } from '../../../services/gateway/owner-records.js';
 import type { CancelTimer, Timers } from '../../../services/gateway/timers.js';
 import type { TwinMesh } from './twin-mesh.js';
@@ -22,7 +22,7 @@ export function accountOf(key: string): string {
 export function describeClaim(c: StoredClaim | null): string {
   if (c === null) return 'nothing';
   if (c.claim !== null) return `${c.claim.conn} @${c.revision}`;
-  return c.swept !== undefined ? `a sweep's marker (${c.swept}) @${c.revision}` : `a delete marker @${c.revision}`;
+  return c.freed !== undefined ? `a ${c.freed.by}'s marker (${c.freed.conn}) @${c.revision}` : `a delete marker @${c.revision}`;
 }
 
 export class TwinClaimStore implements ClaimStore {
@@ -52,17 +52,12 @@ export class TwinClaimStore implements ClaimStore {
     });
   }
 
-  remove(key: string, revision: number): Promise<void> {
+  remove(key: string, revision: number, freed: Freed): Promise<void> {
     this.mesh.publish(this.node, key, null);
-    return this.mesh.request(this.node, 'claims', { touches: `key:${key}`, what: `delete ${key} at @${revision}`, read: false, apply: () => void this.mesh.claims.removeNow(key, revision), say: () => 'deleted' });
-  }
-
-  sweep(key: string, revision: number, conn: string): Promise<void> {
-    this.mesh.publish(this.node, key, null);
-    const what = `sweep ${key} (${conn}) at @${revision}`;
+    const what = `${freed.by === 'sweep' ? 'sweep' : 'delete'} ${key} (${freed.conn}) at @${revision}`;
     const apply = (): void => {
-      if (this.mesh.claims.peek(key)?.revision !== revision) this.mesh.witness('a sweep finds the key claimed again since it read it');
-      this.mesh.claims.removeNow(key, revision, conn);
+      if (freed.by === 'sweep' && this.mesh.claims.peek(key)?.revision !== revision) this.mesh.witness('a sweep finds the key claimed again since it read it');
+      this.mesh.claims.removeNow(key, revision, freed);
     };
     return this.mesh.request(this.node, 'claims', { touches: `key:${key}`, what, read: false, apply, say: () => 'deleted' });
   }

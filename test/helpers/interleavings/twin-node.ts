@@ -105,7 +105,7 @@ export class TwinNode {
     for (const t of this.live()) {
       const now = this.mesh.claims.peek(streamClaimKey(t.stream));
       if (now?.claim != null && now.claim.conn !== t.stream.id) this.mesh.witness('a paused node wakes after another took its key');
-      if (now?.swept === t.stream.id) this.mesh.witness('a paused node wakes to find its claim swept');
+      if (now?.freed?.by === 'sweep' && now.freed.conn === t.stream.id) this.mesh.witness('a paused node wakes to find its claim swept');
     }
   }
 
