@@ -11,7 +11,8 @@ import { createLogger } from '../services/core/logger.js';
 import { openNatsContext, type NatsContext } from '../services/core/nats.js';
 import { NodeLiveness } from '../services/core/node-liveness.js';
 import { BUCKET_STREAMS, CLAIM_INDEX_PREFIX, kvSubject } from '../services/core/subjects.js';
-import { batches, ClaimIndex } from '../services/gateway/claim-index.js';
+import { ClaimIndex } from '../services/gateway/claim-index.js';
+import { batches, NatsClaimIndexLog } from '../services/gateway/claim-index-log.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from '../services/gateway/claim-keys.js';
 import { NatsClaimStore } from '../services/gateway/claim-store.js';
 import { Ownership } from '../services/gateway/ownership.js';
@@ -32,8 +33,8 @@ function stream(channel: string | null): ClaimedStream {
   return { id: `conn-${n}`, account: channel === null ? null : `acct-${n}`, clientId: 'relay_key', channel, openedAt: Date.now() };
 }
 
-function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.jsm)): ClaimIndex {
-  return new ClaimIndex({ ...ctx, store, nodeId: node, liveness, logger: quiet, swept: () => undefined });
+function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm)): ClaimIndex {
+  return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, swept: () => undefined });
 }
 
 beforeAll(async () => {
@@ -55,7 +56,7 @@ describe('claim index', () => {
   it('every claimed key reaches the index before its claim reaches the bucket, and a burst of 60 opens is a handful of index messages', async () => {
     const index = indexFor('gw-order');
     await index.start(60_000);
-    const store = new NatsClaimStore(ctx.buckets.streams, ctx.jsm);
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
     const hints = new NatsClaimHints(ctx.nc, 'gw-order', new Counter({ name: 'claim_index_test_hints', help: 'test', registers: [] }));
     const ownership = new Ownership({ store, hints, nodeId: 'gw-order', evict: () => undefined, index });
     // One watcher connection, one subscription for both: the order it hears is the order on the wire.
@@ -90,7 +91,7 @@ describe('claim index', () => {
   });
 
   it('a sweep of a dead node deletes the claims still naming it, leaves one another node took since, and a second sweep deletes nothing', async () => {
-    const store = new NatsClaimStore(ctx.buckets.streams, ctx.jsm);
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
     const dead = indexFor('gw-dead', store);
     await dead.start(60_000);
     const [kept, taken] = [stream('kept.example.net'), stream('taken.example.net')];

@@ -1,8 +1,12 @@
-// Reading a claim's key after a hint, one read at a time per claim: a hint that arrives while its
-// claim is being read asks for one more read after it, never a second read beside it (their
-// answers could land out of order). A hint can also arrive before the stream leader has stored the
-// write it announces (subscribers hear a publish as it is routed, the store commits it through
-// RAFT), so a read that still finds the claim unchanged is made once more a moment later.
+// Reading a claim's key after a hint (or a refused renewal), one read at a time per claim: a hint
+// that arrives while its claim is being read asks for one more read after it, never a second read
+// beside it (their answers could land out of order). A hint can also arrive before the stream
+// leader has stored the write it announces (subscribers hear a publish as it is routed, the store
+// commits it through RAFT), so a read after a hint that still finds the claim unchanged is made
+// once more a moment later. That moment is a guess: a write stored later still than that is found
+// by the claim's next renewal, refused at a stale revision.
+
+import { systemTimers, type Timers } from './timers.js';
 
 /** How long after a hint that changed nothing yet the key is read once more (the write was still committing). */
 const RECHECK_MS = 500;
@@ -12,7 +16,10 @@ export class ClaimChecks<C extends object> {
   private readonly running = new Map<C, boolean>();
 
   /** `settle` reads the key and acts; true when it found the claim as this node knew it. */
-  constructor(private readonly settle: (claim: C) => Promise<boolean>) {}
+  constructor(
+    private readonly settle: (claim: C) => Promise<boolean>,
+    private readonly timers: Timers = systemTimers,
+  ) {}
 
   /** Reads now (or after the read in flight); `recheck`: once more a moment later if nothing had changed. */
   async check(claim: C, options: { recheck: boolean }): Promise<void> {
@@ -29,6 +36,6 @@ export class ClaimChecks<C extends object> {
     } finally {
       this.running.delete(claim);
     }
-    if (options.recheck && unchanged) setTimeout(() => void this.check(claim, { recheck: false }), RECHECK_MS).unref();
+    if (options.recheck && unchanged) this.timers.after(RECHECK_MS, () => void this.check(claim, { recheck: false }));
   }
 }

@@ -1,11 +1,13 @@
 // What tells a gateway, without a copy of the bucket, that one of its claims may have changed hands:
 //  - a notice on the node's own subject, sent by the node whose compare-and-set replaced the claim
-//    (it read the previous holder from the key); this is the eviction's path;
+//    (it read the previous holder from the key); this is the eviction's path, and the rules act on
+//    it without a read: only a write the bucket accepted is followed by a notice;
 //  - a core subscription per account this node holds streams for, `$KV.relay-streams.<account>.>`:
 //    KV writes are ordinary publishes, so it hears every later write and delete of that account's
-//    keys (a claim deleted behind a live stream's back, or a notice that was lost).
-// Neither is trusted on its own (a subscriber also sees writes the server refused): the rules read
-// the key before acting. A gateway thus hears the claim traffic of its own accounts, not the mesh's.
+//    keys (a claim swept from under a live stream, or the write behind a notice that was lost). A
+//    subscriber also hears writes the server refused, and hears them before they are stored: the
+//    rules read the key before acting on one (ownership.ts, claim-checks.ts).
+// A gateway thus hears the claim traffic of its own accounts, not the mesh's.
 
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Counter } from 'prom-client';
@@ -21,19 +23,24 @@ export interface ClaimNotice {
 
 /** What the ownership rules are told, and how they tell others. */
 export interface ClaimHints {
+  /** Hears this node's notices, and from then on the accounts it watches, on behalf of `listener`. */
+  listen(listener: HintListener): void;
   /** Hears the account's keys until `unwatchAccount` is called as often (one subscription per account). */
   watchAccount(account: string): void;
   unwatchAccount(account: string): void;
   tell(node: string, notice: ClaimNotice): void;
+  /** Stops hearing anything. */
+  close(): void;
 }
 
 export interface HintListener {
   /**
-   * A write or delete of `key` was seen: read it before believing anything. `writer` is the stream
+   * A write or delete of `key` was heard: read it before believing anything. `writer` is the stream
    * the written claim names (null for a delete or a value that is not a claim): a node's own
    * renewals come back this way, and need no read.
    */
   hint(key: string, writer: string | null): void;
+  /** The node whose compare-and-set replaced `notice.conn`'s claim says so: believed without a read. */
   noticed(notice: ClaimNotice): void;
 }
 
@@ -52,7 +59,6 @@ export class NatsClaimHints implements ClaimHints {
     this.received = received;
   }
 
-  /** Hears this node's notices, and from then on the accounts it watches, on behalf of `listener`. */
   listen(listener: HintListener): void {
     this.listener = listener;
     this.notices = this.nc.subscribe(CLAIM_NOTICE_PREFIX + this.nodeId, {

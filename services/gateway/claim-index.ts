@@ -1,35 +1,33 @@
-// Finding a crashed gateway's claims without walking every claim of the mesh. Each gateway writes
-// the keys it claims to its own subject of the stream RELAY_CLAIM_INDEX, before the claim itself,
-// and the keys it renews, a message per event-loop turn; the stream keeps them CLAIM_TTL, as long as the
-// claims bucket keeps an unrenewed claim. When a gateway's heartbeat stops, one gateway (the live
-// one with the lowest id, so not all of them) reads that node's subject and deletes each key that
-// still names the dead node. A restarted node does the same for its previous life. The subject is
-// never purged (no role may purge a stream): its messages age out after CLAIM_TTL, and a sweep that
-// reads a key twice finds it no longer names the node. What the sweep misses ages out of the bucket
-// by its max age.
+// Finding a crashed gateway's claims without walking every claim of the mesh. Each gateway notes
+// the keys it claims in its own list of the claim index log (claim-index-log.ts: a subject of the
+// stream RELAY_CLAIM_INDEX), before the claim itself, and the keys it renews, one message per
+// event-loop turn; the log keeps them CLAIM_TTL, as long as the claims bucket keeps an unrenewed
+// claim. When a gateway's heartbeat stops, one gateway (the live one with the lowest id, so not all
+// of them) reads that node's list and deletes each key that still names the dead node. A restarted
+// node does the same for its previous life. The list is never emptied (no role may purge a
+// stream): its messages age out after CLAIM_TTL, and a sweep that reads a key twice finds it no
+// longer names the node. What the sweep misses ages out of the bucket by its max age.
 
-import type { JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
 import type { StreamClaim } from '../../schemas/records.js';
 import type { Logger } from '../core/logger.js';
 import { retry } from '../core/nats.js';
 import type { NodeLiveness } from '../core/node-liveness.js';
-import { CLAIM_INDEX_PREFIX, CLAIM_INDEX_STREAM } from '../core/subjects.js';
+import type { ClaimIndexLog } from './claim-index-log.js';
 import type { ClaimStore } from './claim-store.js';
+import { systemTimers, type Timers } from './timers.js';
 
 const GATEWAY_ROLES = new Set(['gateway', 'all']);
-/** nats-server's default payload limit, when the connection has not said its own. */
-const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 export interface ClaimIndexOptions {
-  nc: NatsConnection;
-  js: JetStreamClient;
+  log: ClaimIndexLog;
   store: ClaimStore;
   nodeId: string;
-  liveness: NodeLiveness;
+  /** Which gateways there are (their heartbeats) and which of them are alive. */
+  liveness: Pick<NodeLiveness, 'isAlive'> & { readonly mirror: { values(): Iterable<{ node: string; role: string }> } };
   logger: Logger;
   /** A swept claim: the owner index forgets it. */
   swept: (key: string, claim: StreamClaim) => void;
+  timers?: Timers;
 }
 
 /** What the ownership rules tell the index. */
@@ -41,7 +39,7 @@ export interface ClaimNotes {
 
 export class ClaimIndex implements ClaimNotes {
   private readonly o: ClaimIndexOptions;
-  private readonly subject: string;
+  private readonly timers: Timers;
   /** Keys noted this turn, and the promise of their message. */
   private pending: string[] = [];
   private flushed: Promise<void> | null = null;
@@ -51,7 +49,7 @@ export class ClaimIndex implements ClaimNotes {
 
   constructor(options: ClaimIndexOptions) {
     this.o = options;
-    this.subject = CLAIM_INDEX_PREFIX + options.nodeId;
+    this.timers = options.timers ?? systemTimers;
   }
 
   /** Clears what this node's previous life left, then sweeps for stopped gateways every `sweepEveryMs`. */
@@ -64,10 +62,9 @@ export class ClaimIndex implements ClaimNotes {
   /**
    * Notes a key about to be claimed; resolves once its message is handed to the connection, so the
    * claim, written after on the same connection, reaches NATS after it (a gateway that crashes
-   * right after the claim still left its key here). The index message is a core publish the stream
-   * stores without an acknowledgement: best effort, and a claim whose key it missed ages out of the
-   * bucket by its max age. Keys noted in one event-loop turn (a burst of opens, a renewal tick) go
-   * in one message.
+   * right after the claim still left its key here). The log stores it without an acknowledgement:
+   * best effort, and a claim whose key it missed ages out of the bucket by its max age. Keys noted
+   * in one event-loop turn (a burst of opens, a renewal tick) go in one message.
    */
   claiming(key: string): Promise<void> {
     return this.note(key);
@@ -81,27 +78,15 @@ export class ClaimIndex implements ClaimNotes {
   private note(key: string): Promise<void> {
     this.pending.push(key);
     this.flushed ??= new Promise((resolve) =>
-      setImmediate(() => {
+      this.timers.afterTurn(() => {
         const keys = this.pending;
         this.pending = [];
         this.flushed = null;
-        for (const batch of batches(keys, this.maxPayload())) {
-          try {
-            this.o.nc.publish(this.subject, batch);
-          } catch (err) {
-            // The connection is closing: claims not indexed age out of the bucket by its max age.
-            this.o.logger.warn({ err, keys: batch.split('\n').length }, 'could not note claimed keys in the claim index');
-          }
-        }
+        this.o.log.append(this.o.nodeId, keys);
         resolve();
       }),
     );
     return this.flushed;
-  }
-
-  /** The server's payload limit, with room for the protocol around it. */
-  private maxPayload(): number {
-    return Math.max(1024, (this.o.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - 1024);
   }
 
   /** Sweeps each dead gateway once, if this is the live gateway with the lowest id. */
@@ -122,16 +107,16 @@ export class ClaimIndex implements ClaimNotes {
     return removed;
   }
 
-  /** Deletes every claim the node's subject lists that still names the node. */
+  /** Deletes every claim the node's list holds that still names the node. */
   async sweepNode(node: string): Promise<number> {
-    const subject = CLAIM_INDEX_PREFIX + node;
-    const keys = await this.readKeys(subject);
+    const keys = await this.o.log.read(node);
     let removed = 0;
     for (const key of keys) {
       const now = await this.o.store.get(key).catch(() => null);
       if (now?.claim?.node !== node) continue;
       try {
-        await this.o.store.remove(key, now.revision);
+        // A marker naming the swept stream: if its node was only paused, it writes the claim back.
+        await this.o.store.remove(key, now.revision, { by: 'sweep', conn: now.claim.conn });
         this.o.swept(key, now.claim);
         removed++;
       } catch {
@@ -141,42 +126,7 @@ export class ClaimIndex implements ClaimNotes {
     return removed;
   }
 
-  private async readKeys(subject: string): Promise<Set<string>> {
-    const keys = new Set<string>();
-    const consumer = await this.o.js.consumers.get(CLAIM_INDEX_STREAM, { filter_subjects: subject });
-    try {
-      if ((await consumer.info(true)).num_pending === 0) return keys;
-      const messages = await consumer.consume({ max_messages: 512 });
-      try {
-        for await (const m of messages) {
-          for (const key of m.string().split('\n')) if (key !== '') keys.add(key);
-          if (m.info.pending === 0) break;
-        }
-      } finally {
-        await messages.close();
-      }
-      return keys;
-    } finally {
-      await consumer.delete().catch(() => undefined);
-    }
-  }
-
   stop(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
   }
-}
-
-/** Keys joined by newlines into messages of at most `limit` bytes (a key is ASCII: a byte a character). */
-export function batches(keys: string[], limit: number): string[] {
-  const out: string[] = [];
-  let current = '';
-  for (const key of keys) {
-    if (current !== '' && current.length + 1 + key.length > limit) {
-      out.push(current);
-      current = '';
-    }
-    current = current === '' ? key : `${current}\n${key}`;
-  }
-  if (current !== '') out.push(current);
-  return out;
 }

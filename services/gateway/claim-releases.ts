@@ -1,9 +1,11 @@
-// Deleting the claims of ended streams, a few at a time (paced-queue.ts says why): the opens' claims
-// go first, and a delete whose key a newer claim has already taken (the client came back, here or on
-// another gateway) is not sent at all: the server would refuse it.
+// Deleting the claims of ended streams, a few at a time (paced-queue.ts says why: the opens' claims
+// go first). A delete is sent at the revision the stream last wrote; refused (a newer claim took the
+// key: the client came back, here or on another gateway; or the stream's own last write landed at a
+// revision whose answer was lost) the key is read, and deleted only if it still names the stream.
 
 import type { ClaimStore } from './claim-store.js';
 import { PacedQueue } from './paced-queue.js';
+import { systemTimers, type Timers } from './timers.js';
 
 /** A claim to delete: its key, the revision it was written at, and the stream that held it. */
 export interface ReleasedClaim {
@@ -30,13 +32,16 @@ export class ClaimReleases {
   /** Copies of what to delete, never the stream: a closed stream is not kept alive by its delete. */
   private readonly deletes: PacedQueue<Queued>;
 
-  constructor(store: ClaimStore) {
+  constructor(store: ClaimStore, timers: Timers = systemTimers) {
     this.store = store;
-    this.deletes = new PacedQueue(DELETES_IN_FLIGHT, (claim) =>
-      this.attempt(claim).catch(() => {
-        // Not answered (a timeout, a reconnect): tried again while the key still names the stream.
-        if (++claim.attempt < ATTEMPTS) this.deletes.retryLater(claim, RETRY_MS * claim.attempt);
-      }),
+    this.deletes = new PacedQueue(
+      DELETES_IN_FLIGHT,
+      (claim) =>
+        this.attempt(claim).catch(() => {
+          // Not answered (a timeout, a reconnect): tried again while the key still names the stream.
+          if (++claim.attempt < ATTEMPTS) this.deletes.retryLater(claim, RETRY_MS * claim.attempt);
+        }),
+      timers,
     );
   }
 
@@ -57,9 +62,10 @@ export class ClaimReleases {
 
   /** Deletes at the known revision; refused, the key is read: still ours (at a revision whose answer was lost), it is deleted there. */
   private async attempt(claim: Queued): Promise<void> {
+    const freed = { by: 'release', conn: claim.conn } as const;
     if (claim.attempt === 0) {
       try {
-        return await this.store.remove(claim.key, claim.revision);
+        return await this.store.remove(claim.key, claim.revision, freed);
       } catch {
         // Replaced (what we want), or not answered: the key says which.
       }
@@ -67,6 +73,6 @@ export class ClaimReleases {
     const now = await this.store.get(claim.key);
     if (now?.claim?.conn !== claim.conn) return;
     claim.revision = now.revision;
-    await this.store.remove(claim.key, now.revision);
+    await this.store.remove(claim.key, now.revision, freed);
   }
 }

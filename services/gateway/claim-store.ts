@@ -4,17 +4,34 @@
 // Tests run the same rules over an in-memory store with the same revision semantics
 // (test/helpers/memory-claim-store.ts).
 
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { Empty, headers } from '@nats-io/nats-core';
 import type { KV } from '@nats-io/kv';
 import type { StreamClaim } from '../../schemas/records.js';
 import { encodeRecord } from '../core/kv-mirror.js';
 import { parseStreamClaim } from '../core/records.js';
 import { BUCKET_STREAMS, kvSubject } from '../core/subjects.js';
 
+/** Who deleted a claim: its own stream's release, or a sweep of a dead node's claim; and which stream's claim it was. */
+export interface Freed {
+  readonly by: 'release' | 'sweep';
+  readonly conn: string;
+}
+
 /** A key as the bucket holds it now: its claim (null: deleted, a marker) and the revision of that. */
 export interface StoredClaim {
   readonly claim: StreamClaim | null;
   readonly revision: number;
+  /** On a delete marker read fresh: who left it. Absent on one an earlier version left (it said nothing). */
+  readonly freed?: Freed;
+}
+
+/** The header of a delete marker that says who left it: `release <conn>` or `sweep <conn>`. */
+const FREED_HEADER = 'Relay-Freed';
+
+function parseFreed(value: string): Freed | undefined {
+  const [by, conn] = value.split(' ');
+  return (by === 'release' || by === 'sweep') && conn !== undefined && conn !== '' ? { by, conn } : undefined;
 }
 
 /** The key was not at the expected revision: someone else wrote or deleted it first. */
@@ -29,13 +46,14 @@ export interface ClaimStore {
   /**
    * The key's current state; null when it was never written or has aged out. Read from any replica
    * (a follower may lag: a write at its revision then conflicts and is retried); `fresh` reads from
-   * the stream's leader, for a hint that must not be answered with the state before it.
+   * the stream's leader, for a check that must not be answered with the state before a write it
+   * heard of (a hint's, the owner index's), and tells a sweep's marker from a release's.
    */
   get(key: string, fresh?: boolean): Promise<StoredClaim | null>;
   /** Writes the claim if the key is at `revision` (0: absent). Resolves to the new revision. */
   write(key: string, claim: StreamClaim, revision: number): Promise<number>;
-  /** Deletes the key (leaves a marker) if it is at `revision`. */
-  remove(key: string, revision: number): Promise<void>;
+  /** Deletes the key if it is at `revision`, leaving a marker that says who did (`freed`). */
+  remove(key: string, revision: number, freed: Freed): Promise<void>;
 }
 
 export function isConflict(err: unknown): boolean {
@@ -50,24 +68,26 @@ function conflictOr(key: string, err: unknown): Error {
 
 export class NatsClaimStore implements ClaimStore {
   private readonly kv: KV;
+  private readonly js: JetStreamClient;
   private readonly jsm: JetStreamManager;
 
-  constructor(kv: KV, jsm: JetStreamManager) {
+  constructor(kv: KV, js: JetStreamClient, jsm: JetStreamManager) {
     this.kv = kv;
+    this.js = js;
     this.jsm = jsm;
   }
 
   async get(key: string, fresh = false): Promise<StoredClaim | null> {
-    let e: { operation: string; revision: number; json: () => unknown } | null;
+    let e: { operation: string; revision: number; freed: Freed | undefined; json: () => unknown } | null;
     if (fresh) {
       const m = await this.jsm.streams.getMessage(`KV_${BUCKET_STREAMS}`, { last_by_subj: kvSubject(BUCKET_STREAMS, key) });
-      e = m === null ? null : { operation: m.header?.get('KV-Operation') || 'PUT', revision: m.seq, json: () => m.json<unknown>() };
+      e = m === null ? null : { operation: m.header?.get('KV-Operation') || 'PUT', revision: m.seq, freed: parseFreed(m.header?.get(FREED_HEADER) ?? ''), json: () => m.json<unknown>() };
     } else {
       const entry = await this.kv.get(key);
-      e = entry === null ? null : { operation: entry.operation, revision: entry.revision, json: () => entry.json<unknown>() };
+      e = entry === null ? null : { operation: entry.operation, revision: entry.revision, freed: undefined, json: () => entry.json<unknown>() };
     }
     if (e === null) return null;
-    if (e.operation !== 'PUT') return { claim: null, revision: e.revision };
+    if (e.operation !== 'PUT') return e.freed !== undefined ? { claim: null, revision: e.revision, freed: e.freed } : { claim: null, revision: e.revision };
     let claim: StreamClaim | null = null;
     try {
       claim = parseStreamClaim(e.json());
@@ -87,9 +107,13 @@ export class NatsClaimStore implements ClaimStore {
     }
   }
 
-  async remove(key: string, revision: number): Promise<void> {
+  /** What kv.delete publishes (a marker at an expected revision), with a header of its own saying who left it. */
+  async remove(key: string, revision: number, freed: Freed): Promise<void> {
+    const h = headers();
+    h.set('KV-Operation', 'DEL');
+    h.set(FREED_HEADER, `${freed.by} ${freed.conn}`);
     try {
-      await this.kv.delete(key, { previousSeq: revision });
+      await this.js.publish(kvSubject(BUCKET_STREAMS, key), Empty, { headers: h, expect: { lastSubjectSequence: revision } });
     } catch (err) {
       throw conflictOr(key, err);
     }

@@ -53,7 +53,7 @@ export class Gateway {
     this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher, core.tracing.tracer, config.gateway.metaShape);
     this.replayDeps = { js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer };
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
-    this.ownership = new MeshClaims({
+    this.ownership = MeshClaims.overNats({
       nats,
       nodeId: config.nodeId,
       liveness: this.liveness,

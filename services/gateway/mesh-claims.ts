@@ -2,18 +2,22 @@
 // bucket (claim-store.ts), the hints that reach them (claim-hints.ts), the crash index
 // (claim-index.ts) and the owner index the caps count (owner-index.ts). The gateway calls in one
 // direction: claim at open, release at the end; evictions come out through `evict` only.
+// `MeshClaims.overNats` builds it on NATS; the interleaving tests build the same class on in-memory
+// twins of each part (test/helpers/interleavings/).
 
 import type { Counter } from 'prom-client';
 import type { Logger } from '../core/logger.js';
 import type { NatsContext } from '../core/nats.js';
 import type { NodeLiveness } from '../core/node-liveness.js';
 import { streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
-import { NatsClaimHints } from './claim-hints.js';
-import { ClaimIndex } from './claim-index.js';
-import { NatsClaimStore } from './claim-store.js';
+import { NatsClaimHints, type ClaimHints } from './claim-hints.js';
+import { ClaimIndex, type ClaimIndexOptions } from './claim-index.js';
+import { NatsClaimIndexLog, type ClaimIndexLog } from './claim-index-log.js';
+import { NatsClaimStore, type ClaimStore } from './claim-store.js';
 import { OwnerIndex, type RemoteHoldings } from './owner-index.js';
-import { NatsOwnerRecords, type OwnerRecord } from './owner-records.js';
+import { NatsOwnerRecords, type OwnerRecord, type OwnerRecords } from './owner-records.js';
 import { Ownership } from './ownership.js';
+import type { Timers } from './timers.js';
 
 export interface MeshClaimsOptions {
   nats: NatsContext;
@@ -26,34 +30,86 @@ export interface MeshClaimsOptions {
   evict: (streamId: string) => void;
 }
 
+/** What ownership is built on. */
+export interface MeshClaimsParts {
+  nodeId: string;
+  store: ClaimStore;
+  hints: ClaimHints;
+  indexLog: ClaimIndexLog;
+  ownerRecords: OwnerRecords;
+  liveness: ClaimIndexOptions['liveness'];
+  logger: Logger;
+  /** The claims bucket's max age: claims are renewed within it. */
+  claimTtlMs: number;
+  evict: (streamId: string) => void;
+  timers?: Timers;
+}
+
 export class MeshClaims {
   private readonly ownership: Ownership;
-  private readonly hints: NatsClaimHints;
+  private readonly hints: ClaimHints;
   private readonly index: ClaimIndex;
   private readonly owners: OwnerIndex;
   private readonly claimTtlMs: number;
   /** Streams whose claim was written, so counted in the owner index until they end. */
   private readonly counted = new Set<string>();
 
-  constructor(o: MeshClaimsOptions) {
-    const store = new NatsClaimStore(o.nats.buckets.streams, o.nats.jsm);
-    this.claimTtlMs = o.claimTtlMs;
-    this.owners = new OwnerIndex(new NatsOwnerRecords(o.nats.buckets.streamOwners), o.nodeId, (node) => o.liveness.isAlive(node));
-    this.hints = new NatsClaimHints(o.nats.nc, o.nodeId, o.received);
-    this.index = new ClaimIndex({
-      ...o.nats,
-      store,
-      nodeId: o.nodeId,
-      liveness: o.liveness,
-      logger: o.logger,
-      swept: (key, claim) => this.owners.drop(streamOwner({ account: claim.uuid, clientId: claim.clientId }), key, claim.node),
+  static overNats(o: MeshClaimsOptions): MeshClaims {
+    const { nats } = o;
+    return new MeshClaims({
+      ...o,
+      store: new NatsClaimStore(nats.buckets.streams, nats.js, nats.jsm),
+      hints: new NatsClaimHints(nats.nc, o.nodeId, o.received),
+      indexLog: new NatsClaimIndexLog({ ...nats, logger: o.logger }),
+      ownerRecords: new NatsOwnerRecords(nats.buckets.streamOwners),
     });
-    this.ownership = new Ownership({ store, hints: this.hints, nodeId: o.nodeId, evict: o.evict, index: this.index });
   }
 
-  /** Sweeps for claims of dead gateways every `sweepEveryMs` (the node timeout). */
-  async start(sweepEveryMs: number): Promise<void> {
+  constructor(p: MeshClaimsParts) {
+    const { store, nodeId, liveness, timers } = p;
+    this.claimTtlMs = p.claimTtlMs;
+    this.owners = new OwnerIndex({
+      records: p.ownerRecords,
+      nodeId,
+      isAlive: (node) => liveness.isAlive(node),
+      holder: async (key) => (await store.get(key, true))?.claim?.node ?? null,
+      timers,
+    });
+    this.hints = p.hints;
+    this.index = new ClaimIndex({
+      log: p.indexLog,
+      store,
+      nodeId,
+      liveness,
+      logger: p.logger,
+      timers,
+      swept: (key, claim) => this.owners.drop(streamOwner({ account: claim.uuid, clientId: claim.clientId }), key, claim.node),
+    });
+    this.ownership = new Ownership({
+      store,
+      hints: this.hints,
+      nodeId,
+      evict: p.evict,
+      index: this.index,
+      // A sweep may have taken the key out of the owner's record meanwhile.
+      reclaimed: (s) => {
+        if (this.counted.has(s.id)) this.owners.reassert(streamOwner(s), streamClaimKey(s));
+      },
+      timers,
+    });
+  }
+
+  /** Hears notices and hints from now on (`start` does it; the interleaving tests call only this). */
+  listen(): void {
     this.hints.listen(this.ownership);
+  }
+
+  /**
+   * Hears notices and hints, sweeps what this node's previous life left, then renews its claims and
+   * sweeps the claims of dead gateways every `sweepEveryMs` (the node timeout).
+   */
+  async start(sweepEveryMs: number): Promise<void> {
+    this.listen();
     await this.index.start(sweepEveryMs);
     this.ownership.start(this.claimTtlMs);
   }
@@ -74,6 +130,16 @@ export class MeshClaims {
   release(stream: ClaimedStream): void {
     this.ownership.release(stream.id);
     if (this.counted.delete(stream.id)) this.owners.remove(streamOwner(stream), streamClaimKey(stream));
+  }
+
+  /** Runs one renewal tick now (the timer's work; the interleaving tests call it as a step). */
+  renewalTick(): Promise<void> {
+    return this.ownership.renewals.onTick();
+  }
+
+  /** Sweeps one node's claims now (what the sweep does for each dead gateway; tests call it as a step). */
+  sweep(node: string): Promise<number> {
+    return this.index.sweepNode(node);
   }
 
   /** How far this gateway's least recently renewed claim is past its renewal (0 while on time). */

@@ -2,16 +2,24 @@
 // KV relay-stream-owners holds, per account (or API key), the claim keys it holds and on which node
 // (owner-records.ts). An open reads its owner's one record (a direct get); when a node's first
 // stream on a key opens or its last ends, the node brings the record in line with what it holds
-// (compare-and-set). Keys held by nodes taken for dead are not counted, and are dropped at the
-// owner's next write.
+// (compare-and-set). Keys held by nodes taken for dead are not counted, and stay in the record
+// until a sweep has taken their claims (`drop`): a node only paused still holds them when it is back.
+//
+// Who writes a key's entry: a node sets its own when its first stream on the key opens, and takes
+// out its own when its last ends. An entry naming another node gives way only when the claim, read
+// from the stream leader after the record, names this node (an open whose claim was replaced
+// meanwhile leaves the newer holder's entry alone); a sweep takes out a dead node's entry unless
+// the claim names that node again. Each reads the claim between its read of the record and its
+// compare-and-set, so the record's revision orders it against the other node's write.
 //
 // Round trips: a write is first tried on a *guess* of the record, where the node has one: the
 // record the open read for its caps, or, for a close, the record this node last wrote when it held
 // that key alone (a revision per local key is kept for that: the usual player on one channel).
-// An open is then one read and one write, such a close one write. A guess is never trusted beyond
-// its compare-and-set: a stale one fails and the record is read, and a guess that already looks
-// right is read too before the write is skipped. A write that fails for good is tried again later
-// (the caps would otherwise miscount for the stream's life).
+// An open is then one read and one write (and a read of the claim when it takes the key over from
+// another node), such a close one write. A guess is never trusted beyond its compare-and-set: a
+// stale one fails and the record is read, and a guess that already looks right is read too before
+// the write is skipped. A write that fails for good is tried again later (the caps would otherwise
+// miscount for the stream's life).
 //
 // Listing the claims bucket under `<account>.>` would need no second record, but on nats-server 2.9
 // a filtered read scans the whole stream: 30 ms per listing at 200,000 claims, 100-200 ms with a
@@ -19,6 +27,7 @@
 
 import { PacedQueue } from './paced-queue.js';
 import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords } from './owner-records.js';
+import { systemTimers, type CancelTimer, type Timers } from './timers.js';
 
 const WRITE_ATTEMPTS = 8;
 /** A write that failed for good (the bucket unreachable, or lost every round) is tried again after 1 s, 2 s, ... */
@@ -30,6 +39,15 @@ const RETRIES = 6;
  */
 const REMOVALS_IN_FLIGHT = 32;
 
+export interface OwnerIndexOptions {
+  records: OwnerRecords;
+  nodeId: string;
+  isAlive: (node: string) => boolean;
+  /** The node the key's claim names now (read from the stream leader), or null. */
+  holder: (key: string) => Promise<string | null>;
+  timers?: Timers;
+}
+
 /** What an open needs: streams other nodes hold for the owner, and whether one of them holds this key. */
 export interface RemoteHoldings {
   count: number;
@@ -38,10 +56,14 @@ export interface RemoteHoldings {
   record?: OwnerRecord;
 }
 
+/** Changes a copy of the record's holdings to what they should say. */
+type Edit = (h: Holdings) => void | Promise<void>;
+
 export class OwnerIndex {
   private readonly records: OwnerRecords;
   private readonly nodeId: string;
   private readonly isAlive: (node: string) => boolean;
+  private readonly holder: (key: string) => Promise<string | null>;
   /** Local streams per claim key (a key belongs to one owner): the entry goes when the last of them ends. */
   private readonly local = new Map<string, number>();
   /** What the owner's record probably is, per owner, while this node's writes of it are queued. */
@@ -50,18 +72,27 @@ export class OwnerIndex {
   private readonly soleAt = new Map<string, number>();
   /** One write at a time per owner from this node (they would only conflict with each other). */
   private readonly chains = new Map<string, Promise<void>>();
-  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private readonly retryTimers = new Set<CancelTimer>();
   /** Keys whose last local stream ended, waiting for their removal's turn. */
-  private readonly removals = new PacedQueue<{ owner: string; key: string }>(REMOVALS_IN_FLIGHT, ({ owner, key }) => {
-    const sole = this.local.has(key) ? undefined : this.soleAt.get(key);
-    if (sole !== undefined) this.soleAt.delete(key);
-    return this.sync(owner, key, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole });
-  });
+  private readonly removals: PacedQueue<{ owner: string; key: string }>;
+  private readonly timers: Timers;
 
-  constructor(records: OwnerRecords, nodeId: string, isAlive: (node: string) => boolean) {
-    this.records = records;
-    this.nodeId = nodeId;
-    this.isAlive = isAlive;
+  constructor(o: OwnerIndexOptions) {
+    this.records = o.records;
+    this.nodeId = o.nodeId;
+    this.isAlive = o.isAlive;
+    this.holder = o.holder;
+    const timers = o.timers ?? systemTimers;
+    this.timers = timers;
+    this.removals = new PacedQueue(
+      REMOVALS_IN_FLIGHT,
+      ({ owner, key }) => {
+        const sole = this.local.has(key) ? undefined : this.soleAt.get(key);
+        if (sole !== undefined) this.soleAt.delete(key);
+        return this.sync(owner, key, sole === undefined ? undefined : { holdings: new Map([[key, this.nodeId]]), revision: sole });
+      },
+      timers,
+    );
   }
 
   async remote(owner: string, key: string): Promise<RemoteHoldings> {
@@ -91,11 +122,24 @@ export class OwnerIndex {
     this.removals.add({ owner, key });
   }
 
-  /** Takes `key` out of the owner's record if `node` still holds it there (a dead node's, a sweep). */
+  /**
+   * A sweep took `node`'s claim of `key`: takes the key out of the owner's record if `node` still
+   * holds it there and the claim, read after the record, does not name it again (a node only
+   * paused writes its claim back, and `reassert`s the key).
+   */
   drop(owner: string, key: string, node: string): void {
-    this.change(owner, (h) => {
-      if (h.get(key) === node) h.delete(key);
-    }).catch(() => undefined); // the next write of the owner drops dead nodes' keys anyway
+    void this.persist(owner, async (h) => {
+      if (h.get(key) === node && (await this.holder(key)) !== node) h.delete(key);
+    });
+  }
+
+  /**
+   * This node wrote the key's claim back after a sweep took it: the key is written again, even
+   * when the record already names this node, so that a sweep's drop computed before (from a
+   * record that named it) fails its compare-and-set and reads again.
+   */
+  reassert(owner: string, key: string): void {
+    if (this.local.has(key)) void this.persist(owner, this.holdingsEdit(key), undefined, true);
   }
 
   /** Resolves once this node's writes so far, queued removals included, are done. */
@@ -105,34 +149,46 @@ export class OwnerIndex {
   }
 
   stop(): void {
-    for (const t of this.retryTimers) clearTimeout(t);
+    for (const cancel of this.retryTimers) cancel();
     this.retryTimers.clear();
   }
 
-  /**
-   * Makes the record say what this node holds of `key` at the time of the write; resolves after
-   * the first attempt, a failed one being tried again later.
-   */
-  private sync(owner: string, key: string, guess?: OwnerRecord, attempt = 0): Promise<void> {
-    const edit = (h: Holdings): void => {
+  /** Makes the record say what this node holds of `key` at the time of the write. */
+  private sync(owner: string, key: string, guess?: OwnerRecord): Promise<void> {
+    return this.persist(owner, this.holdingsEdit(key), guess);
+  }
+
+  private holdingsEdit(key: string): Edit {
+    return async (h) => {
+      const other = h.get(key);
+      // Another node's entry gives way only when the claim, read after the record, names this node:
+      // an open whose claim was replaced before this write must not write over the newer holder's
+      // entry (its own removal would then take the key out, and the newer stream with it).
+      if (this.local.has(key) && other !== undefined && other !== this.nodeId && (await this.holder(key)) !== this.nodeId) return;
       if (this.local.has(key)) h.set(key, this.nodeId);
       else if (h.get(key) === this.nodeId) h.delete(key);
     };
-    return this.change(owner, edit, guess).catch(() => {
+  }
+
+  /** `change`, resolving after the first attempt; one that fails for good is tried again later. */
+  private persist(owner: string, edit: Edit, guess?: OwnerRecord, force = false, attempt = 0): Promise<void> {
+    return this.change(owner, edit, guess, force).catch(() => {
       if (attempt >= RETRIES) return;
-      const timer = setTimeout(() => {
-        this.retryTimers.delete(timer);
-        void this.sync(owner, key, undefined, attempt + 1);
-      }, RETRY_FIRST_MS * 2 ** attempt);
-      timer.unref();
-      this.retryTimers.add(timer);
+      const cancel = this.timers.after(RETRY_FIRST_MS * 2 ** attempt, () => {
+        this.retryTimers.delete(cancel);
+        void this.persist(owner, edit, undefined, force, attempt + 1);
+      });
+      this.retryTimers.add(cancel);
     });
   }
 
-  /** Queues a write of the owner's record, first tried on `guess` when no write of it is queued. */
-  private change(owner: string, edit: (h: Holdings) => void, guess?: OwnerRecord): Promise<void> {
+  /**
+   * Queues a write of the owner's record, first tried on `guess` when no write of it is queued;
+   * `force`: written even when the edit changes nothing (a new revision).
+   */
+  private change(owner: string, edit: Edit, guess?: OwnerRecord, force = false): Promise<void> {
     if (guess !== undefined && !this.chains.has(owner)) this.guesses.set(owner, guess);
-    const next = (this.chains.get(owner) ?? Promise.resolve()).then(() => this.write(owner, edit));
+    const next = (this.chains.get(owner) ?? Promise.resolve()).then(() => this.write(owner, edit, force));
     const settled = next.catch(() => undefined);
     this.chains.set(owner, settled);
     void settled.then(() => {
@@ -143,16 +199,17 @@ export class OwnerIndex {
     return next;
   }
 
-  private async write(owner: string, edit: (h: Holdings) => void): Promise<void> {
+  private async write(owner: string, edit: Edit, force: boolean): Promise<void> {
     let base = this.guesses.get(owner);
     this.guesses.delete(owner);
     for (let attempt = 1; ; attempt++) {
       const read = base === undefined;
       base ??= await this.records.read(owner);
-      const holdings: Holdings = new Map();
-      for (const [k, node] of base.holdings) if (node === this.nodeId || this.isAlive(node)) holdings.set(k, node);
-      edit(holdings);
-      if (sameHoldings(holdings, base.holdings)) {
+      // Every node's entries are kept, those of nodes taken for dead too: such a node may be paused,
+      // not dead, and its live streams must still count when it is back. A sweep drops its keys.
+      const holdings: Holdings = new Map(base.holdings);
+      await edit(holdings);
+      if (!force && sameHoldings(holdings, base.holdings)) {
         // Nothing to change, as far as a fresh read shows: no write. A guess proves nothing.
         if (read) return;
         base = undefined;

@@ -1,41 +1,49 @@
 // One stream per (account, channel) across the mesh (spec 4.1 rule 4). Opening a stream writes its
-// claim to KV relay-streams by compare-and-set: the node reads the key, writes at that revision, and
-// so learns whom it replaced; it tells that node directly (claim-hints.ts) and the replaced stream
-// closes. KV orders the writes, so for two opens a millisecond apart on two nodes one write fails,
-// is retried against the winner, and replaces it: exactly one survivor, the later claim.
+// claim to KV relay-streams by compare-and-set (claim-writes.ts): the node reads the key, writes at
+// that revision, and so learns whom it replaced; it tells that node directly (a notice,
+// claim-hints.ts) and the replaced stream closes. KV orders the writes, so for two opens a
+// millisecond apart on two nodes one write fails, is retried against the winner, and replaces it:
+// exactly one survivor, the later claim.
 //
 // No node keeps a copy of the bucket. Each holds its own claims, renews them (claim-renewals.ts),
 // deletes them when its streams end (claim-releases.ts), and hears only the writes to the keys of
-// the accounts it holds streams for. The eviction reads one way: a hint or notice -> this file reads
-// the key (claim-checks.ts) -> `evict(stream id)` -> the gateway closes the stream -> its end comes
-// back as `release`.
-//
-// A lost notice is made up for by the account's subscription and, at the latest, by the renewal.
-// A claim deleted behind a live stream's back (a sweep that took this node for dead) is rewritten.
+// the accounts it holds streams for. How a node learns its claim was replaced, and what it believes:
+//  - a notice is acted on without a read: only a node whose compare-and-set succeeded sends one,
+//    naming the revision it wrote, so a notice newer than the claim proves the claim replaced;
+//  - a hint (a write or delete heard on the account's subscription) is checked by reading the key
+//    (claim-checks.ts): subscribers also hear writes the server refused, and hear them before they
+//    are stored. A hint naming the claim's own stream (its renewal coming back) is not read;
+//  - a renewal refused at a stale revision reads the key: the last safety net, for a lost notice.
+// A claim found replaced is lost: its stream is evicted once the step that found it is over
+// (claim-losses.ts) -> the gateway closes the stream -> its end comes back as `release`.
+// A key found free behind a live stream is written again unless another stream claimed it since: a
+// delete marker says who left it (claim-store.ts). A release's marker, or a sweep's of another
+// stream, means a newer stream held the key: the claim is lost. Aged out (nothing there), a sweep
+// of this very stream (a sweep that took this node for dead), or a marker of an earlier version
+// (it says nothing): written again.
 
 import { ClaimChecks } from './claim-checks.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from './claim-keys.js';
 import type { ClaimHints, ClaimNotice, HintListener } from './claim-hints.js';
 import type { ClaimNotes } from './claim-index.js';
+import { ClaimLosses } from './claim-losses.js';
 import { ClaimReleases } from './claim-releases.js';
+import { takeBackIfLanded, writeOver } from './claim-writes.js';
 import { RenewalSchedule } from './claim-renewals.js';
 import { isConflict, type ClaimStore } from './claim-store.js';
 import { IndexMap } from './index-map.js';
+import { systemTimers, type Timers } from './timers.js';
 
-/** How long after a claim write without an answer the key is read to see whether it landed. */
-const LOST_WRITE_CHECK_MS = 5000;
 export { claimKey, streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
-/** Compare-and-set rounds lost in a row before an open gives up (each loses only to a newer write). */
-const WRITE_ATTEMPTS = 5;
 
 interface LocalClaim {
   readonly stream: ClaimedStream;
   readonly key: string;
   /** The revision our claim was written at; 0 while the write is in flight. */
   revision: number;
-  /** The newest revision another connection wrote while ours was in flight. */
+  /** The newest revision a notice named while ours was still being written (compared once ours is known). */
   foreignRevision: number;
-  /** Another connection's claim replaced ours: nothing to renew or delete any more. */
+  /** Another connection's claim replaced ours: nothing to renew or delete any more, its stream evicted. */
   lost: boolean;
   /** The account whose keys are heard for this claim, until it is forgotten; null: none. */
   watched: string | null;
@@ -49,6 +57,9 @@ export interface OwnershipOptions {
   evict: (streamId: string) => void;
   /** The crash index (claim-index.ts): told of each key before it is claimed or renewed. */
   index?: ClaimNotes;
+  /** A live stream's claim, swept or aged out, was written back (the owner index writes its key again). */
+  reclaimed?: (stream: ClaimedStream) => void;
+  timers?: Timers;
 }
 
 const NO_NOTES: ClaimNotes = { claiming: () => Promise.resolve(), renewing: () => undefined };
@@ -57,23 +68,32 @@ export class Ownership implements HintListener {
   private readonly store: ClaimStore;
   private readonly hints: ClaimHints;
   private readonly nodeId: string;
-  private readonly evict: (streamId: string) => void;
   private readonly index: ClaimNotes;
+  private readonly reclaimed: (stream: ClaimedStream) => void;
+  private readonly timers: Timers;
   /** This node's claims, by stream id and by key (a hint names a key). */
   private readonly claims = new Map<string, LocalClaim>();
   private readonly byKey = new IndexMap<LocalClaim>();
   private readonly releases: ClaimReleases;
   readonly renewals: RenewalSchedule<LocalClaim>;
   /** Reads of a claim's key after a hint, one at a time per claim. */
-  private readonly checks = new ClaimChecks<LocalClaim>((c) => this.settle(c));
+  private readonly checks: ClaimChecks<LocalClaim>;
+  /** Lost claims whose streams are evicted once the current step is over (claim-losses.ts). */
+  private readonly losses: ClaimLosses<LocalClaim>;
 
   constructor(options: OwnershipOptions) {
     this.store = options.store;
     this.hints = options.hints;
     this.nodeId = options.nodeId;
-    this.evict = options.evict;
+    // A claim forgotten before its turn (its stream ended meanwhile) has nothing to evict.
+    this.losses = new ClaimLosses((c) => {
+      if (this.claims.get(c.stream.id) === c) options.evict(c.stream.id);
+    });
     this.index = options.index ?? NO_NOTES;
-    this.releases = new ClaimReleases(this.store);
+    this.timers = options.timers ?? systemTimers;
+    this.reclaimed = options.reclaimed ?? (() => undefined);
+    this.checks = new ClaimChecks((c) => this.settle(c), this.timers);
+    this.releases = new ClaimReleases(this.store, this.timers);
     this.renewals = new RenewalSchedule((c) => this.renew(c));
   }
 
@@ -103,49 +123,20 @@ export class Ownership implements HintListener {
       await this.index.claiming(key);
       // Released while its key was being noted (the client left): nothing written, nothing to take back.
       if (this.claims.get(stream.id) !== c) return;
-      revision = await this.write(c);
+      revision = await writeOver(this.store, this.hints, key, claimRecord(this.nodeId, stream));
     } catch (err) {
-      if (!isConflict(err)) this.checkLostWrite(c);
+      if (!isConflict(err)) takeBackIfLanded(this.store, this.timers, key, stream.id, (r) => this.releases.add(r));
       this.forget(c);
       throw err;
     }
     if (this.claims.get(stream.id) !== c) return this.releases.add({ key, revision, conn: stream.id });
     c.revision = revision;
     this.renewals.add(c);
+    // A notice came first: a newer claim replaced ours before we heard our own answer.
     if (c.foreignRevision > revision) this.lose(c);
   }
 
-  /** Reads the key and writes over whatever it holds at that revision; tells the node it replaced. */
-  private async write(c: LocalClaim): Promise<number> {
-    const record = claimRecord(this.nodeId, c.stream);
-    for (let attempt = 1; ; attempt++) {
-      // A stream's own key (no channel) is new: nothing to read.
-      const now = c.key.startsWith('solo.') ? null : await this.store.get(c.key);
-      try {
-        const revision = await this.store.write(c.key, record, now?.revision ?? 0);
-        const replaced = now?.claim;
-        if (replaced != null && replaced.conn !== c.stream.id) this.hints.tell(replaced.node, { key: c.key, conn: replaced.conn, revision });
-        return revision;
-      } catch (err) {
-        // Someone wrote the key between our read and our write: read again, and replace them.
-        if (!isConflict(err) || attempt >= WRITE_ATTEMPTS) throw err;
-      }
-    }
-  }
-
-  /** A write whose answer was lost may have been applied: once it would have landed, it is taken back if it names the stream. */
-  private checkLostWrite(c: LocalClaim): void {
-    setTimeout(() => {
-      void this.store.get(c.key).then(
-        (now) => {
-          if (now?.claim?.conn === c.stream.id) this.releases.add({ key: c.key, revision: now.revision, conn: c.stream.id });
-        },
-        () => undefined,
-      );
-    }, LOST_WRITE_CHECK_MS).unref();
-  }
-
-  /** A node whose write replaced one of ours says so. */
+  /** A node whose write replaced one of ours says so: believed without a read (see the top of this file). */
   noticed(n: ClaimNotice): void {
     const c = this.claims.get(n.conn);
     if (c === undefined || c.key !== n.key) return;
@@ -154,14 +145,20 @@ export class Ownership implements HintListener {
     else if (n.revision > c.revision) this.lose(c);
   }
 
-  /** A write or delete of the key was seen: each of our claims on it, unless the write was its own, is checked against the bucket. */
+  /**
+   * A write or delete of the key was heard: each of our written, not lost claims on it is checked
+   * by reading the key, unless the write named the claim's own stream. A claim still being written
+   * is not: its own write's answer and a notice decide it.
+   */
   hint(key: string, writer: string | null): void {
     for (const c of this.byKey.get(key)) if (c.revision !== 0 && !c.lost && c.stream.id !== writer) void this.checks.check(c, { recheck: true });
   }
 
   /**
-   * Brings our claim in line with the key: replaced -> lost; gone -> written again; ours -> its
-   * revision. True when the key still held our claim at the revision we knew (nothing to do).
+   * Brings our claim in line with the key, read from the stream leader: ours -> its revision;
+   * another claim, or a marker left by another stream's release or sweep, after ours -> lost; aged
+   * out, or a marker of a sweep of this stream or of an earlier version -> written again. True when the key still held our claim at the revision we knew
+   * (nothing changed yet: claim-checks.ts reads once more a moment later).
    */
   private async settle(c: LocalClaim): Promise<boolean> {
     if (!this.live(c)) return false;
@@ -173,19 +170,27 @@ export class Ownership implements HintListener {
       c.revision = Math.max(c.revision, now.revision);
       return known;
     }
-    if (now !== null && now.claim !== null) {
+    // Another stream's claim, a release's marker, or a sweep's of another stream: another stream
+    // claimed the key after ours, and may have let it go since. Ours was replaced.
+    if (now !== null && (now.claim !== null || (now.freed !== undefined && (now.freed.by === 'release' || now.freed.conn !== c.stream.id)))) {
       if (now.revision > c.revision) this.lose(c);
       return false;
     }
-    // Deleted by another node (a sweep that took this node for dead) or aged out: the stream is
-    // alive, so the claim is written again unless someone claims the key first.
+    // Aged out (this node was paused past the claim's TTL), swept from under a live stream (a sweep
+    // took this node for dead), or a marker that says nothing (an earlier version's, taken for a
+    // sweep as that version took it): written again unless someone claims the key first.
     try {
       // Noted again: a sweep that deleted the claim also cleared this node's index.
       await this.index.claiming(c.key);
       const revision = await this.store.write(c.key, claimRecord(this.nodeId, c.stream), now?.revision ?? 0);
-      if (this.claims.get(c.stream.id) === c) c.revision = revision;
-      else this.releases.add({ key: c.key, revision, conn: c.stream.id });
+      if (this.claims.get(c.stream.id) !== c) {
+        this.releases.add({ key: c.key, revision, conn: c.stream.id });
+      } else {
+        c.revision = revision;
+        this.reclaimed(c.stream);
+      }
     } catch (err) {
+      // Someone claimed the key first: read again (and lose to them). Not answered: the renewal looks again.
       if (isConflict(err)) return this.settle(c);
     }
     return false;
@@ -195,11 +200,12 @@ export class Ownership implements HintListener {
     return !c.lost && this.claims.get(c.stream.id) === c;
   }
 
+  /** Marks the claim lost (nothing more to renew or delete) and queues its stream's eviction. */
   private lose(c: LocalClaim): void {
     if (c.lost) return;
     c.lost = true;
     this.renewals.delete(c);
-    this.evict(c.stream.id);
+    this.losses.add(c);
   }
 
   /** Rewrites a live claim at its revision; true once written (or nothing is due), false if not. */
@@ -225,7 +231,7 @@ export class Ownership implements HintListener {
     const c = this.claims.get(streamId);
     if (c === undefined) return;
     this.forget(c);
-    // Still being written: `claim` takes it back when the write lands.
+    // Still being written: `claim` takes it back when the write lands. Lost: the key is another's.
     if (c.revision === 0 || c.lost) return;
     this.releases.add({ key: c.key, revision: c.revision, conn: c.stream.id });
   }

@@ -5,6 +5,8 @@
 // The claims' deletes (claim-releases.ts) and the owner records' removals (owner-index.ts) go
 // through one of these each.
 
+import { systemTimers, type Timers } from './timers.js';
+
 export class PacedQueue<T> {
   private queue: T[] = [];
   private head = 0;
@@ -17,6 +19,7 @@ export class PacedQueue<T> {
   constructor(
     private readonly limit: number,
     private readonly work: (item: T) => Promise<void>,
+    private readonly timers: Timers = systemTimers,
   ) {}
 
   add(item: T): void {
@@ -27,10 +30,10 @@ export class PacedQueue<T> {
   /** Queues the item again after `ms`, counted as pending meanwhile. */
   retryLater(item: T, ms: number): void {
     this.held++;
-    setTimeout(() => {
+    this.timers.after(ms, () => {
       this.held--;
       this.add(item);
-    }, ms).unref();
+    });
   }
 
   /** Items waiting, being worked on, or held for a retry. */

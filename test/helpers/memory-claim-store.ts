@@ -1,15 +1,19 @@
 // An in-memory claims bucket with JetStream's revision semantics, for the ownership rules' own
 // tests: one sequence for the whole bucket, writes and deletes at an expected revision (0: absent,
 // which a delete marker is not), delete markers, a max age after which an unrenewed key is gone with
-// no marker, and answers that can be lost (the write applied, the caller told it failed).
+// no marker, and answers that can be lost (the write applied, the caller told it failed). The
+// `...Now` methods apply an operation at once: the interleaving tests call them when they decide an
+// operation lands (test/helpers/interleavings/).
 import type { StreamClaim } from '../../schemas/records.js';
 import type { ClaimHints, ClaimNotice, HintListener } from '../../services/gateway/claim-hints.js';
-import { ClaimConflict, type ClaimStore, type StoredClaim } from '../../services/gateway/claim-store.js';
+import { ClaimConflict, type ClaimStore, type Freed, type StoredClaim } from '../../services/gateway/claim-store.js';
 
 interface Entry {
   claim: StreamClaim | null;
   revision: number;
   writtenAt: number;
+  /** On a delete marker: who left it (none: a marker of an earlier version, which said nothing). */
+  freed?: Freed;
 }
 
 export class MemoryClaimStore implements ClaimStore {
@@ -28,30 +32,60 @@ export class MemoryClaimStore implements ClaimStore {
   async get(key: string): Promise<StoredClaim | null> {
     this.reads++;
     await Promise.resolve();
-    const e = this.live(key);
-    return e === undefined ? null : { claim: e.claim, revision: e.revision };
+    return this.getNow(key);
   }
 
   async write(key: string, claim: StreamClaim, revision: number): Promise<number> {
     await Promise.resolve();
+    return this.answer(this.writeNow(key, claim, revision));
+  }
+
+  async remove(key: string, revision: number, freed: Freed): Promise<void> {
+    await Promise.resolve();
+    this.removeNow(key, revision, freed);
+    this.answer(0);
+  }
+
+  getNow(key: string): StoredClaim | null {
+    return this.peek(key) ?? null;
+  }
+
+  /** Writes the claim if the key is at `revision` (else throws ClaimConflict); returns its revision. */
+  writeNow(key: string, claim: StreamClaim, revision: number): number {
     this.expect(key, revision);
     const entry = { claim, revision: ++this.seq, writtenAt: this.now };
     this.entries.set(key, entry);
     this.onChange(key);
-    return this.answer(entry.revision);
+    return entry.revision;
   }
 
-  async remove(key: string, revision: number): Promise<void> {
-    await Promise.resolve();
+  /**
+   * Deletes the key, leaving a marker that says who did (none: as an earlier version did), if it is
+   * at `revision` (else throws ClaimConflict); returns the marker's revision.
+   */
+  removeNow(key: string, revision: number, freed?: Freed): number {
     this.expect(key, revision);
-    this.entries.set(key, { claim: null, revision: ++this.seq, writtenAt: this.now });
+    this.entries.set(key, { claim: null, revision: ++this.seq, writtenAt: this.now, ...(freed !== undefined ? { freed } : {}) });
     this.onChange(key);
-    this.answer(0);
+    return this.seq;
+  }
+
+  /** Ages out, with no marker, every claim `old` picks (as the bucket's max age does an unrenewed one). */
+  ageOut(old: (claim: StreamClaim) => boolean): string[] {
+    const gone = [...this.entries].filter(([, e]) => e.claim !== null && old(e.claim)).map(([key]) => key);
+    for (const key of gone) this.entries.delete(key);
+    return gone;
+  }
+
+  /** Every key the bucket holds now (markers included). */
+  keys(): string[] {
+    return [...this.entries.keys()].filter((key) => this.live(key) !== undefined);
   }
 
   /** What is there now, without the async hop. */
   peek(key: string): StoredClaim | undefined {
-    return this.live(key);
+    const e = this.live(key);
+    return e === undefined ? undefined : { claim: e.claim, revision: e.revision, ...(e.freed !== undefined ? { freed: e.freed } : {}) };
   }
 
   private answer(revision: number): number {
@@ -82,6 +116,14 @@ export class MemoryHints implements ClaimHints {
   readonly watched = new Map<string, number>();
 
   constructor(private readonly nodes: Map<string, HintListener>) {}
+
+  listen(): void {
+    // The nodes' listeners are the map given to the constructor.
+  }
+
+  close(): void {
+    this.watched.clear();
+  }
 
   watchAccount(account: string): void {
     this.watched.set(account, (this.watched.get(account) ?? 0) + 1);

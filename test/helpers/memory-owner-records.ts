@@ -1,6 +1,7 @@
 // KV relay-stream-owners in memory, with JetStream's revision semantics (one sequence for the
 // bucket, writes at an expected revision, a delete leaving a marker), counting round trips, for the
-// owner index's own tests.
+// owner index's own tests. `writeNow` applies a write at once: the interleaving tests call it when
+// they decide a write lands (test/helpers/interleavings/).
 import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords } from '../../services/gateway/owner-records.js';
 
 export class MemoryOwnerRecords implements OwnerRecords {
@@ -29,11 +30,21 @@ export class MemoryOwnerRecords implements OwnerRecords {
       this.failNextWrites--;
       throw new OwnerRecordConflict(owner);
     }
+    return this.writeNow(owner, holdings, revision);
+  }
+
+  /** Writes the record (a delete when empty) if it is at `revision`, else throws OwnerRecordConflict. */
+  writeNow(owner: string, holdings: Holdings, revision: number): OwnerRecord {
     if (this.peek(owner).revision !== revision) throw new OwnerRecordConflict(owner);
     const stored = { holdings: new Map(holdings), revision: ++this.seq };
     // A delete leaves a marker at a revision of its own, which the writer is not told.
     this.records.set(owner, holdings.size > 0 ? stored : { holdings: new Map(), revision: stored.revision });
     return holdings.size > 0 ? stored : { holdings: new Map(), revision: 0 };
+  }
+
+  /** Every owner with a record (or a marker) now. */
+  owners(): string[] {
+    return [...this.records.keys()];
   }
 
   /** The record as stored now (a copy), without a round trip. */

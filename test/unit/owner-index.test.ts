@@ -12,9 +12,18 @@ const KEY_B = `${OWNER}.b_example_net`;
 
 let records: MemoryOwnerRecords;
 let dead: Set<string>;
+/** Which node each key's claim names, as the claims bucket would answer (null: none; unset: the node asking). */
+let claims: Map<string, string | null>;
+/** Runs when a node reads a claim, before the answer comes back (another node's writes may land meanwhile). */
+let whileReadingClaim: (() => Promise<void>) | undefined;
 
 function node(id: string): OwnerIndex {
-  return new OwnerIndex(records, id, (n) => !dead.has(n));
+  const holder = async (key: string): Promise<string | null> => {
+    const answer = claims.has(key) ? claims.get(key)! : id;
+    await whileReadingClaim?.();
+    return answer;
+  };
+  return new OwnerIndex({ records, nodeId: id, isAlive: (n) => !dead.has(n), holder });
 }
 
 const held = (): Record<string, string> => Object.fromEntries(records.peek(OWNER).holdings);
@@ -22,6 +31,8 @@ const held = (): Record<string, string> => Object.fromEntries(records.peek(OWNER
 beforeEach(() => {
   records = new MemoryOwnerRecords();
   dead = new Set();
+  claims = new Map();
+  whileReadingClaim = undefined;
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -102,6 +113,22 @@ describe('owner index', () => {
     expect(held()).toEqual({ [KEY_A]: 'gw-a' });
   });
 
+  // Guards (issue 27, found by test/unit/ownership-interleavings.test.ts): an open on gw-a whose
+  // claim gw-b replaced wrote the key as gw-a's over gw-b's entry, and gw-a's close then took the
+  // key out: gw-b's live stream was counted nowhere.
+  it('an open whose claim was replaced before its record write leaves the newer holder’s key alone, and its close too', async () => {
+    const [a, b] = [node('gw-a'), node('gw-b')];
+    const seenByA = await a.remote(OWNER, KEY_A);
+    b.add(OWNER, KEY_A, (await b.remote(OWNER, KEY_A)).record);
+    await b.settled();
+    claims.set(KEY_A, 'gw-b');
+    a.add(OWNER, KEY_A, seenByA.record);
+    await a.settled();
+    a.remove(OWNER, KEY_A);
+    await a.settled();
+    expect(held()).toEqual({ [KEY_A]: 'gw-b' });
+  });
+
   it('a write that fails for good is tried again, with what the node holds by then', async () => {
     vi.useFakeTimers();
     const a = node('gw-a');
@@ -141,7 +168,10 @@ describe('owner index', () => {
     expect(records.writes - writes).toBe(40);
   });
 
-  it('keys of nodes taken for dead are not counted, and are dropped at the owner’s next write', async () => {
+  // Guards (issue 27, found by test/unit/ownership-interleavings.test.ts): another node's write
+  // of the record dropped the keys of a node taken for dead; the node was only paused, and its
+  // live stream was counted nowhere once it was back.
+  it('keys of nodes taken for dead are not counted, and stay in the record: a node only paused counts again once it is back', async () => {
     const [a, b] = [node('gw-a'), node('gw-b')];
     b.add(OWNER, KEY_B);
     await b.settled();
@@ -149,6 +179,40 @@ describe('owner index', () => {
     expect(await a.remote(OWNER, KEY_A)).toMatchObject({ count: 0, holdsKey: false });
     a.add(OWNER, KEY_A);
     await a.settled();
+    expect(held()).toEqual({ [KEY_A]: 'gw-a', [KEY_B]: 'gw-b' });
+    dead.delete('gw-b');
+    expect(await node('gw-c').remote(OWNER, KEY_A)).toMatchObject({ count: 2, holdsKey: true });
+  });
+
+  it('a sweep’s drop takes out the key of a node whose claim is gone, and keeps one whose node wrote its claim back', async () => {
+    const [s, b] = [node('gw-s'), node('gw-b')];
+    b.add(OWNER, KEY_A);
+    b.add(OWNER, KEY_B);
+    await b.settled();
+    claims.set(KEY_A, null);
+    claims.set(KEY_B, 'gw-b');
+    s.drop(OWNER, KEY_A, 'gw-b');
+    s.drop(OWNER, KEY_B, 'gw-b');
+    await s.settled();
+    expect(held()).toEqual({ [KEY_B]: 'gw-b' });
+  });
+
+  // Guards (issue 27): a paused node swept, woken and writing its claim back found its key still in
+  // the record and wrote nothing; the sweep's drop, computed from the same record, then took it out.
+  it('a key written back after a sweep is written again, so a drop computed before it reads again and keeps it', async () => {
+    const [a, s] = [node('gw-a'), node('gw-s')];
+    a.add(OWNER, KEY_A);
+    await a.settled();
+    // The sweep's drop reads the record and the (swept) claim; meanwhile gw-a writes its claim back.
+    claims.set(KEY_A, null);
+    whileReadingClaim = async () => {
+      whileReadingClaim = undefined;
+      claims.set(KEY_A, 'gw-a');
+      a.reassert(OWNER, KEY_A);
+      await a.settled();
+    };
+    s.drop(OWNER, KEY_A, 'gw-a');
+    await s.settled();
     expect(held()).toEqual({ [KEY_A]: 'gw-a' });
   });
 

@@ -142,11 +142,11 @@ describe('claim rules', () => {
     expect(store.reads).toBe(reads);
   });
 
-  it('reclaim: a claim deleted behind a live stream’s back (a sweep that took its node for dead) is written again', async () => {
+  it('reclaim: a claim swept from under a live stream (a sweep that took its node for dead) is written again', async () => {
     const a = node('a');
     const s = stream();
     await a.ownership.claim(s);
-    await store.remove(KEY, store.peek(KEY)!.revision);
+    await store.remove(KEY, store.peek(KEY)!.revision, { by: 'sweep', conn: s.id });
     await settle();
     expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
     expect(a.evicted).toEqual([]);
@@ -161,12 +161,57 @@ describe('claim rules', () => {
     await a.ownership.claim(s);
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     subscriptions = false;
-    a.ownership.hint(KEY, null); // the delete's message, ahead of the delete itself
+    a.ownership.hint(KEY, null); // the sweep's message, ahead of the sweep itself
     await settle();
-    await store.remove(KEY, store.peek(KEY)!.revision);
+    await store.remove(KEY, store.peek(KEY)!.revision, { by: 'sweep', conn: s.id });
     await settle();
     expect(store.peek(KEY)?.claim).toBeNull();
     vi.advanceTimersByTime(1000);
+    await settle();
+    expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
+    expect(a.evicted).toEqual([]);
+  });
+
+  // Guards (issue 27, found by test/unit/ownership-interleavings.test.ts): a stream replaced by
+  // another node's open, which then closed before its notice arrived, took the delete of the newer
+  // claim for a sweep, wrote its own claim back and outlived the open that should have evicted it.
+  it('lose: a claim replaced and then released (a release’s marker) ends the stream rather than being written back', async () => {
+    const [a, b] = [node('a'), node('b')];
+    const first = stream();
+    await a.ownership.claim(first);
+    // The notice is lost, and the subscription's hint of the newer claim arrives after its delete.
+    a.hints.dropNotices = b.hints.dropNotices = true;
+    subscriptions = false;
+    const second = stream();
+    await b.ownership.claim(second);
+    b.ownership.release(second.id);
+    await b.ownership.settled();
+    a.ownership.hint(KEY, second.id);
+    await settle();
+    expect(a.evicted).toEqual([first.id]);
+    expect(store.peek(KEY)?.claim).toBeNull();
+  });
+
+  it('lose: a claim replaced by a stream whose node then crashed and was swept ends the stream rather than being written back', async () => {
+    const [a, b] = [node('a'), node('b')];
+    const first = stream();
+    await a.ownership.claim(first);
+    a.hints.dropNotices = b.hints.dropNotices = true;
+    subscriptions = false;
+    const second = stream();
+    await b.ownership.claim(second);
+    listeners.delete('b');
+    await store.remove(KEY, store.peek(KEY)!.revision, { by: 'sweep', conn: second.id });
+    a.ownership.hint(KEY, null);
+    await settle();
+    expect(a.evicted).toEqual([first.id]);
+  });
+
+  it('reclaim: a delete marker that says nothing (an earlier version’s release or sweep) is taken for a sweep, as that version took it', async () => {
+    const a = node('a');
+    const s = stream();
+    await a.ownership.claim(s);
+    store.removeNow(KEY, store.peek(KEY)!.revision);
     await settle();
     expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
     expect(a.evicted).toEqual([]);

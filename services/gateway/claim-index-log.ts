@@ -1,0 +1,81 @@
+// Where the crash index (claim-index.ts) keeps each gateway's claimed keys: the stream
+// RELAY_CLAIM_INDEX (made by `relay setup`, kept CLAIM_TTL: as long as the claims bucket keeps an
+// unrenewed claim), one subject per gateway. A message is a newline-separated list of keys. Tests
+// keep the same log in memory (test/helpers/interleavings/).
+
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { Logger } from '../core/logger.js';
+import { CLAIM_INDEX_PREFIX, CLAIM_INDEX_STREAM } from '../core/subjects.js';
+
+/** nats-server's default payload limit, when the connection has not said its own. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+export interface ClaimIndexLog {
+  /** Adds keys to the node's list; handed to the connection before this returns, not acknowledged. */
+  append(node: string, keys: string[]): void;
+  /** Every key the node's list holds (its messages age out after CLAIM_TTL). */
+  read(node: string): Promise<Set<string>>;
+}
+
+export interface NatsClaimIndexLogOptions {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  logger: Logger;
+}
+
+export class NatsClaimIndexLog implements ClaimIndexLog {
+  constructor(private readonly o: NatsClaimIndexLogOptions) {}
+
+  /** A core publish the stream stores without an acknowledgement: best effort (what it misses ages out of the bucket). */
+  append(node: string, keys: string[]): void {
+    for (const batch of batches(keys, this.maxPayload())) {
+      try {
+        this.o.nc.publish(CLAIM_INDEX_PREFIX + node, batch);
+      } catch (err) {
+        // The connection is closing: claims not indexed age out of the bucket by its max age.
+        this.o.logger.warn({ err, keys: batch.split('\n').length }, 'could not note claimed keys in the claim index');
+      }
+    }
+  }
+
+  async read(node: string): Promise<Set<string>> {
+    const keys = new Set<string>();
+    const consumer = await this.o.js.consumers.get(CLAIM_INDEX_STREAM, { filter_subjects: CLAIM_INDEX_PREFIX + node });
+    try {
+      if ((await consumer.info(true)).num_pending === 0) return keys;
+      const messages = await consumer.consume({ max_messages: 512 });
+      try {
+        for await (const m of messages) {
+          for (const key of m.string().split('\n')) if (key !== '') keys.add(key);
+          if (m.info.pending === 0) break;
+        }
+      } finally {
+        await messages.close();
+      }
+      return keys;
+    } finally {
+      await consumer.delete().catch(() => undefined);
+    }
+  }
+
+  /** The server's payload limit, with room for the protocol around it. */
+  private maxPayload(): number {
+    return Math.max(1024, (this.o.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - 1024);
+  }
+}
+
+/** Keys joined by newlines into messages of at most `limit` bytes (a key is ASCII: a byte a character). */
+export function batches(keys: string[], limit: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const key of keys) {
+    if (current !== '' && current.length + 1 + key.length > limit) {
+      out.push(current);
+      current = '';
+    }
+    current = current === '' ? key : `${current}\n${key}`;
+  }
+  if (current !== '') out.push(current);
+  return out;
+}

@@ -1,0 +1,97 @@
+// The ownership rules at every interleaving (issue 27). Each scenario (test/helpers/interleavings/
+// scenarios.ts) runs the real MeshClaims of two or three simulated gateways over in-memory buckets,
+// and the explorer takes their steps in many orders, checking the rules after each step and at the
+// end (invariants.ts). Here every scenario runs, in a second or so, every one of its schedules
+// (explorer.ts: sleep-set partial-order reduction) when there are few enough (`everySchedule`), else:
+//   - every schedule within DELAYS delays of the default order (the search must finish), then
+//   - SAMPLES schedules chosen at random, seeds 1 to SAMPLES (what the bounded search leaves out).
+// INTERLEAVINGS=exhaustive runs every schedule of each scenario instead (docs/ARCHITECTURE.md gives
+// the counts, and which scenarios are too large for it). A failure prints its schedule step by step, with the line that replays it.
+// INTERLEAVING='<scenario name prefix>#<seed>' reruns one sampled schedule alone and prints it.
+import { describe, expect, it } from 'vitest';
+import { describeFailure, explore } from '../helpers/interleavings/explorer.js';
+import { replay, sample, sampleOne } from '../helpers/interleavings/schedules.js';
+import { scenario, specs, type Spec } from '../helpers/interleavings/scenarios.js';
+
+const EXHAUSTIVE = process.env.INTERLEAVINGS === 'exhaustive';
+const DELAYS = 2;
+const SAMPLES = 300;
+/** Far more than DELAYS needs in any scenario here: reaching it means a scenario grew too big. */
+const BUDGET = EXHAUSTIVE ? 10_000_000 : 5_000;
+
+function specNamed(prefix: string): Spec {
+  const spec = specs.find((s) => s.name.startsWith(prefix));
+  if (spec === undefined) throw new Error(`no scenario is named ${prefix}...`);
+  return spec;
+}
+
+describe('the ownership rules at every interleaving', () => {
+  for (const spec of specs) it(spec.name, async () => {
+    const witnessed = new Set<string>();
+    const every = EXHAUSTIVE || spec.everySchedule === true;
+    const s = scenario(spec, witnessed, every ? { budget: BUDGET } : { budget: BUDGET, delays: DELAYS });
+    const searched = await explore(s);
+    if (searched.failure !== undefined) expect.fail(describeFailure(s, searched.failure));
+    expect(searched.complete, `the search of ${spec.name} stopped at its budget`).toBe(true);
+    const sampled = every ? { schedules: 0 } : await sample(s, SAMPLES);
+    if (sampled.failure !== undefined) expect.fail(`${describeFailure(s, sampled.failure)}\nrerun it alone: INTERLEAVING='${spec.name.slice(0, 30)}#${sampled.failure.seed}'`);
+    console.info(`${spec.name}: ${searched.schedules} schedules (${searched.pruned} runs pruned), ${searched.exhaustive ? 'every one' : `every one within ${DELAYS} delays`}; ${sampled.schedules} sampled`);
+    expect([...witnessed], 'the races the scenario is about were reached').toEqual(expect.arrayContaining([...spec.reaches]));
+  });
+});
+
+/**
+ * Schedules that broke the rules before their fixes (issue 27), replayed on the code as it is: a
+ * step the fixed code no longer takes is passed over. Each also has a test at its own level (named
+ * in its `guards`).
+ */
+const regressions: Array<{ name: string; scenario: string; guards: string; schedule: string[] }> = [
+  {
+    name: 'a claim replaced and then released is not written back by the stream it replaced',
+    scenario: 'a hint arrives while the key is being read',
+    guards: 'ownership-rules: lose: a claim replaced and then released ...',
+    schedule: ['act:b opens b1', 'timer:b', 'land:b:claims', 'msg:b>a', 'msg:b>b', 'land:b:claims', 'answer:b:claims', 'land:b:owners', 'land:b:claims', 'land:b:owners', 'answer:b:owners', 'act:b1 leaves', 'land:b:claims', 'land:a:claims', 'answer:b:claims', 'land:b:owners', 'answer:b:owners', 'timer:a', 'msg:a>a', 'land:a:claims'],
+  },
+  {
+    name: 'an open whose claim was replaced does not write its key over the newer holder’s in the owner record',
+    scenario: 'two opens at once on two nodes',
+    guards: 'owner-index: an open whose claim was replaced before its record write ...',
+    schedule: ['act:a opens a1', 'timer:a', 'land:a:claims', 'msg:a>a', 'land:a:claims', 'answer:a:claims', 'land:a:owners', 'act:b opens b1', 'timer:b', 'land:b:claims', 'msg:b>a', 'msg:b>b', 'land:b:claims', 'answer:b:claims', 'land:b:owners', 'land:b:owners', 'land:a:owners', 'answer:a:owners', 'answer:b:owners', 'land:a:owners', 'land:a:claims', 'msg:b>a', 'land:a:owners', 'answer:a:owners', 'land:a:owners', 'answer:a:owners'],
+  },
+  {
+    name: 'another node’s write of the owner record keeps the key of a node taken for dead',
+    scenario: 'a node paused past the node timeout while',
+    guards: 'owner-index: keys of nodes taken for dead are not counted, and stay in the record ...',
+    schedule: ['act:a pauses', 'act:b opens b1 on another channel', 'timer:b', 'land:b:claims', 'msg:b>b', 'land:b:claims', 'answer:b:claims', 'land:b:owners', 'land:b:owners', 'answer:b:owners', 'act:a wakes', 'msg:b>a', 'act:the mesh hears a again'],
+  },
+  {
+    name: 'a claim written back after a sweep is written to the owner record again, after the sweep’s drop',
+    scenario: 'a node paused past the node timeout is swept',
+    guards: 'owner-index: a sweep’s drop takes out the key of a node whose claim is gone ...',
+    schedule: ['act:a pauses', 'act:b sweeps a', 'land:b:claims', 'land:b:claims', 'answer:b:claims', 'land:b:owners', 'land:b:claims', 'land:b:owners', 'answer:b:owners', 'act:a wakes', 'msg:b>a', 'land:a:claims', 'timer:a', 'msg:a>a', 'land:a:claims', 'answer:a:claims', 'act:the mesh hears a again'],
+  },
+  {
+    name: 'a sweep’s drop computed before a claim was written back reads again and keeps the key',
+    scenario: 'a node paused past the node timeout is swept',
+    guards: 'owner-index: a key written back after a sweep is written again ...',
+    schedule: ['act:a pauses', 'act:b sweeps a', 'land:b:claims', 'land:b:claims', 'answer:b:claims', 'land:b:owners', 'land:b:claims', 'act:a wakes', 'msg:b>a', 'land:a:claims', 'timer:a', 'msg:a>a', 'land:a:claims', 'answer:a:claims', 'land:a:owners', 'land:b:owners', 'answer:b:owners', 'act:the mesh hears a again'],
+  },
+];
+
+describe('schedules that broke the ownership rules, replayed', () => {
+  for (const r of regressions) it(r.name, async () => {
+    const s = scenario(specNamed(r.scenario), new Set(), { budget: 1 });
+    const { problems } = await replay(s, r.schedule, { lenient: true });
+    expect(problems).toEqual([]);
+  });
+});
+
+describe.runIf(process.env.INTERLEAVING !== undefined)('one schedule alone', () => {
+  it(`${process.env.INTERLEAVING}`, async () => {
+    const [prefix, seed] = (process.env.INTERLEAVING ?? '').split('#');
+    const s = scenario(specNamed(prefix!), new Set(), { budget: 1 });
+    const { steps, problems } = await sampleOne(s, Number(seed));
+    console.info([...steps.map((x, i) => `${String(i + 1).padStart(3)}. ${x.label}`), ...problems.map((p) => `  - ${p}`)].join('\n'));
+    expect(problems).toEqual([]);
+  });
+});
