@@ -36,7 +36,11 @@ export interface NatsNodeOptions {
   port?: number;
   monitorPort?: number;
   serverName?: string;
-  cluster?: { name: string; port: number; routes: number[] };
+  /**
+   * `routes`: ports on 127.0.0.1 this node dials (the fault campaign points them at its proxies);
+   * `settings`: more lines inside the cluster block (`no_advertise`, `advertise`).
+   */
+  cluster?: { name: string; port: number; routes: number[]; settings?: string };
   /** Where nats-server writes its log; defaults to <storeDir>/nats.log. */
   logFile?: string;
   /**
@@ -94,7 +98,8 @@ async function startNatsNodeOnce(options: NatsNodeOptions): Promise<NatsNode> {
   ];
   if (options.cluster !== undefined) {
     const routes = options.cluster.routes.map((p) => `"nats-route://127.0.0.1:${p}"`).join(', ');
-    lines.push(`cluster { name: "${options.cluster.name}", listen: "127.0.0.1:${options.cluster.port}", routes: [${routes}] }`);
+    const settings = options.cluster.settings === undefined ? '' : `, ${options.cluster.settings}`;
+    lines.push(`cluster { name: "${options.cluster.name}", listen: "127.0.0.1:${options.cluster.port}", routes: [${routes}]${settings} }`);
   }
   if (options.extraConfig !== undefined) lines.push(options.extraConfig);
   writeFileSync(configFile, lines.join('\n') + '\n');
