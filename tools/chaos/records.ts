@@ -76,6 +76,8 @@ export const ANOMALY_CLASSES = [
   'double-stream',
   /** A reader's stream closed for good for a reason other than its eviction (banned, key revoked...). */
   'closed-for-good',
+  /** A replica of the event log that holds other messages at some sequences than the leader's. */
+  'replica-divergence',
   /** An account banned during the run. */
   'banned',
   /** A relay process not ready, or not running, at the end. */
