@@ -127,7 +127,7 @@ export class RelayMetrics {
     });
     this.ready = new Gauge({
       name: 'relay_ready',
-      help: '1 while this process would answer /readyz ready (NATS connected, not draining), by service (gateway, ingress, all)',
+      help: '1 while this process would answer /readyz ready (NATS connected, the event log and its buckets led, JetStream led for a gateway, not draining; evaluated every 5 s), by service (gateway, ingress, all)',
       labelNames: ['service'],
       registers,
       collect: () => {
