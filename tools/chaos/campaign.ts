@@ -27,6 +27,8 @@ export interface CampaignOptions extends Omit<WorkloadOptions, 'seed'> {
   gateways: number;
   ingresses: number;
   kinds?: readonly FaultKind[];
+  /** The nats-server binary (default: the machine's). */
+  natsServer?: string;
   /** Tells the operator what is happening (one line each). */
   say: (line: string) => void;
   /** Aborted: the faults stop, everything is healed and stopped, and the run fails. */
@@ -74,7 +76,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
   const stops: Array<() => Promise<void>> = [];
   try {
     o.say('starting three NATS nodes behind proxies...');
-    const nats = await ChaosNats.start(join(o.outDir, 'nats'), logDir);
+    const nats = await ChaosNats.start(join(o.outDir, 'nats'), logDir, o.natsServer);
     stops.push(() => nats.stop());
     if (nats.diskProblem !== null) o.say(`no disk-full faults: ${nats.diskProblem}`);
     const env = relayEnv(nats.directUrls);
@@ -86,6 +88,14 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     for (let i = 0; i < o.ingresses; i++) await fleet.add('ingress');
 
     const history = new History();
+    const crashes: Anomaly[] = [];
+    const crashed = (who: string, how: string): void => {
+      crashes.push({ class: 'crash', t: history.now(), subjects: [who], text: `${who} exited on its own: ${how}` });
+      history.record('fault', who, `exited on its own (${how}); started again`);
+      o.say(`${who} exited on its own: ${how}`);
+    };
+    nats.onCrash = crashed;
+    fleet.onCrash = crashed;
     const workload = new Workload({ ...o, seed: o.seed }, fleet, key, history);
     stops.push(async () => workload.stop());
     await workload.start();
@@ -117,6 +127,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignResult> {
     await probes.stop();
     const checked = check({ ops: workload.ops(), clients: workload.clients(), log: final.log, faults: nemesis.executed });
     const anomalies: Anomaly[] = checkReplicas(final.leader, final.replicas, workload.ops(), history.now());
+    anomalies.push(...crashes);
     anomalies.push(...final.banned.map((uuid): Anomaly => ({ class: 'banned', t: history.now(), subjects: [], text: `account ${uuid} was banned during the run` })));
     for (const s of fleet.slots) {
       const r = await fleet.readiness(s);

@@ -4,8 +4,10 @@
 // received. Exits 1 on any anomaly, 2 when the campaign itself could not run.
 
 import { Command, InvalidArgumentError } from 'commander';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { findNatsServer } from '../nats-launcher.js';
 import { runCampaign } from './campaign.js';
 import { freshSeed } from './random.js';
 import { buildReport, formatReport, writeReport } from './report.js';
@@ -30,17 +32,23 @@ const program = new Command('chaos')
   .option('--minutes <n>', 'how long the faults and the workload run', positive, 2)
   .option('--seed <n>', 'the seed of the fault schedule and the workload (printed when not given)', (v) => Math.floor(positive(v)))
   .option('--kinds <list>', `only these fault kinds, comma-separated (${FAULT_KINDS.map((k) => k.replace(/ /g, '-')).join(', ')})`, kinds)
+  .option('--nats-server <path>', 'the nats-server binary to run (default: the one installed)')
   .option('--out <dir>', 'where logs, stores and the report go (default .chaos/<time>-seed<seed>)')
   .parse();
 
-const opts = program.opts<{ minutes: number; seed?: number; kinds?: FaultKind[]; out?: string }>();
+const opts = program.opts<{ minutes: number; seed?: number; kinds?: FaultKind[]; out?: string; natsServer?: string }>();
+const natsServer = opts.natsServer ?? findNatsServer();
+const natsVersion = execFileSync(natsServer, ['--version'], { encoding: 'utf8' }).trim();
 const seed = opts.seed ?? freshSeed();
 const startedAt = new Date().toISOString();
 const outDir = resolve(opts.out ?? join(ROOT, '.chaos', `${startedAt.replace(/[:.]/g, '-')}-seed${seed}`));
 mkdirSync(outDir, { recursive: true });
 const say = (line: string): void => void process.stdout.write(`[chaos] ${line}\n`);
-const command = `npm run chaos -- --minutes ${opts.minutes} --seed ${seed}${opts.kinds !== undefined ? ` --kinds ${opts.kinds.map((k) => k.replace(/ /g, '-')).join(',')}` : ''}`;
-say(`seed ${seed}; output in ${outDir}`);
+const command =
+  `npm run chaos -- --minutes ${opts.minutes} --seed ${seed}` +
+  (opts.kinds !== undefined ? ` --kinds ${opts.kinds.map((k) => k.replace(/ /g, '-')).join(',')}` : '') +
+  (opts.natsServer !== undefined ? ` --nats-server ${opts.natsServer}` : '');
+say(`seed ${seed}; ${natsVersion}; output in ${outDir}`);
 
 // Ctrl-C ends the run early; runCampaign's clean-up stops the processes, proxies and mounts it started.
 const interrupt = new AbortController();
@@ -66,10 +74,11 @@ try {
     evictEvery: [8000, 20_000],
     takeovers: 2,
     ...(opts.kinds !== undefined ? { kinds: opts.kinds } : {}),
+    natsServer,
     signal: interrupt.signal,
     say,
   });
-  const report = buildReport({ seed, minutes: opts.minutes, command, startedAt, outDir }, result);
+  const report = buildReport({ seed, minutes: opts.minutes, command, startedAt, outDir, natsVersion }, result);
   const file = writeReport(report, result);
   process.stdout.write(formatReport(report, file) + '\n');
   process.exit(report.anomalies.total === 0 ? 0 : 1);

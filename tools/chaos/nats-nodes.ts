@@ -29,7 +29,12 @@ export interface NodeSlot {
   paused: boolean;
   /** Its store's own disk; null when none could be mounted (then no disk-full fault). */
   disk: StoreDisk | null;
+  /** The campaign is stopping or killing it: its exit is no crash. */
+  ending: boolean;
 }
+
+/** A process that exited without being told to, with how it ended. */
+export type CrashListener = (name: string, how: string) => void;
 
 export class ChaosNats {
   readonly slots: NodeSlot[];
@@ -37,6 +42,8 @@ export class ChaosNats {
   private readonly routes: Array<Array<TcpProxy | null>>;
   /** Why the stores have no disk of their own, when they have not. */
   readonly diskProblem: string | null;
+  /** Told of a node that exited on its own (a panic, an abort); it is started again. */
+  onCrash: CrashListener = () => undefined;
 
   private constructor(slots: NodeSlot[], routes: Array<Array<TcpProxy | null>>, diskProblem: string | null) {
     this.slots = slots;
@@ -44,7 +51,8 @@ export class ChaosNats {
     this.diskProblem = diskProblem;
   }
 
-  static async start(baseDir: string, logDir: string, size = 3): Promise<ChaosNats> {
+  /** `binary`: the nats-server to run (default: the machine's). */
+  static async start(baseDir: string, logDir: string, binary?: string, size = 3): Promise<ChaosNats> {
     const clusterPorts = await Promise.all(Array.from({ length: size }, () => freePort()));
     const dead = await freePort();
     const routes: Array<Array<TcpProxy | null>> = [];
@@ -68,6 +76,7 @@ export class ChaosNats {
         monitorPort: await freePort(),
         serverName: `n${i + 1}`,
         logFile: join(logDir, `nats-n${i + 1}.log`),
+        ...(binary !== undefined ? { binary } : {}),
         cluster: {
           name: 'chaos',
           port: clusterPorts[i]!,
@@ -75,7 +84,7 @@ export class ChaosNats {
           settings: `no_advertise: true, advertise: "127.0.0.1:${dead}"`,
         },
       };
-      slots.push({ index: i, name: `n${i + 1}`, clientPort: options.port!, monitorPort: options.monitorPort!, options, node: null, paused: false, disk: typeof disk === 'string' ? null : disk });
+      slots.push({ index: i, name: `n${i + 1}`, clientPort: options.port!, monitorPort: options.monitorPort!, options, node: null, paused: false, disk: typeof disk === 'string' ? null : disk, ending: false });
     }
     const nats = new ChaosNats(slots, routes, diskProblem);
     await Promise.all(slots.map((s) => nats.restart(s.index)));
@@ -94,6 +103,7 @@ export class ChaosNats {
   async kill(i: number): Promise<void> {
     const s = this.slots[i]!;
     if (s.paused) this.resume(i);
+    s.ending = true;
     await s.node?.kill();
     s.node = null;
   }
@@ -102,7 +112,16 @@ export class ChaosNats {
   async restart(i: number): Promise<void> {
     const s = this.slots[i]!;
     if (s.node !== null) return;
-    s.node = await startNatsNode(s.options);
+    s.ending = false;
+    const node = await startNatsNode(s.options);
+    s.node = node;
+    node.process.once('exit', (code, signal) => {
+      if (s.ending || s.node !== node) return;
+      s.node = null;
+      s.paused = false;
+      this.onCrash(s.name, signal !== null ? `signal ${signal}` : `exit code ${code}`);
+      void this.restart(i).catch((e: unknown) => this.onCrash(s.name, `and could not be started again: ${String(e)}`));
+    });
   }
 
   pause(i: number): void {
@@ -174,7 +193,10 @@ export class ChaosNats {
   }
 
   async stop(): Promise<void> {
-    for (const s of this.slots) this.resume(s.index);
+    for (const s of this.slots) {
+      s.ending = true;
+      this.resume(s.index);
+    }
     await Promise.all(this.slots.map(async (s) => s.node?.stop()));
     for (const row of this.routes) for (const p of row) await p?.close();
     for (const s of this.slots) s.disk?.unmount();

@@ -82,6 +82,8 @@ export const ANOMALY_CLASSES = [
   'banned',
   /** A relay process not ready, or not running, at the end. */
   'unready',
+  /** A process (a NATS node, a relay) that exited without being told to. */
+  'crash',
 ] as const;
 export type AnomalyClass = (typeof ANOMALY_CLASSES)[number];
 

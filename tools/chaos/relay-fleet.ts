@@ -20,10 +20,14 @@ export interface RelaySlot {
   /** The running process; null while killed. */
   proc: RelayProcess | null;
   paused: boolean;
+  /** The campaign is stopping or killing it: its exit is no crash. */
+  ending: boolean;
 }
 
 export class RelayFleet {
   readonly slots: RelaySlot[] = [];
+  /** Told of a relay that exited on its own (with its log's last lines); it is started again. */
+  onCrash: (nodeId: string, how: string) => void = () => undefined;
   private readonly env: Record<string, string>;
   private readonly natsPorts: number[];
   private readonly logDir: string;
@@ -55,7 +59,7 @@ export class RelayFleet {
       proxies.push(p);
     }
     const port = await freePort();
-    const slot: RelaySlot = { role, index, nodeId, port, url: `http://127.0.0.1:${port}`, proxies, proc: null, paused: false };
+    const slot: RelaySlot = { role, index, nodeId, port, url: `http://127.0.0.1:${port}`, proxies, proc: null, paused: false, ending: false };
     this.slots.push(slot);
     await this.startRelay(slot);
     return slot;
@@ -64,12 +68,23 @@ export class RelayFleet {
   /** The one way a relay process starts (first start and every restart). */
   private async startRelay(slot: RelaySlot): Promise<void> {
     const natsUrl = slot.proxies.map((p) => `nats://127.0.0.1:${p.port}`).join(',');
-    slot.proc = await startRelayProcess(slot.role, { ...this.env, NATS_URL: natsUrl, PORT: String(slot.port), RELAY_NODE_ID: slot.nodeId }, { logDir: this.logDir, waitReady: false, appendLog: true });
-    await waitReady(slot.proc, 60_000);
+    slot.ending = false;
+    const proc = await startRelayProcess(slot.role, { ...this.env, NATS_URL: natsUrl, PORT: String(slot.port), RELAY_NODE_ID: slot.nodeId }, { logDir: this.logDir, waitReady: false, appendLog: true });
+    slot.proc = proc;
+    void proc.exited.then((code) => {
+      if (slot.ending || slot.proc !== proc) return;
+      slot.proc = null;
+      slot.paused = false;
+      const tail = proc.log().trimEnd().split('\n').slice(-3).join(' | ').slice(0, 600);
+      this.onCrash(slot.nodeId, `exit code ${code}${proc.child.signalCode !== null ? ` (${proc.child.signalCode})` : ''}: ${tail}`);
+      void this.startRelay(slot).catch((e: unknown) => this.onCrash(slot.nodeId, `and could not be started again: ${String(e)}`));
+    });
+    await waitReady(proc, 60_000);
   }
 
   async kill(slot: RelaySlot): Promise<void> {
     if (slot.paused) this.resume(slot);
+    slot.ending = true;
     await slot.proc?.kill();
     slot.proc = null;
   }
@@ -119,7 +134,10 @@ export class RelayFleet {
   }
 
   async stop(): Promise<void> {
-    for (const s of this.slots) this.resume(s);
+    for (const s of this.slots) {
+      s.ending = true;
+      this.resume(s);
+    }
     await Promise.all(this.slots.map(async (s) => s.proc?.stop()));
     for (const s of this.slots) for (const p of s.proxies) await p.close();
   }

@@ -20,6 +20,8 @@ export interface ReportHeader {
   command: string;
   startedAt: string;
   outDir: string;
+  /** `nats-server --version` of the binary the run used. */
+  natsVersion: string;
 }
 
 export interface Report {
@@ -86,7 +88,7 @@ export function writeReport(report: Report, r: CampaignResult): string {
 export function formatReport(report: Report, file: string): string {
   const lines: string[] = [];
   const { header: h, faults, operations: o, anomalies, probes } = report;
-  lines.push('', `chaos campaign: seed ${h.seed}, ${h.minutes} min, started ${h.startedAt}`, `  repeat with: ${h.command}`, '');
+  lines.push('', `chaos campaign: seed ${h.seed}, ${h.minutes} min, started ${h.startedAt}, ${h.natsVersion}`, `  repeat with: ${h.command}`, '');
   lines.push(`faults: ${faults.total}`);
   for (const [kind, n] of Object.entries(faults.byKind)) lines.push(`  ${kind.padEnd(26)} ${n}`);
   lines.push('', 'operations checked:');
