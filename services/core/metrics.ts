@@ -78,7 +78,7 @@ export class RelayMetrics {
     });
     this.idempotencyUnrecorded = new Counter({
       name: 'relay_idempotency_unrecorded_total',
-      help: 'Idempotency-Key records that could not be written (their POSTs still run; a resend then runs again)',
+      help: 'Answers to Idempotency-Key requests that were stored but could not be recorded (a resend of one runs again)',
       registers,
     });
     this.refusals = new Counter({
