@@ -50,7 +50,7 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
   const draining = (): boolean => (ingress?.isDraining ?? false) || (gateway?.isDraining ?? false);
   const readiness = new Readiness([
     ...natsChecks(core.nats.jsm, () => core.natsConnected(), { ingress: withIngress, gateway: withGateway }),
-    { name: 'draining', check: () => !draining() },
+    { name: 'draining', check: () => !draining(), local: true },
   ]);
   const routes: ClientRoute[] = withGateway ? CLIENT_PATHS.map((url) => ({ method: 'GET', url })) : [];
   const app = createHttpApp({
