@@ -6,6 +6,8 @@
 
 /** How long after a hint that changed nothing yet the key is read once more (the write was still committing). */
 const RECHECK_MS = 500;
+/** Keys read at once by checkAll. */
+const ALL_IN_FLIGHT = 64;
 
 export class ClaimChecks<C extends object> {
   /** Claims being read, and whether another read was asked for meanwhile. */
@@ -30,5 +32,14 @@ export class ClaimChecks<C extends object> {
       this.running.delete(claim);
     }
     if (options.recheck && unchanged) setTimeout(() => void this.check(claim, { recheck: false }), RECHECK_MS).unref();
+  }
+
+  /** Reads every claim's key, ALL_IN_FLIGHT at a time; resolves once each has been read. */
+  async checkAll(claims: readonly C[]): Promise<void> {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < claims.length) await this.check(claims[next++]!, { recheck: false });
+    };
+    await Promise.all(Array.from({ length: Math.min(ALL_IN_FLIGHT, claims.length) }, worker));
   }
 }

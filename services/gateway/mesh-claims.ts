@@ -78,6 +78,11 @@ export class MeshClaims {
     if (this.counted.delete(stream.id)) this.owners.remove(streamOwner(stream), streamClaimKey(stream));
   }
 
+  /** Reads every claim's key now: those taken over while this node could not hear are evicted. */
+  verify(): Promise<void> {
+    return this.ownership.verify();
+  }
+
   /** How far this gateway's least recently renewed claim is past its renewal (0 while on time). */
   renewalOverdueMs(): number {
     return this.ownership.renewals.overdueMs();

@@ -10,7 +10,8 @@
 // the key (claim-checks.ts) -> `evict(stream id)` -> the gateway closes the stream -> its end comes
 // back as `release`.
 //
-// A lost notice is made up for by the account's subscription and, at the latest, by the renewal.
+// A lost notice is made up for by the account's subscription and, at the latest, by the renewal;
+// after a time this node could not hear at all, verify() reads every claim's key at once.
 // A claim deleted behind a live stream's back (a sweep that took this node for dead) is rewritten.
 
 import { ClaimChecks } from './claim-checks.js';
@@ -200,6 +201,11 @@ export class Ownership implements HintListener {
     c.lost = true;
     this.renewals.delete(c);
     this.evict(c.stream.id);
+  }
+
+  /** Checks every live claim as after a hint: for when this node could not hear (notices lost or queued). */
+  verify(): Promise<void> {
+    return this.checks.checkAll([...this.claims.values()].filter((c) => c.revision !== 0 && this.live(c)));
   }
 
   /** Rewrites a live claim at its revision; true once written (or nothing is due), false if not. */
