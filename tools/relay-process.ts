@@ -64,7 +64,15 @@ export async function startRelayProcess(
       await endChild(child, exited, { signal: 'SIGKILL' });
     },
   };
-  if (options.waitReady !== false) await waitReady(proc);
+  if (options.waitReady !== false) {
+    try {
+      await waitReady(proc);
+    } catch (e) {
+      // Not left running behind the caller, who has only the error.
+      await proc.kill();
+      throw e;
+    }
+  }
   return proc;
 }
 

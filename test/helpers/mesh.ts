@@ -63,10 +63,17 @@ export class Mesh {
     // Creates the stream and buckets (R3) before the processes race to.
     const nats = await openNatsContext(config, 'mesh-test', createLogger({ level: 'warn', pretty: false }));
     const mesh = new Mesh(cluster, profile, env, nats);
-    await Promise.all([
+    const started = await Promise.allSettled([
       ...Array.from({ length: options.gateways ?? 2 }, () => mesh.addGateway()),
       ...Array.from({ length: options.ingresses ?? 2 }, () => mesh.addIngress()),
     ]);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed !== undefined) {
+      // A relay that did not come up (a loaded machine) must not leave the others, and the cluster,
+      // running after the test file has given up.
+      await mesh.close();
+      throw failed.reason;
+    }
     return mesh;
   }
 

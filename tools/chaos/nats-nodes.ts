@@ -158,16 +158,19 @@ export class ChaosNats {
     }
   }
 
-  /** Whether the node runs JetStream (it turns it off on a store error such as a full disk). */
-  async jetStreamEnabled(i: number): Promise<boolean> {
-    const s = this.slots[i]!;
-    if (s.node === null || s.paused) return false;
-    try {
-      const res = await fetch(`http://127.0.0.1:${s.monitorPort}/healthz?js-enabled-only=true`, { signal: AbortSignal.timeout(MONITOR_TIMEOUT_MS) });
-      return res.ok;
-    } catch {
-      return false;
+  /**
+   * What the node says of its JetStream, asked a few times a second apart: 'enabled', 'disabled'
+   * (it turns JetStream off on some store errors, a full disk among them) or 'silent' (no answer).
+   */
+  async jetStreamState(i: number, tries = 5): Promise<'enabled' | 'disabled' | 'silent'> {
+    let said: 'disabled' | 'silent' = 'silent';
+    for (let t = 0; t < tries; t++) {
+      const jsz = await this.monitor<Jsz & { disabled?: boolean }>(i, '/jsz');
+      if (jsz !== null && jsz.disabled !== true) return 'enabled';
+      if (jsz !== null) said = 'disabled';
+      await new Promise((r) => setTimeout(r, 1000));
     }
+    return said;
   }
 
   /**

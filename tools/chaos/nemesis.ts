@@ -22,7 +22,7 @@ export interface NemesisDeps {
   fleet: RelayFleet;
   history: History;
   random: Random;
-  /** A gateway was just paused: accounts on it open streams on another gateway (its claims taken over). */
+  /** A gateway was just paused or cut off: accounts on it open streams on another gateway (its claims taken over). */
   takeOver: (gatewayNodeId: string) => void;
 }
 
@@ -109,6 +109,8 @@ export class Nemesis {
       case 'partition-relay': {
         const slot = fleet.slot(s.role, s.index);
         fleet.link(slot, s.from, mode(s.link, s.delayMs));
+        // A gateway cut off from NATS hears no eviction: its accounts move elsewhere meanwhile.
+        if (s.role === 'gateway' && s.from === 'all' && s.link !== 'slow') this.d.takeOver(slot.nodeId);
         return async () => fleet.link(slot, s.from, { kind: 'pass' });
       }
       case 'disk-full': {
@@ -120,9 +122,10 @@ export class Nemesis {
         note(`filled n${s.node + 1}'s store with ${(disk.fill() / 2 ** 20).toFixed(0)} MiB`);
         return async () => {
           disk.empty();
-          if (!(await nats.jetStreamEnabled(s.node))) {
+          const state = await nats.jetStreamState(s.node);
+          if (state !== 'enabled') {
             // What an operator does for a node whose JetStream stopped on a full disk: restart it.
-            note(`n${s.node + 1}'s JetStream had stopped; restarted the node`);
+            note(`n${s.node + 1} ${state === 'disabled' ? 'says its JetStream is disabled' : 'does not answer its monitoring port'}; restarted it`);
             await nats.kill(s.node);
             await nats.restart(s.node);
           }
