@@ -51,8 +51,25 @@ export class ChaosNats {
     this.diskProblem = diskProblem;
   }
 
-  /** `binary`: the nats-server to run (default: the machine's). */
+  /**
+   * `binary`: the nats-server to run (default: the machine's). A port found free can be taken by
+   * another process before nats-server binds it (a busy shared machine): the start is tried again
+   * on new ports, and what a failed try set up (nodes, proxies, mounts) is taken down first.
+   */
   static async start(baseDir: string, logDir: string, binary?: string, size = 3): Promise<ChaosNats> {
+    for (let attempt = 1; ; attempt++) {
+      const made = await ChaosNats.make(baseDir, logDir, binary, size);
+      try {
+        await Promise.all(made.slots.map((s) => made.restart(s.index)));
+        return made;
+      } catch (err) {
+        await made.stop();
+        if (attempt >= 3) throw err;
+      }
+    }
+  }
+
+  private static async make(baseDir: string, logDir: string, binary: string | undefined, size: number): Promise<ChaosNats> {
     const clusterPorts = await Promise.all(Array.from({ length: size }, () => freePort()));
     const dead = await freePort();
     const routes: Array<Array<TcpProxy | null>> = [];
@@ -86,9 +103,7 @@ export class ChaosNats {
       };
       slots.push({ index: i, name: `n${i + 1}`, clientPort: options.port!, monitorPort: options.monitorPort!, options, node: null, paused: false, disk: typeof disk === 'string' ? null : disk, ending: false });
     }
-    const nats = new ChaosNats(slots, routes, diskProblem);
-    await Promise.all(slots.map((s) => nats.restart(s.index)));
-    return nats;
+    return new ChaosNats(slots, routes, diskProblem);
   }
 
   /** The campaign's own way in: straight to every node, around the proxies. */
