@@ -9,9 +9,12 @@ import { CLIENT_PATHS, createHttpApp, sendError, type ClientRoute } from './core
 import type { Logger } from './core/logger.js';
 import { NodeHeartbeat } from './core/node-heartbeat.js';
 import { startCore, stopCore, type CoreOptions, type RelayCore } from './core/runtime.js';
-import { STREAM_NAME } from './core/subjects.js';
+import { natsChecks, Readiness } from './core/readiness.js';
 import { Gateway } from './gateway/gateway.js';
 import { Ingress } from './ingress/ingress.js';
+
+/** How often readiness is evaluated besides /readyz (for relay_ready and the heartbeat). */
+const READINESS_INTERVAL_MS = 5000;
 
 export interface RelayServer {
   config: RelayConfig;
@@ -44,6 +47,11 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
   const ingress = withIngress ? new Ingress(core) : null;
   const gateway = withGateway ? new Gateway(core) : null;
 
+  const draining = (): boolean => (ingress?.isDraining ?? false) || (gateway?.isDraining ?? false);
+  const readiness = new Readiness([
+    ...natsChecks(core.nats.jsm, () => core.natsConnected(), { ingress: withIngress, gateway: withGateway }),
+    { name: 'draining', check: () => !draining(), local: true },
+  ]);
   const routes: ClientRoute[] = withGateway ? CLIENT_PATHS.map((url) => ({ method: 'GET', url })) : [];
   const app = createHttpApp({
     routes,
@@ -53,16 +61,7 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
     bodyLimit: config.ingress.bodyLimit,
     bodyTimeoutMs: config.bodyTimeoutMs,
     connections: { perAddress: config.connectionsPerAddress, ipv6Prefix: config.profile.ipv6Prefix, exempt: core.trustProxy },
-    readiness: [
-      { name: 'nats', check: () => core.natsConnected() },
-      {
-        name: 'stream',
-        check: async () => (await core.nats.jsm.streams.info(STREAM_NAME)).config.name === STREAM_NAME,
-      },
-      // Keys are read by every role (an ingress may not look at the claims bucket).
-      { name: 'buckets', check: async () => (await core.nats.buckets.keys.status()).bucket !== '' },
-      { name: 'draining', check: () => !(ingress?.isDraining ?? false) && !(gateway?.isDraining ?? false) },
-    ],
+    readiness,
   });
   ingress?.register(app);
   // A proxy that sends a verb to the wrong service gets a sentence saying so, not a bare 404.
@@ -75,15 +74,17 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
     }
   }
   const { metrics } = core;
-  const draining = (): boolean => (ingress?.isDraining ?? false) || (gateway?.isDraining ?? false);
-  metrics.observeReadiness(config.service, () => core.natsConnected() && !draining());
+  // Between probes the gauge and the heartbeat follow NATS on their own.
+  await readiness.evaluate();
+  readiness.watch(READINESS_INTERVAL_MS);
+  metrics.observeReadiness(config.service, () => readiness.ready && !draining());
   const heartbeat = new NodeHeartbeat({
     kv: core.nats.buckets.nodes,
     nodeId: config.nodeId,
     role: config.service,
     beatMs: Math.round(config.gateway.nodeTimeoutMs / 3),
     status: async () => ({
-      ready: core.natsConnected() && !draining(),
+      ready: readiness.ready && !draining(),
       ...(gateway !== null ? { streams: gateway.streamCount, framesDelivered: total(await metrics.framesDelivered.get()) } : {}),
       ...(ingress !== null ? { entriesPublished: total(await metrics.entriesPublished.get()) } : {}),
     }),
@@ -113,6 +114,7 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
       await closed;
       await untilDeadline(Promise.resolve(gateway?.stop()));
       await untilDeadline(heartbeat.stop());
+      readiness.stop();
       ingress?.stop();
       await untilDeadline(stopCore(core));
       if (!core.nats.nc.isClosed()) await core.nats.nc.close();

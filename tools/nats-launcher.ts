@@ -4,7 +4,7 @@
 // say how.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { aptInstall, commandPath } from './apt.js';
 import { endChild, exitOf, running } from './child.js';
@@ -36,7 +36,11 @@ export interface NatsNodeOptions {
   port?: number;
   monitorPort?: number;
   serverName?: string;
-  cluster?: { name: string; port: number; routes: number[] };
+  /**
+   * `routes`: ports on 127.0.0.1 this node dials (the fault campaign points them at its proxies);
+   * `settings`: more lines inside the cluster block (`no_advertise`, `advertise`).
+   */
+  cluster?: { name: string; port: number; routes: number[]; settings?: string };
   /** Where nats-server writes its log; defaults to <storeDir>/nats.log. */
   logFile?: string;
   /**
@@ -48,6 +52,8 @@ export interface NatsNodeOptions {
   extraConfig?: string;
   /** Environment of the server: its configuration may read variables ($NAME) from it. */
   env?: NodeJS.ProcessEnv;
+  /** The nats-server binary to run (the fault campaign compares versions); found on the machine otherwise. */
+  binary?: string;
 }
 
 export interface NatsNode {
@@ -80,7 +86,7 @@ export async function startNatsNode(options: NatsNodeOptions): Promise<NatsNode>
 }
 
 async function startNatsNodeOnce(options: NatsNodeOptions): Promise<NatsNode> {
-  const binary = findNatsServer();
+  const binary = options.binary ?? findNatsServer();
   const port = options.port ?? (await freePort());
   const monitorPort = options.monitorPort ?? (await freePort());
   const serverName = options.serverName ?? `relay-${port}`;
@@ -94,16 +100,20 @@ async function startNatsNodeOnce(options: NatsNodeOptions): Promise<NatsNode> {
   ];
   if (options.cluster !== undefined) {
     const routes = options.cluster.routes.map((p) => `"nats-route://127.0.0.1:${p}"`).join(', ');
-    lines.push(`cluster { name: "${options.cluster.name}", listen: "127.0.0.1:${options.cluster.port}", routes: [${routes}] }`);
+    const settings = options.cluster.settings === undefined ? '' : `, ${options.cluster.settings}`;
+    lines.push(`cluster { name: "${options.cluster.name}", listen: "127.0.0.1:${options.cluster.port}", routes: [${routes}]${settings} }`);
   }
   if (options.extraConfig !== undefined) lines.push(options.extraConfig);
   writeFileSync(configFile, lines.join('\n') + '\n');
   const logFile = options.logFile ?? join(options.storeDir, `${serverName}.log`);
+  // A panic goes to stderr, not to the log file: kept beside it, or a crash leaves no trace.
+  const stderr = openSync(`${logFile}.stderr`, 'a');
   const child = spawn(binary, ['-c', configFile, '-l', logFile], {
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', stderr],
     detached: options.ownProcessGroup === true,
     ...(options.env !== undefined ? { env: options.env } : {}),
   });
+  closeSync(stderr);
   const exited = exitOf(child);
   const node: NatsNode = {
     url: `nats://127.0.0.1:${port}`,

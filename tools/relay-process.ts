@@ -30,7 +30,7 @@ export interface RelayProcess {
 export async function startRelayProcess(
   kind: 'ingress' | 'gateway' | 'all' | 'admin',
   env: Record<string, string>,
-  options: { command?: string[]; waitReady?: boolean; logDir?: string; detached?: boolean } = {},
+  options: { command?: string[]; waitReady?: boolean; logDir?: string; detached?: boolean; appendLog?: boolean } = {},
 ): Promise<RelayProcess> {
   const logDir = options.logDir ?? DEFAULT_LOG_DIR;
   mkdirSync(logDir, { recursive: true });
@@ -39,7 +39,8 @@ export async function startRelayProcess(
   const port = env[portVariable] !== undefined ? Number(env[portVariable]) : await freePort();
   const nodeId = env['RELAY_NODE_ID'] ?? `${kind}-${port}`;
   const logFile = join(logDir, `${nodeId}.log`);
-  const fd = openSync(logFile, 'w');
+  // A restarted process may add to the log of the one before it (the fault campaign reads both).
+  const fd = openSync(logFile, options.appendLog === true ? 'a' : 'w');
   const args = options.command ?? [BIN, 'serve', kind];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, HOST: '127.0.0.1', ADMIN_HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_PRETTY: 'false', NODE_ENV: 'test', ...env, [portVariable]: String(port), RELAY_NODE_ID: nodeId },
@@ -63,7 +64,15 @@ export async function startRelayProcess(
       await endChild(child, exited, { signal: 'SIGKILL' });
     },
   };
-  if (options.waitReady !== false) await waitReady(proc);
+  if (options.waitReady !== false) {
+    try {
+      await waitReady(proc);
+    } catch (e) {
+      // Not left running behind the caller, who has only the error.
+      await proc.kill();
+      throw e;
+    }
+  }
   return proc;
 }
 

@@ -10,15 +10,10 @@ import { clientErrorAnswer, clientErrorHandler } from './client-error.js';
 import { isRelayError, RelayError, type ErrorBody } from './errors.js';
 import type { Logger } from './logger.js';
 import type { RelayMetrics } from './metrics.js';
+import type { Readiness } from './readiness.js';
 
-const READINESS_TIMEOUT_MS = 2000;
 /** How long a refused request's answer may take to leave before its connection is cut. */
 const CLOSE_GRACE_MS = 1000;
-
-export interface ReadinessCheck {
-  name: string;
-  check(): boolean | Promise<boolean>;
-}
 
 export interface HttpOptions {
   logger: Logger;
@@ -26,7 +21,7 @@ export interface HttpOptions {
   bodyLimit: number;
   /** Time a client has for its headers, and then for its body (408 request_timeout beyond). */
   bodyTimeoutMs: number;
-  readiness: ReadinessCheck[];
+  readiness: Readiness;
   /**
    * Handles GET / and /irc before fastify sees them: SSE streams live for hours, and fastify's
    * per-request objects (request, reply, child logger, hooks) would live as long for nothing.
@@ -124,17 +119,7 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
-    // A check that hangs (JetStream unreachable) counts as failing; readiness must answer promptly.
-    const results = await Promise.all(
-      options.readiness.map(async (r) => {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS)));
-        const ok = await Promise.race([Promise.resolve(r.check()).catch(() => false), timeout]);
-        clearTimeout(timer);
-        return [r.name, ok] as const;
-      }),
-    );
-    const failing = results.filter(([, ok]) => !ok).map(([name]) => name);
+    const failing = await options.readiness.evaluate();
     if (failing.length > 0) {
       return reply.code(503).send({ status: 'not_ready', failing });
     }

@@ -104,7 +104,7 @@ export class RelayMetrics {
     });
     this.idempotencyUnrecorded = new Counter({
       name: 'relay_idempotency_unrecorded_total',
-      help: 'Idempotency-Key records that could not be written (their POSTs still run; a resend then runs again)',
+      help: 'Answers to Idempotency-Key requests that were stored but could not be recorded (a resend of one runs again)',
       registers,
     });
     this.refusals = new Counter({
@@ -166,7 +166,7 @@ export class RelayMetrics {
     });
     this.ready = new Gauge({
       name: 'relay_ready',
-      help: '1 while this process would answer /readyz ready (NATS connected, not draining), by service (gateway, ingress, all)',
+      help: '1 while this process would answer /readyz ready (NATS connected, the event log and its buckets led, JetStream led for a gateway, not draining; evaluated every 5 s), by service (gateway, ingress, all)',
       labelNames: ['service'],
       registers,
       collect: () => {

@@ -16,6 +16,7 @@ import type { ClientStream } from './client-stream.js';
 import { deliveryContext, fanOut } from './delivery-trace.js';
 import { frameFromMessage, type Frame } from './frame.js';
 import { fromSequence, readRange } from '../core/log-reader.js';
+import { LiveHold } from './live-hold.js';
 import { republished } from './republished.js';
 import { ChannelWindow, type ResumeWindows } from './resume-window.js';
 import type { TurnFlusher } from './turn-flusher.js';
@@ -54,6 +55,8 @@ export class ChannelHub {
   private readonly tracer: Tracer | null;
   /** The meta frame this gateway writes (META_AUTHORITATIVE_SENDER). */
   readonly metaShape: MetaShape;
+  /** While held, live messages wait (live-hold.ts). */
+  readonly hold = new LiveHold();
 
   constructor(nc: NatsConnection, js: JetStreamClient, logger: Logger, metrics: RelayMetrics, windows: ResumeWindows, flusher: TurnFlusher, tracer: Tracer | null, metaShape: MetaShape) {
     this.nc = nc;
@@ -126,6 +129,7 @@ export class ChannelHub {
   }
 
   private onLive(group: Group, msg: Msg): void {
+    if (this.hold.defers(() => this.onLive(group, msg))) return;
     if (group.backlog !== null) {
       group.backlog.push(msg);
       return;

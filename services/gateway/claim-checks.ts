@@ -10,10 +10,12 @@ import { systemTimers, type Timers } from './timers.js';
 
 /** How long after a hint that changed nothing yet the key is read once more (the write was still committing). */
 const RECHECK_MS = 500;
+/** Keys read at once by checkAll. */
+const ALL_IN_FLIGHT = 64;
 
 export class ClaimChecks<C extends object> {
-  /** Claims being read, and whether another read was asked for meanwhile. */
-  private readonly running = new Map<C, boolean>();
+  /** Claims being read: whether another read was asked for meanwhile, and when the reads end. */
+  private readonly running = new Map<C, { again: boolean; done: Promise<void> }>();
 
   /** `settle` reads the key and acts; true when it found the claim as this node knew it. */
   constructor(
@@ -21,21 +23,42 @@ export class ClaimChecks<C extends object> {
     private readonly timers: Timers = systemTimers,
   ) {}
 
-  /** Reads now (or after the read in flight); `recheck`: once more a moment later if nothing had changed. */
-  async check(claim: C, options: { recheck: boolean }): Promise<void> {
-    if (this.running.has(claim)) {
-      this.running.set(claim, true);
-      return;
+  /**
+   * Reads now, or once more after the read in flight; resolves when the last read asked for has
+   * acted (a caller that must know the key was read after its call, verify(), waits for that one).
+   * `recheck`: once more a moment later if nothing had changed.
+   */
+  check(claim: C, options: { recheck: boolean }): Promise<void> {
+    const inFlight = this.running.get(claim);
+    if (inFlight !== undefined) {
+      inFlight.again = true;
+      return inFlight.done;
     }
-    let unchanged = false;
-    try {
-      do {
-        this.running.set(claim, false);
-        unchanged = await this.settle(claim).catch(() => false);
-      } while (this.running.get(claim) === true);
-    } finally {
-      this.running.delete(claim);
-    }
-    if (options.recheck && unchanged) this.timers.after(RECHECK_MS, () => void this.check(claim, { recheck: false }));
+    let ended = (): void => {};
+    const state = { again: false, done: new Promise<void>((resolve) => (ended = resolve)) };
+    this.running.set(claim, state);
+    void (async () => {
+      let unchanged = false;
+      try {
+        do {
+          state.again = false;
+          unchanged = await this.settle(claim).catch(() => false);
+        } while (state.again);
+      } finally {
+        this.running.delete(claim);
+        ended();
+      }
+      if (options.recheck && unchanged) this.timers.after(RECHECK_MS, () => void this.check(claim, { recheck: false }));
+    })();
+    return state.done;
+  }
+
+  /** Reads every claim's key, ALL_IN_FLIGHT at a time; resolves once each has been read. */
+  async checkAll(claims: readonly C[]): Promise<void> {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < claims.length) await this.check(claims[next++]!, { recheck: false });
+    };
+    await Promise.all(Array.from({ length: Math.min(ALL_IN_FLIGHT, claims.length) }, worker));
   }
 }

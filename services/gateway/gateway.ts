@@ -25,12 +25,15 @@ import { replay, type ReplayDeps } from './replay.js';
 import { ResumeWindows } from './resume-window.js';
 import { TurnFlusher } from './turn-flusher.js';
 import { readyFrames } from './ready-frames.js';
+import { StallWatch } from './stall-watch.js';
 import { checkStreamCaps, remoteHoldings } from './stream-caps.js';
 import { StreamRegistry } from './stream-registry.js';
 import { STREAM_TIMINGS } from '../../schemas/stream-timings.js';
 
 const CLIENT_RETRY_MS = STREAM_TIMINGS.openRetryMs;
 const CATCH_UP_AGAIN_MS = 2000;
+/** An event loop away longer than this may have missed claim notices: the claims are re-read. */
+const STALL_MS = 1000;
 
 export class Gateway {
   private readonly hub: ChannelHub;
@@ -44,6 +47,7 @@ export class Gateway {
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private keepaliveTick = 0;
   private draining = false;
+  private readonly stalls = new StallWatch(STALL_MS);
 
   constructor(core: RelayCore) {
     this.core = core;
@@ -105,17 +109,30 @@ export class Gateway {
     });
     keys.mirror.on('delete', (clientId) => closeAll(this.registry.ofKey(clientId), CloseReason.KeyRevoked));
     this.keepaliveTimer = setInterval(() => this.sendKeepalives(), config.gateway.keepaliveMs / KEEPALIVE_SLICES);
+    this.stalls.start();
+    this.hub.hold.check = () => {
+      if (this.stalls.stalled()) void this.recheckClaims('the event loop was stalled or paused');
+    };
     void (async () => {
       for await (const s of nats.nc.status()) {
         if (s.type === 'reconnect') {
           logger.info('resubscribed after reconnect; reading what the live feed missed');
-          void this.hub.catchUp();
-          // Interest in the renewed subscriptions reaches the stream leader across the cluster a
-          // moment later; a second look catches frames republished in between.
-          setTimeout(() => void this.hub.catchUp(), CATCH_UP_AGAIN_MS).unref();
+          // Notices sent while disconnected are lost: claims taken meanwhile are found first.
+          void this.recheckClaims('NATS reconnected').then(() => {
+            void this.hub.catchUp();
+            // Interest in the renewed subscriptions reaches the stream leader across the cluster a
+            // moment later; a second look catches frames republished in between.
+            setTimeout(() => void this.hub.catchUp(), CATCH_UP_AGAIN_MS).unref();
+          });
         }
       }
     })();
+  }
+
+  /** Holds the live feed while every claim is read: a stream taken over meanwhile gets no frame first. */
+  private async recheckClaims(why: string): Promise<void> {
+    this.core.logger.warn({ why, streams: this.registry.size }, 'this gateway could not hear the mesh for a while; holding deliveries while it re-reads its claims');
+    await this.hub.hold.during(() => this.ownership.verify());
   }
 
   /**
@@ -227,6 +244,7 @@ export class Gateway {
   async stop(): Promise<void> {
     await this.drain();
     if (this.keepaliveTimer !== undefined) clearInterval(this.keepaliveTimer);
+    this.stalls.stop();
     this.hub.close();
     this.ownership.stop();
     await this.liveness.stop();

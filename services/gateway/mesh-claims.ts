@@ -142,6 +142,11 @@ export class MeshClaims {
     return this.index.sweepNode(node);
   }
 
+  /** Reads every claim's key now: those taken over while this node could not hear are evicted. */
+  verify(): Promise<void> {
+    return this.ownership.verify();
+  }
+
   /** How far this gateway's least recently renewed claim is past its renewal (0 while on time). */
   renewalOverdueMs(): number {
     return this.ownership.renewals.overdueMs();

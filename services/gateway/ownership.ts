@@ -21,6 +21,7 @@
 // stream, means a newer stream held the key: the claim is lost. Aged out (nothing there), a sweep
 // of this very stream (a sweep that took this node for dead), or a marker of an earlier version
 // (it says nothing): written again.
+// After a time this node could not hear at all (notices lost or queued), verify() reads every claim's key.
 
 import { ClaimChecks } from './claim-checks.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from './claim-keys.js';
@@ -206,6 +207,11 @@ export class Ownership implements HintListener {
     c.lost = true;
     this.renewals.delete(c);
     this.losses.add(c);
+  }
+
+  /** Checks every live claim as after a hint: for when this node could not hear (notices lost or queued). */
+  verify(): Promise<void> {
+    return this.checks.checkAll([...this.claims.values()].filter((c) => c.revision !== 0 && this.live(c)));
   }
 
   /** Rewrites a live claim at its revision; true once written (or nothing is due), false if not. */

@@ -5,11 +5,17 @@
 // STREAM_DUPLICATE_WINDOW: as long as JetStream de-duplicates the entries.
 //
 // Where the draft answers a resend that overlaps the first request with 409, the relay runs it again:
-// each entry's JetStream message id (sender, key, entry index) keeps anything stored from being
-// stored twice, so re-running is safe, and a client whose first attempt failed part-way (or whose
-// record could not be written during a NATS fault) is never told to wait on a request that is gone.
+// each entry's JetStream message id (sender, key, entry index) is the second line of defence, and a
+// client whose first attempt failed part-way is never told to wait on a request that is gone.
+//
+// A request whose record cannot be written (the bucket has no leader: 5-8 s after a NATS fault) is
+// refused with 503 and Retry-After, not run. Running it would leave JetStream's message ids as the
+// only defence, and the fault campaign (docs/RELIABILITY.md) saw them fail in exactly such faults:
+// across stream leader changes nats-server 2.9 stored one message id twice. The resend a moment
+// later has its record, and is answered from it if an earlier attempt was stored.
 
 import { createHash } from 'node:crypto';
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { Counter } from 'prom-client';
 import { RelayError } from '../core/errors.js';
@@ -23,6 +29,9 @@ interface IdempotencyRecord<A> {
 }
 
 export type Reservation<A> = { kind: 'run' } | { kind: 'replay'; answer: A };
+
+/** What the store needs of its bucket (KV relay-idempotency; an in-memory twin in the unit tests). */
+export type RecordBucket = Pick<KV, 'create' | 'get' | 'put'>;
 
 const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -49,12 +58,12 @@ export function fingerprint(entries: ReadonlyArray<{ index: number; channel: str
 
 /** `A`: the answer of a stored request. */
 export class IdempotencyStore<A extends object> {
-  private readonly kv: KV;
+  private readonly kv: RecordBucket;
   private readonly logger: Logger;
   private readonly unrecorded: Counter;
 
-  /** `unrecorded` counts records not written: the POST runs all the same (at-least-once for its resends). */
-  constructor(kv: KV, logger: Logger, unrecorded: Counter) {
+  /** `unrecorded` counts answers not written: the POST was stored; a resend of it runs again. */
+  constructor(kv: RecordBucket, logger: Logger, unrecorded: Counter) {
     this.kv = kv;
     this.logger = logger;
     this.unrecorded = unrecorded;
@@ -65,7 +74,10 @@ export class IdempotencyStore<A extends object> {
     this.logger.warn({ err }, 'Idempotency-Key record not written; the POST runs, and a resend of it would run again');
   }
 
-  /** Ties the key to this body, or says how to answer instead: replay the answer, or refuse (422). */
+  /**
+   * Ties the key to this body, or says how to answer instead: replay the answer, or refuse (422; 503
+   * when the request would run without a record, rather than run).
+   */
   async reserve(sender: string, key: string, print: string): Promise<Reservation<A>> {
     const k = recordKey(sender, key);
     let refused: unknown = null;
@@ -73,13 +85,16 @@ export class IdempotencyStore<A extends object> {
       refused = e ?? 'refused';
     });
     if (refused === null) return { kind: 'run' };
+    // Refused because the key holds a record, or because the bucket could not take one (no leader).
+    const exists = keyExists(refused);
+    // Read either way: a replica answers reads while the bucket has no leader.
     const entry = await this.kv.get(k).catch((e: unknown) => {
-      throw new RelayError('unavailable', 'The relay could not check the Idempotency-Key right now; retry shortly.', { retryAfter: 1, cause: e });
+      throw unrecordable(e);
     });
-    // Not there after all: the create failed for another reason (the bucket refused it), or the
-    // record just expired. Never a refusal of the POST.
     if (entry === null || entry.operation !== 'PUT') {
-      if (entry === null) this.notRecorded(refused);
+      if (!exists) throw unrecordable(refused);
+      // The record expired between the create and the read: the key is new again.
+      this.notRecorded(refused);
       return { kind: 'run' };
     }
     const record = entry.json<IdempotencyRecord<A>>();
@@ -88,7 +103,11 @@ export class IdempotencyStore<A extends object> {
         'This Idempotency-Key was already used for a request with a different body. A resend must carry the same body; a new request needs a new key.',
       );
     }
-    return record.answer !== undefined ? { kind: 'replay', answer: record.answer } : { kind: 'run' };
+    if (record.answer !== undefined) return { kind: 'replay', answer: record.answer };
+    // Under way elsewhere, or stored without its answer recorded: run again, unless the bucket
+    // cannot take this run's answer either.
+    if (!exists) throw unrecordable(refused);
+    return { kind: 'run' };
   }
 
   /** Remembers the answer, so a resend is answered the same way without running again. */
@@ -96,6 +115,15 @@ export class IdempotencyStore<A extends object> {
     // Best effort: without it a resend runs again, which stores nothing twice.
     await this.kv.put(recordKey(sender, key), encodeRecord({ fingerprint: print, answer } satisfies IdempotencyRecord<A>)).catch((e: unknown) => this.notRecorded(e));
   }
+}
+
+/** The create was refused because the key holds a record (JetStream's compare-and-set said so). */
+function keyExists(e: unknown): boolean {
+  return e instanceof JetStreamApiError && (e.code === JetStreamApiCodes.StreamWrongLastSequence || e.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
+}
+
+function unrecordable(cause: unknown): RelayError {
+  return new RelayError('unavailable', 'The relay cannot record this Idempotency-Key right now; resend the same request with the same key shortly.', { retryAfter: 1, cause });
 }
 
 /** KV keys allow few characters; a hash of (sender, key) fits and keeps keys apart per sender. */

@@ -64,10 +64,17 @@ export class Mesh {
     await setUpNats(cluster.urls, env);
     const nats = await openNatsContext(loadConfig('all', env), 'mesh-test', createLogger({ level: 'warn', pretty: false }));
     const mesh = new Mesh(cluster, profile, env, nats);
-    await Promise.all([
+    const started = await Promise.allSettled([
       ...Array.from({ length: options.gateways ?? 2 }, () => mesh.addGateway()),
       ...Array.from({ length: options.ingresses ?? 2 }, () => mesh.addIngress()),
     ]);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed !== undefined) {
+      // A relay that did not come up (a loaded machine) must not leave the others, and the cluster,
+      // running after the test file has given up.
+      await mesh.close();
+      throw failed.reason;
+    }
     return mesh;
   }
 

@@ -2,6 +2,7 @@
 // testcontainers' NATS module; without one (CI here) the local binary on a free port with a
 // temporary store. Detection fails within milliseconds when no engine answers.
 
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,13 +67,18 @@ export async function startTestCluster(): Promise<NatsCluster & { dir: string; r
  * stopped: a signal is delivered asynchronously, and on a loaded or sandboxed machine the server
  * could still answer a message sent just after kill() returned. Returns the thaw.
  */
-export async function freeze(node: NatsNode): Promise<() => void> {
-  const pid = node.process.pid;
-  if (pid === undefined) throw new Error('the nats-server has no process id');
-  node.process.kill('SIGSTOP');
-  const thaw = (): void => void node.process.kill('SIGCONT');
+export function freeze(node: NatsNode): Promise<() => void> {
+  return freezeProcess(node.process);
+}
+
+/** Freezes any child process (a relay, say) the same way; returns the thaw. */
+export async function freezeProcess(child: ChildProcess): Promise<() => void> {
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('the process has no process id');
+  child.kill('SIGSTOP');
+  const thaw = (): void => void child.kill('SIGCONT');
   try {
-    await waitUntil(() => everyThreadStopped(pid), `nats-server ${pid} to stop`, 5000);
+    await waitUntil(() => everyThreadStopped(pid), `process ${pid} to stop`, 5000);
   } catch (e) {
     thaw();
     throw e;

@@ -1,0 +1,33 @@
+// Holding a gateway's live feed: while a hold is under way no live message is dispatched to any
+// stream; they wait, in order, and go on when it ends. The gateway holds its feed while it re-reads
+// its claims after it could not hear the mesh (a pause, a stalled event loop, a lost NATS
+// connection), so a stream whose claim was taken meanwhile gets no frame before it is evicted.
+
+export class LiveHold {
+  private holding = 0;
+  private waiting: Array<() => void> = [];
+  /** Asked before each live message is dispatched: it may start a hold (the gateway's stall watch). */
+  check: () => void = () => undefined;
+
+  /** True when `dispatch` must wait (it then runs once the holds end); false: dispatch now. */
+  defers(dispatch: () => void): boolean {
+    if (this.holding === 0) this.check();
+    if (this.holding === 0) return false;
+    this.waiting.push(dispatch);
+    return true;
+  }
+
+  /** Holds the feed (from this call on, synchronously) until `work` is done. */
+  async during(work: () => Promise<void>): Promise<void> {
+    this.holding++;
+    try {
+      await work();
+    } finally {
+      if (--this.holding === 0) {
+        const waiting = this.waiting;
+        this.waiting = [];
+        for (const dispatch of waiting) dispatch();
+      }
+    }
+  }
+}
