@@ -46,9 +46,8 @@ export type NatsConfig = Pick<RelayConfig, 'service' | 'explicit' | 'nats' | 'no
 
 /** Connects, then checks the streams and buckets this kind of process uses, retrying while JetStream settles. */
 export async function openNatsContext(config: NatsConfig, name: string, logger: Logger, options: ConnectOptions = {}): Promise<NatsContext> {
-  const nc = await connectNats(config, name, logger, options);
+  const { nc, jsm } = await connectWithJetStream(config, name, logger, options);
   try {
-    const jsm = await jetstreamManager(nc);
     const js = jetstream(nc, options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs });
     const findings = await retry(() => checkNatsLayout(jsm, plansFor(natsLayout(config), config.service), config.explicit), logger, options.failFast === true ? 3 : 40);
     if (findings.problems.length > 0) throw new NatsSetupError(findings.problems.join(' '));
@@ -63,6 +62,31 @@ export async function openNatsContext(config: NatsConfig, name: string, logger: 
   } catch (e) {
     await nc.close().catch(() => undefined);
     throw e;
+  }
+}
+
+/** How often a server without JetStream is left for another before start-up gives up (about a minute). */
+const JETSTREAM_TRIES = 40;
+
+/**
+ * A connection whose server answers JetStream. A cluster node turns JetStream off when its store
+ * fills up, and its clients then get no answer from the JetStream API: connecting again reaches
+ * another server (the client picks among those listed at random). The fault campaign saw a gateway
+ * restarted while one node's disk was full exit at once ("jetstream is not enabled").
+ */
+async function connectWithJetStream(config: NatsConfig, name: string, logger: Logger, options: ConnectOptions): Promise<{ nc: NatsConnection; jsm: JetStreamManager }> {
+  for (let attempt = 1; ; attempt++) {
+    const nc = await connectNats(config, name, logger, options);
+    try {
+      return { nc, jsm: await jetstreamManager(nc) };
+    } catch (e) {
+      const server = nc.getServer();
+      await nc.close().catch(() => undefined);
+      const off = e instanceof Error && e.name === 'JetStreamNotEnabled';
+      if (!off || attempt >= (options.failFast === true ? 3 : JETSTREAM_TRIES)) throw e;
+      if (attempt === 1 || attempt % 10 === 0) logger.warn({ server, attempt }, 'JetStream does not answer on the NATS server reached; connecting again');
+      await new Promise((r) => setTimeout(r, Math.min(250 * attempt, 2000)));
+    }
   }
 }
 

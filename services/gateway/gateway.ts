@@ -32,8 +32,13 @@ import { STREAM_TIMINGS } from '../../schemas/stream-timings.js';
 
 const CLIENT_RETRY_MS = STREAM_TIMINGS.openRetryMs;
 const CATCH_UP_AGAIN_MS = 2000;
-/** An event loop away longer than this may have missed claim notices: the claims are re-read. */
-const STALL_MS = 1000;
+/**
+ * An event loop away longer than NODE_TIMEOUT / this re-reads its claims. Only a sweep takes a claim
+ * without a notice, and a sweep needs the heartbeat (every NODE_TIMEOUT / 3) unseen for NODE_TIMEOUT:
+ * a shorter stall only queues notices, which arrive as they would have. A re-read of every claim
+ * holds every stream's live frames, so a loaded gateway's second-long pauses must not cause one.
+ */
+const STALL_FRACTION = 3;
 
 export class Gateway {
   private readonly hub: ChannelHub;
@@ -47,10 +52,11 @@ export class Gateway {
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private keepaliveTick = 0;
   private draining = false;
-  private readonly stalls = new StallWatch(STALL_MS);
+  private readonly stalls: StallWatch;
 
   constructor(core: RelayCore) {
     this.core = core;
+    this.stalls = new StallWatch(Math.round(core.config.gateway.nodeTimeoutMs / STALL_FRACTION));
     const { nats, logger, metrics, config, auth } = core;
     startAtZero(metrics.streamsClosed, 'reason', Object.values(CloseReason));
     const flusher = new TurnFlusher(metrics);
