@@ -8,7 +8,8 @@ import { RelayError } from './core/errors.js';
 import { CLIENT_PATHS, createHttpApp, sendError, type ClientRoute } from './core/http.js';
 import type { Logger } from './core/logger.js';
 import { NodeHeartbeat } from './core/node-heartbeat.js';
-import { startCore, stopCore, type CoreOptions, type RelayCore } from './core/runtime.js';
+import { coreLogger, startCore, stopCore, type CoreOptions, type RelayCore } from './core/runtime.js';
+import { startPatiently } from './core/start-patience.js';
 import { natsChecks, Readiness } from './core/readiness.js';
 import { Gateway } from './gateway/gateway.js';
 import { Ingress } from './ingress/ingress.js';
@@ -41,7 +42,25 @@ export interface StartOptions extends CoreOptions {
 
 export async function startRelayServer(options: StartOptions): Promise<RelayServer> {
   const config = options.config ?? loadConfig(options.service, options.env);
+  const logger = coreLogger(config, options);
+  return startPatiently(() => startOnce(config, { ...options, logger }), logger);
+}
+
+/** One try: what it opened is closed again if it fails (startPatiently may try again). */
+async function startOnce(config: RelayConfig, options: StartOptions): Promise<RelayServer> {
   const core = await startCore(config, options);
+  const undo: Array<() => unknown> = [];
+  try {
+    return await serve(config, core, undo);
+  } catch (e) {
+    for (const step of undo.reverse()) await Promise.resolve().then(step).catch(() => undefined);
+    await stopCore(core).catch(() => undefined);
+    await core.nats.nc.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+async function serve(config: RelayConfig, core: RelayCore, undo: Array<() => unknown>): Promise<RelayServer> {
   const withIngress = config.service !== 'gateway';
   const withGateway = config.service !== 'ingress';
   const ingress = withIngress ? new Ingress(core) : null;
@@ -77,6 +96,7 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
   // Between probes the gauge and the heartbeat follow NATS on their own.
   await readiness.evaluate();
   readiness.watch(READINESS_INTERVAL_MS);
+  undo.push(() => readiness.stop(), () => ingress?.stop(), () => gateway?.stop(), () => app.close());
   metrics.observeReadiness(config.service, () => readiness.ready && !draining());
   const heartbeat = new NodeHeartbeat({
     kv: core.nats.buckets.nodes,
@@ -91,6 +111,7 @@ export async function startRelayServer(options: StartOptions): Promise<RelayServ
   });
   // The first beat lands before the gateway starts judging liveness, so it sees itself alive.
   await heartbeat.start();
+  undo.push(() => heartbeat.stop());
   await gateway?.start();
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address() as AddressInfo;

@@ -39,8 +39,9 @@ export interface CoreOptions {
   logger?: Logger;
 }
 
-export async function startCore(config: RelayConfig, options: CoreOptions = {}): Promise<RelayCore> {
-  const logger =
+/** The process's logger, as configured (or the one a test passes). */
+export function coreLogger(config: RelayConfig, options: CoreOptions = {}): Logger {
+  return (
     options.logger ??
     createLogger({
       level: config.logLevel,
@@ -49,7 +50,12 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
       service: config.service,
       clientHeaderPrefixes: config.clientHeaderPrefixes,
       ...(options.logDestination !== undefined ? { destination: options.logDestination } : {}),
-    });
+    })
+  );
+}
+
+export async function startCore(config: RelayConfig, options: CoreOptions = {}): Promise<RelayCore> {
+  const logger = coreLogger(config, options);
   const metrics = new RelayMetrics(config.nodeId);
   // The ingress's publish timeout bounds its JetStream requests; a gateway keeps the client's default.
   const requestTimeoutMs = config.service === 'gateway' ? undefined : config.ingress.publishTimeoutMs;
@@ -65,7 +71,13 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
   })();
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
   const bans = new BanStore(nats.js, nats.buckets.bans, logger, config.service === 'admin' ? null : config.service);
-  await Promise.all([keys.start(), bans.start()]);
+  try {
+    await Promise.all([keys.start(), bans.start()]);
+  } catch (e) {
+    await Promise.all([keys.stop(), bans.stop()]).catch(() => undefined);
+    await nats.nc.close().catch(() => undefined);
+    throw e;
+  }
   const lookups =
     config.profile.url === 'offline'
       ? null
