@@ -4,6 +4,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { attribute, type Attribution } from './attribution.js';
 import type { CampaignResult } from './campaign.js';
 import { countByClass } from './checker.js';
 import { at, type HistoryEvent } from './history.js';
@@ -29,6 +30,8 @@ export interface Report {
   faults: { total: number; byKind: Record<string, number>; list: Array<{ id: number; kind: string; text: string; start: number; end: number; notes: string[] }> };
   operations: CampaignResult['checked']['writes'] & { perSecond: number; readers: CampaignResult['checked']['readers']; streams: CampaignResult['checked']['streams']; logEntries: number };
   anomalies: { total: number; byClass: Record<string, number>; list: Array<Anomaly & { history?: HistoryEvent[] }> };
+  /** What the log's replicas disagreeing explains (attribution.ts). */
+  attribution: Attribution;
   probes: {
     noLogLeaderMs: number;
     noMetaLeaderMs: number;
@@ -58,6 +61,7 @@ export function buildReport(header: ReportHeader, r: CampaignResult): Report {
       logEntries: r.final.log.length,
     },
     anomalies: { total: all.length, byClass: countByClass(all), list },
+    attribution: attribute(r.final.leader, r.final.log, r.final.replicas, r.ops, r.clients),
     probes: {
       noLogLeaderMs: r.probes.noLogLeaderMs,
       noMetaLeaderMs: r.probes.noMetaLeaderMs,
@@ -69,7 +73,8 @@ export function buildReport(header: ReportHeader, r: CampaignResult): Report {
 
 /**
  * Writes report.json, and beside it what the checker read, for a look at an anomaly by hand:
- * history.jsonl (every event), log.jsonl (the event log), clients.jsonl (each reader client's
+ * history.jsonl (every event), log.jsonl (the event log as its leader holds it), replicas.jsonl (as
+ * each replica holds it), clients.jsonl (each reader client's
  * record with its frames) and ops.jsonl (every write). Returns the report's path.
  */
 export function writeReport(report: Report, r: CampaignResult): string {
@@ -79,6 +84,7 @@ export function writeReport(report: Report, r: CampaignResult): string {
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
   writeFileSync(join(dir, 'history.jsonl'), lines(r.history.all()));
   writeFileSync(join(dir, 'log.jsonl'), lines(r.final.log));
+  writeFileSync(join(dir, 'replicas.jsonl'), lines(r.final.replicas.map((x) => ({ node: x.node, entries: x.entries, missing: x.missing }))));
   writeFileSync(join(dir, 'clients.jsonl'), lines(r.clients));
   writeFileSync(join(dir, 'ops.jsonl'), lines(r.ops));
   return file;
@@ -102,6 +108,10 @@ export function formatReport(report: Report, file: string): string {
   lines.push(`  counters: ${JSON.stringify(probes.counters)}`);
   lines.push('', `anomalies: ${anomalies.total}`);
   for (const [cls, n] of Object.entries(anomalies.byClass)) lines.push(`  ${cls.padEnd(22)} ${n}`);
+  const w = report.attribution;
+  if (w.divergentReplicas.length > 0) {
+    lines.push(`  the log's replicas disagree (${w.divergentReplicas.join(', ')} with the leader): of ${w.lost} lost writes ${w.lostHeldByAnotherReplica} are held by another replica; of ${w.framesDiffering} frames unlike the leader's log ${w.framesFromAnotherReplica} are another replica's entry at their id`);
+  }
   for (const a of anomalies.list.slice(0, 30)) {
     lines.push('', `${a.class} at ${at(a.t)}: ${a.text}`);
     for (const e of a.history ?? []) lines.push(`    ${at(e.t).padStart(10)} ${e.kind.padEnd(6)} ${e.subject.padEnd(12)} ${e.text}`);
