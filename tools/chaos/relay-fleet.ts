@@ -65,21 +65,44 @@ export class RelayFleet {
     return slot;
   }
 
-  /** The one way a relay process starts (first start and every restart). */
+  /**
+   * The one way a relay process starts (first start and every restart); rejects if it exits or is
+   * not ready in time. Once up, an exit the campaign did not cause is a crash: reported, and the
+   * process kept up as a supervisor would (keepUp).
+   */
   private async startRelay(slot: RelaySlot): Promise<void> {
     const natsUrl = slot.proxies.map((p) => `nats://127.0.0.1:${p.port}`).join(',');
     slot.ending = false;
     const proc = await startRelayProcess(slot.role, { ...this.env, NATS_URL: natsUrl, PORT: String(slot.port), RELAY_NODE_ID: slot.nodeId }, { logDir: this.logDir, waitReady: false, appendLog: true });
     slot.proc = proc;
+    let up = false;
     void proc.exited.then((code) => {
-      if (slot.ending || slot.proc !== proc) return;
-      slot.proc = null;
+      if (slot.proc === proc) slot.proc = null;
+      if (!up || slot.ending) return;
       slot.paused = false;
-      const tail = proc.log().trimEnd().split('\n').slice(-3).join(' | ').slice(0, 600);
-      this.onCrash(slot.nodeId, `exit code ${code}${proc.child.signalCode !== null ? ` (${proc.child.signalCode})` : ''}: ${tail}`);
-      void this.startRelay(slot).catch((e: unknown) => this.onCrash(slot.nodeId, `and could not be started again: ${String(e)}`));
+      this.onCrash(slot.nodeId, `exit code ${code}${proc.child.signalCode !== null ? ` (${proc.child.signalCode})` : ''}: ${tailOf(proc)}`);
+      void this.keepUp(slot);
     });
-    await waitReady(proc, 60_000);
+    try {
+      await waitReady(proc, 60_000);
+    } catch (e) {
+      if (slot.proc === proc) slot.proc = null;
+      throw new Error(`${String(e)}: ${tailOf(proc)}`, { cause: e });
+    }
+    up = true;
+  }
+
+  /** Starts the relay until it is up, pausing longer after each failed start (as systemd's Restart=always). */
+  private async keepUp(slot: RelaySlot): Promise<void> {
+    for (let n = 1; !slot.ending && slot.proc === null; n++) {
+      try {
+        await this.startRelay(slot);
+        return;
+      } catch (e) {
+        this.onCrash(slot.nodeId, `could not be started (try ${n}): ${String(e).slice(0, 600)}`);
+        await new Promise((r) => setTimeout(r, Math.min(1000 * n, 10_000)));
+      }
+    }
   }
 
   async kill(slot: RelaySlot): Promise<void> {
@@ -89,9 +112,15 @@ export class RelayFleet {
     slot.proc = null;
   }
 
+  /** After a kill: started once; if that fails, kept up in the background (the failure is a crash). */
   async restart(slot: RelaySlot): Promise<void> {
     if (slot.proc !== null) return;
-    await this.startRelay(slot);
+    try {
+      await this.startRelay(slot);
+    } catch (e) {
+      this.onCrash(slot.nodeId, `could not be started after the fault: ${String(e).slice(0, 600)}`);
+      void this.keepUp(slot);
+    }
   }
 
   pause(slot: RelaySlot): void {
@@ -141,4 +170,9 @@ export class RelayFleet {
     await Promise.all(this.slots.map(async (s) => s.proc?.stop()));
     for (const s of this.slots) for (const p of s.proxies) await p.close();
   }
+}
+
+/** The last lines of a relay's log, for a crash report. */
+function tailOf(proc: RelayProcess): string {
+  return proc.log().trimEnd().split('\n').slice(-3).join(' | ').slice(0, 600);
 }
