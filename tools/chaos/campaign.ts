@@ -56,6 +56,9 @@ function relayEnv(directUrls: string): Record<string, string> {
     KV_REPLICAS: '3',
     // Reserved on each node's store (nats-nodes.ts): bounds that fit its disk and a half-hour log.
     STREAM_MAX_BYTES: '128MiB',
+    // Every entry of the run stays to be checked: the default keeps 10,000 a channel, which the
+    // half-hour form passes (a 30-minute run saw its first 114,000 entries aged out, counted as lost).
+    STREAM_MAX_MSGS_PER_CHANNEL: '0',
     IDEMPOTENCY_MAX_BYTES: '32MiB',
     PROFILE_API_URL: 'offline',
     NODE_ENV: 'development',
