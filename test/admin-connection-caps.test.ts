@@ -3,6 +3,7 @@
 // idle after an answer, from one address or a few. Strangers come from 127.0.0.x addresses of their
 // own (any 127.x.y.z is a source address on loopback); the operator from 127.0.0.1.
 
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleDir } from '../services/admin/console-assets.js';
 import { FIRST_BYTE_TIMEOUT_MS } from '../services/core/connection-gate.js';
@@ -122,8 +123,9 @@ describe('a small cap, a proxy and a dual-stack listener', () => {
         sockets.push(proxySilent, ...(await flood(port, '127.0.0.5', 10)));
         const stranger = await inOrder(port, '127.0.0.6', 6);
         sockets.push(...stranger);
-        await Promise.all(stranger.slice(4).map((h) => h.closed));
-        expect(stranger.slice(0, 4).every((h) => !h.socket.destroyed)).toBe(true);
+        // At its cap, each newcomer takes the place of the address's oldest connection without a token.
+        await Promise.all(stranger.slice(0, 2).map((h) => h.closed));
+        expect(stranger.slice(2).every((h) => !h.socket.destroyed)).toBe(true);
         // A stranger's silent socket meets the first-byte deadline; the proxy's, opened before it, does not.
         const strangerSilent = await hold(port, '127.0.0.7');
         sockets.push(strangerSilent);
@@ -136,6 +138,47 @@ describe('a small cap, a proxy and a dual-stack listener', () => {
         for (const h of sockets) h.socket.destroy();
         await small.close();
       }
+    }
+  }, 60_000);
+
+  // Guards: the operator shares its address with every local user (ADMIN_HOST=127.0.0.1, ssh -L):
+  // one of them holding the cap with keep-alive /healthz requests reset every sign-in for as long
+  // as it kept going (findings/admin-same-address-lockout.ts).
+  it('at its cap, an address\'s newcomer takes the place of its oldest connection without a token: the operator gets in from the address a stranger fills, and a connection that carried a token is never let go', async () => {
+    const small = await startAdmin(nats, ['alice'], { ADMIN_MAX_CONNECTIONS_PER_ADDRESS: '4' });
+    const sockets: Held[] = [];
+    const ping = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    try {
+      const port = small.server.port;
+      const token = small.tokens['alice']!;
+      const stranger = await inOrder(port, '127.0.0.1', 4, ping);
+      sockets.push(...stranger);
+      await waitUntil(() => (stranger.every((h) => h.answer().includes('200 OK')) ? true : undefined), 'the stranger’s answers');
+      const session = await ask(small, '/api/session', token);
+      expect(session.status).toBe(200);
+      // The stranger's oldest was let go for it.
+      await stranger[0]!.closed;
+      expect(stranger.slice(1).every((h) => !h.socket.destroyed)).toBe(true);
+      // Four keep-alive connections that carried the token: a newcomer without one is refused, none of them let go.
+      for (const h of stranger) h.socket.destroy();
+      await waitUntil(async () => ((await connections(small)) === 0 ? true : undefined), 'the stranger’s connections to be gone');
+      const signed = `GET /api/session HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+      const operator = await inOrder(port, '127.0.0.1', 4, signed);
+      sockets.push(...operator);
+      await waitUntil(() => (operator.every((h) => h.answer().includes('200 OK')) ? true : undefined), 'the operator’s answers');
+      // Reset at once, maybe before its connect completes: what came back before the close.
+      const late = await new Promise<string>((resolve) => {
+        let answer = '';
+        const socket = connect({ port, host: '127.0.0.1', localAddress: '127.0.0.1' }, () => socket.write(ping));
+        socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(answer));
+      });
+      expect(late).toBe('');
+      expect(operator.every((h) => !h.socket.destroyed)).toBe(true);
+    } finally {
+      for (const h of sockets) h.socket.destroy();
+      await small.close();
     }
   }, 60_000);
 

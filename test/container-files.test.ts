@@ -57,4 +57,15 @@ describe('container files', () => {
     expect(node).toMatch(/authorization \{ user: route, password: \$RELAY_NATS_ROUTE_PASSWORD \}/);
     expect(node).toMatch(/^http: "127\.0\.0\.1:8222"$/m);
   });
+
+  // Found by an attack pass: the admin service inherited TRUSTED_PROXIES=uniquelocal, and Docker's port
+  // forwarding brings every host client from the bridge's gateway (uniquelocal), so none was capped
+  // per address or given the first-byte deadline: 8,192 silent sockets from one local user locked
+  // the operator out (findings/admin-trusted-forwarder-lockout.ts).
+  it('infra/compose.yaml trusts no proxy on the admin service, which no proxy fronts', () => {
+    const text = readFileSync('infra/compose.yaml', 'utf8');
+    const block = text.slice(text.indexOf('\n  admin:\n') + 1).split(/\n  [a-z0-9-]+:\n/)[0] ?? '';
+    expect(block).toMatch(/<<: \*relay-env/);
+    expect(block).toMatch(/TRUSTED_PROXIES: ""/);
+  });
 });

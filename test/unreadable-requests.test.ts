@@ -50,6 +50,22 @@ describe('a request the HTTP parser cannot read', () => {
   });
 });
 
+describe('a request target the router cannot read', () => {
+  // Guards: a broken percent escape was answered in fastify's shape, {"error":"Bad Request",
+  // "code":"FST_ERR_BAD_URL","message":"'/%zz' is not a valid url component","statusCode":400}.
+  it.each([
+    ['GET', 'GET /%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
+    ['POST', 'POST /irc%E0%A4%A HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'],
+  ])('%s with a broken escape: 400 bad_request in the relay’s shape, counted', async (_method, text) => {
+    const before = (await readMetrics(relay.url)).get('relay_refusals_total{code="bad_request"}') ?? 0;
+    const answer = await rawRequest(relay.server.port, text);
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(answer.body)).toEqual({ error: 'bad_request', message: expect.any(String) });
+    expect((await readMetrics(relay.url)).get('relay_refusals_total{code="bad_request"}')).toBe(before + 1);
+  });
+});
+
 describe('a request the admin service’s parser cannot read', () => {
   it.each(CASES)('%s: answered %s in the admin service’s shape, and the connection closed', async (_name, text, status, code) => {
     const answer = await rawRequest(admin.server.port, text);

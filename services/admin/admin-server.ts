@@ -13,7 +13,7 @@ import { loadConfig, type RelayConfig } from '../core/config.js';
 import { KeyStore } from '../core/keys.js';
 import { clientErrorHandler, unreadableKind, unreadableSentence } from '../core/client-error.js';
 import { compileTrustedProxies } from '../core/client-address.js';
-import { gateConnections } from '../core/connection-gate.js';
+import { gateConnections, type ConnectionGate } from '../core/connection-gate.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { openNatsContext, type NatsContext } from '../core/nats.js';
 import { AdminError, asAdminError } from './admin-error.js';
@@ -153,7 +153,9 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
   // The options object each route is registered with; hooks of inner scopes may still mark it.
   const registered: RouteOptions[] = [];
   app.addHook('onRoute', (route) => void registered.push(route));
-  guardRequests(app, { tokens, allowedHosts: config.admin.allowedHosts });
+  // The gate is set up once the routes are (below); a request reaches the guard only after that.
+  let gate: ConnectionGate | null = null;
+  guardRequests(app, { tokens, allowedHosts: config.admin.allowedHosts, vouch: (socket) => gate?.vouch(socket) });
 
   app.setErrorHandler((error, request, reply) => {
     const e = asAdminError(error);
@@ -180,8 +182,11 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
 
   // Before any byte is parsed: each address's share, then every address's together.
   app.server.maxConnections = config.admin.maxConnections;
-  gateConnections(app.server, {
+  gate = gateConnections(app.server, {
     perAddress: config.admin.maxConnectionsPerAddress,
+    // Operators share their address with every local user (ADMIN_HOST=127.0.0.1, ssh tunnels):
+    // at the cap, a stranger's connection goes, never one that carried a token.
+    evictUnvouched: true,
     ipv6Prefix: config.profile.ipv6Prefix,
     exempt: compileTrustedProxies(config.trustedProxies),
     setting: 'ADMIN_MAX_CONNECTIONS_PER_ADDRESS',

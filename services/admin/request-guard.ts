@@ -11,6 +11,7 @@
 // a change (POST, PUT, PATCH, DELETE) must not come from a page of another site (Origin,
 // Sec-Fetch-Site); then the token, unless the route is public.
 
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseAuthority, type AllowedHost } from '../core/config/admin-hosts.js';
 import { AdminError } from './admin-error.js';
@@ -37,9 +38,11 @@ const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443 };
 export interface GuardOptions {
   tokens: AdminTokens;
   allowedHosts: readonly AllowedHost[];
+  /** A connection whose request carried an admin token (connection-gate.ts never lets it go). */
+  vouch?: (socket: Socket) => void;
 }
 
-export function guardRequests(app: FastifyInstance, { tokens, allowedHosts }: GuardOptions): void {
+export function guardRequests(app: FastifyInstance, { tokens, allowedHosts, vouch }: GuardOptions): void {
   app.decorateRequest('operator', null);
   app.addHook('onRequest', async (request, reply) => {
     // Answers about keys, bans and players are nobody's to keep, refusals included; the console's
@@ -58,7 +61,10 @@ export function guardRequests(app: FastifyInstance, { tokens, allowedHosts }: Gu
     }
     // Authority travels only in the Authorization header, never in a cookie, so no other site can
     // make a browser act with it.
-    if (access === undefined) request.operator = tokens.operator(request.headers.authorization);
+    if (access === undefined) {
+      request.operator = tokens.operator(request.headers.authorization);
+      vouch?.(request.raw.socket);
+    }
   });
 }
 

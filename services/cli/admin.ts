@@ -7,7 +7,7 @@ import { BanStore } from '../core/bans.js';
 import { loadConfig, type RelayConfig } from '../core/config.js';
 import { KeyStore } from '../core/keys.js';
 import { createLogger, type Logger } from '../core/logger.js';
-import { maskUrls } from '../core/secret-shapes.js';
+import { maskServerList } from '../core/secret-shapes.js';
 import { openNatsContext, type NatsContext } from '../core/nats.js';
 import { NatsSetupError } from '../core/nats-refusal.js';
 
@@ -44,10 +44,10 @@ export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}
   } catch (e) {
     // A setting that does not fit the servers (TLS, credentials, permissions) is its own sentence.
     if (e instanceof NatsSetupError) throw new CliError(e.message);
-    const shown = config.nats.servers.map(maskUrls);
+    const shown = maskServerList(config.nats.servers);
     // The NATS client ignores user:password@ in a URL, so such a server answers "Authorization Violation".
-    const hint = shown.some((s, i) => s !== config.nats.servers[i]) ? ' Credentials inside NATS_URL are not used: set NATS_USER and NATS_PASSWORD, or NATS_TOKEN.' : '';
-    throw new CliError(`Cannot reach NATS at ${shown.join(', ')} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}.${hint}`);
+    const hint = shown !== config.nats.servers.join(', ') ? ' Credentials inside NATS_URL are not used: set NATS_USER and NATS_PASSWORD, or NATS_TOKEN.' : '';
+    throw new CliError(`Cannot reach NATS at ${shown} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}.${hint}`);
   }
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
   const bans = new BanStore(nats.js, nats.buckets.bans, logger, null);

@@ -4,7 +4,7 @@
 // configuration may be checked on a host that cannot reach it.
 
 import type { RelayConfig } from '../core/config.js';
-import { maskUrls } from '../core/secret-shapes.js';
+import { maskServerList } from '../core/secret-shapes.js';
 import { durabilityStatement } from '../core/durability.js';
 import { createLogger } from '../core/logger.js';
 import { NatsSetupError } from '../core/nats-refusal.js';
@@ -26,6 +26,6 @@ export async function natsReport(config: RelayConfig): Promise<NatsReport> {
   } catch (e) {
     if (e instanceof NatsSetupError) return { ok: false, lines: [`NATS: ${e.message}`] };
     // Only the addresses, masked: a connection error may quote what it was given.
-    return { ok: true, lines: [`NATS: not reached at ${config.nats.servers.map(maskUrls).join(', ')}; each service logs the guarantee in force when it starts.`] };
+    return { ok: true, lines: [`NATS: not reached at ${maskServerList(config.nats.servers)}; each service logs the guarantee in force when it starts.`] };
   }
 }

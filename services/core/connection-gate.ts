@@ -41,21 +41,59 @@ export interface ConnectionGateOptions {
   setting: string;
   logger: Logger;
   refused(reason: ConnectionRefusal): void;
+  /**
+   * At its address's cap, a newcomer takes the place of that address's oldest connection not yet
+   * vouched for (vouch()), instead of being refused. The admin service's: its operators share an
+   * address with every local user (ADMIN_HOST=127.0.0.1, an ssh tunnel, a NAT, a container
+   * engine's port forwarding), and one of them holding the cap with cheap public requests kept the
+   * operator out for as long as it liked. A connection that carried an admin token is never let go.
+   */
+  evictUnvouched?: boolean;
 }
 
-export function gateConnections(server: Server, options: ConnectionGateOptions): void {
+export interface ConnectionGate {
+  /** The connection carried a request that proved who sent it: never let go for a newcomer. */
+  vouch(socket: Socket): void;
+}
+
+export function gateConnections(server: Server, options: ConnectionGateOptions): ConnectionGate {
   const open = new Map<string, number>();
+  /** Per address, its connections not vouched for, oldest first (only with evictUnvouched). */
+  const unvouched = new Map<string, Set<Socket>>();
+  /** Sockets let go for a newcomer: already uncounted, their close must not uncount them again. */
+  const evicted = new WeakSet<Socket>();
   const warnings = new ThrottledWarnings(options.logger);
   const groupOf = (address: string): string => fairnessGroup(address, options.ipv6Prefix);
+  const forget = (group: string, socket: Socket): void => {
+    const sockets = unvouched.get(group);
+    if (sockets === undefined) return;
+    sockets.delete(socket);
+    if (sockets.size === 0) unvouched.delete(group);
+  };
   // Shared by every socket rather than a closure each: a gateway holds its streams' connections by
   // the ten thousand, and what stays with each is one more entry in its close listeners. The peer
   // read at the connection is kept by the socket, so it is still there at the close.
   function left(this: Socket): void {
     const group = groupOf(this.remoteAddress ?? '');
+    if (options.evictUnvouched === true) forget(group, this);
+    if (evicted.has(this)) return;
     const held = (open.get(group) ?? 1) - 1;
     if (held > 0) open.set(group, held);
     else open.delete(group);
   }
+  /** Lets the address's oldest unvouched connection go, its place counted for the newcomer; false when there is none. */
+  const evictOldest = (group: string): boolean => {
+    const oldest = unvouched.get(group)?.values().next().value;
+    if (oldest === undefined) return false;
+    // Reset for its address's cap all the same: counted and warned of as a refusal.
+    options.refused('per_address');
+    warnings.warn('per_address', { peer: oldest.remoteAddress, held: options.perAddress }, `connection let go: its address holds its ${options.perAddress} (${options.setting}) and a newcomer came; if it is your proxy, name it in TRUSTED_PROXIES`);
+    forget(group, oldest);
+    evicted.add(oldest);
+    open.set(group, (open.get(group) ?? 1) - 1);
+    oldest.resetAndDestroy();
+    return true;
+  };
   const silent = new FirstByteWatch((socket) => {
     options.refused('first_byte_timeout');
     socket.resetAndDestroy();
@@ -70,12 +108,16 @@ export function gateConnections(server: Server, options: ConnectionGateOptions):
     if (options.perAddress > 0) {
       const group = groupOf(peer);
       const held = open.get(group) ?? 0;
-      if (held >= options.perAddress) {
+      if (held >= options.perAddress && !(options.evictUnvouched === true && evictOldest(group))) {
         options.refused('per_address');
         warnings.warn('per_address', { peer, held }, `connections refused: one address holds its ${options.perAddress} (${options.setting}); if it is your proxy, name it in TRUSTED_PROXIES`);
         return void socket.resetAndDestroy();
       }
-      open.set(group, held + 1);
+      open.set(group, (open.get(group) ?? 0) + 1);
+      if (options.evictUnvouched === true) {
+        const sockets = unvouched.get(group) ?? new Set<Socket>();
+        unvouched.set(group, sockets.add(socket));
+      }
       socket.on('close', left);
     }
     silent.watch(socket);
@@ -85,6 +127,12 @@ export function gateConnections(server: Server, options: ConnectionGateOptions):
     options.refused('total');
     warnings.warn('total', { peer: data?.remoteAddress, max: server.maxConnections }, 'connections refused: the port holds all the connections it takes');
   });
+  return {
+    vouch(socket) {
+      if (options.evictUnvouched !== true || socket.remoteAddress === undefined) return;
+      forget(groupOf(socket.remoteAddress), socket);
+    },
+  };
 }
 
 /**

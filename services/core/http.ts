@@ -96,6 +96,13 @@ export function createHttpApp(options: HttpOptions): FastifyInstance {
       options.metrics.refusals.inc({ code: refusal.code });
       return { status: refusal.status, body: refusal.toBody() };
     }),
+    // A target the router cannot read (a broken escape, `/%zz`) never reaches the error handler:
+    // fastify answered it in its own shape ({"error":"Bad Request","code":"FST_ERR_BAD_URL",...}),
+    // quoting the target, where every other refusal is {"error": <code>, "message"}.
+    frameworkErrors: (error, _request, reply) => {
+      options.metrics.refusals.inc({ code: 'bad_request' });
+      void sendError(reply, new RelayError('bad_request', `The request target cannot be read (${error.code}): a percent escape may be broken; use / or /irc.`));
+    },
   });
   app.removeContentTypeParser('text/plain');
   const routes = options.routes;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import { credsAuthenticator, nkeyAuthenticator, type ConnectionOptions, type NatsConnection, type TlsOptions } from '@nats-io/nats-core';
-import { maskUrls } from './secret-shapes.js';
+import { maskServerList, maskUrls } from './secret-shapes.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
 import { firstConnectFailure, NatsSetupError, unansweredSentence } from './nats-refusal.js';
@@ -76,7 +76,7 @@ export async function connectNats(
   logger: Logger,
   options: ConnectNatsOptions = {},
 ): Promise<NatsConnection> {
-  const servers = config.nats.servers.map(maskUrls).join(', ');
+  const servers = maskServerList(config.nats.servers);
   const opts = connectOptions(config.nats, `${name}:${config.nodeId}`, inboxPrefix(roleOf(config, options)));
   let unanswered = 0;
   for (let attempt = 1; ; attempt++) {

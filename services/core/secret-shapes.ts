@@ -35,6 +35,15 @@ export function maskUrls(text: string): string {
   return text.split(NEXT_URL).map(maskUrl).join(',');
 }
 
+/**
+ * NATS_URL as the configuration holds it (split at every comma) shown masked. Masking each piece
+ * alone showed the first part of a password holding a comma (`nats://cli:pa,ss@host` became
+ * `nats://cli:pa, ***@host`): joined again, the list is split only where another URL begins.
+ */
+export function maskServerList(servers: readonly string[]): string {
+  return maskUrls(servers.join(', '));
+}
+
 function maskUrl(url: string): string {
   const lead = url.slice(0, url.length - url.trimStart().length);
   const scheme = SCHEME.exec(url.trimStart())?.[0] ?? '';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, ENV_SCHEMAS, isSecretVariable, loadConfig } from '../../services/core/config.js';
 import { createLogger } from '../../services/core/logger.js';
-import { maskUrls } from '../../services/core/secret-shapes.js';
+import { maskServerList, maskUrls } from '../../services/core/secret-shapes.js';
 import { startTracing } from '../../services/core/tracing.js';
 import { LogCapture } from '../helpers/relay.js';
 
@@ -31,6 +31,14 @@ describe('the URL masking rule', () => {
     ['no URL: host:port', '127.0.0.1:4222', '127.0.0.1:4222'],
   ])('%s', (_, url, shown) => {
     expect(maskUrls(url)).toBe(shown);
+  });
+
+  // Guards: NATS_URL is split at every comma, and each piece was masked alone, so `relay setup`, the
+  // CLI's "Cannot reach NATS" and the services' connection sentences showed `nats://cli:c0mma`.
+  it('NATS_URL with a comma inside a password, as the configuration splits it, shows no part of it', () => {
+    const servers = 'nats://cli:c0mma,hunter2x@nats.example:4222,nats://n2.example:4222'.split(',');
+    expect(maskServerList(servers)).toBe('nats://***@nats.example:4222, nats://n2.example:4222');
+    expect(maskServerList(['nats://a:b@n1.example:4222', 'n2.example:4222'])).toBe('nats://***@n1.example:4222, n2.example:4222');
   });
 
   // The list decided for issue 26, and the shapes real backends use.

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { loadConfig } from '../../core/config.js';
-import { maskUrls } from '../../core/secret-shapes.js';
+import { maskServerList } from '../../core/secret-shapes.js';
 import { durabilityFacts, durabilityStatement } from '../../core/durability.js';
 import { createLogger } from '../../core/logger.js';
 import { checkNatsLayout } from '../../core/nats-check.js';
@@ -28,7 +28,7 @@ export function registerSetup(program: Command): void {
     .action(async (opts: { dryRun?: boolean; json?: boolean }) => {
       const config = loadConfig('all');
       const logger = createLogger({ level: process.env['LOG_LEVEL'] ?? 'warn', pretty: false, destination: process.stderr });
-      const servers = config.nats.servers.map(maskUrls).join(', ');
+      const servers = maskServerList(config.nats.servers);
       let nc;
       try {
         nc = await connectNats(config, 'relay-setup', logger, { failFast: true, role: 'cli' });
