@@ -103,6 +103,9 @@ async function serve(config: RelayConfig, core: RelayCore, undo: Array<() => unk
     nodeId: config.nodeId,
     role: config.service,
     beatMs: Math.round(config.gateway.nodeTimeoutMs / 3),
+    // Two beats missed: long enough, with a beat's own delay, for the gateways to take this one for
+    // dead and sweep its claims, which sends no notice (a blackholed link that heals without a reconnect).
+    ...(gateway !== null ? { silence: { afterMs: Math.round((config.gateway.nodeTimeoutMs * 2) / 3), then: (gapMs: number) => gateway.afterSilence(`no heartbeat could be written for ${gapMs} ms`) } } : {}),
     status: async () => ({
       ready: readiness.ready && !draining(),
       ...(gateway !== null ? { streams: gateway.streamCount, framesDelivered: total(await metrics.framesDelivered.get()) } : {}),

@@ -15,6 +15,16 @@ export function heartbeatKey(role: string, nodeId: string): string {
   return `${role}.${nodeId}`;
 }
 
+/**
+ * Told when a beat is written after none could be for longer than `afterMs`: others may have taken
+ * the node for dead meanwhile (a NATS link that went silent, a process paused), whatever the
+ * connection says. A gateway then reads its claims again (gateway.ts).
+ */
+export interface Silence {
+  afterMs: number;
+  then(gapMs: number): void;
+}
+
 /** What a node reports of itself at each beat. */
 export type NodeStatus = Pick<NodeRecord, 'ready' | 'streams' | 'framesDelivered' | 'entriesPublished'>;
 
@@ -26,13 +36,16 @@ export class NodeHeartbeat {
   private readonly status: () => Promise<NodeStatus>;
   private readonly startedAt = new Date().toISOString();
   private timer: NodeJS.Timeout | undefined;
+  private readonly silence: Silence | undefined;
+  private lastWritten: number | null = null;
 
-  constructor(options: { kv: KV; nodeId: string; role: string; beatMs: number; status: () => Promise<NodeStatus> }) {
+  constructor(options: { kv: KV; nodeId: string; role: string; beatMs: number; status: () => Promise<NodeStatus>; silence?: Silence }) {
     this.kv = options.kv;
     this.nodeId = options.nodeId;
     this.role = options.role;
     this.beatMs = options.beatMs;
     this.status = options.status;
+    this.silence = options.silence;
   }
 
   /** Writes the first beat (so the node is seen before it serves), then one every beatMs. */
@@ -52,6 +65,10 @@ export class NodeHeartbeat {
       ...(await this.status()),
     };
     await this.kv.put(heartbeatKey(this.role, this.nodeId), encodeRecord(record));
+    const now = performance.now();
+    const gapMs = this.lastWritten === null ? 0 : now - this.lastWritten;
+    this.lastWritten = now;
+    if (this.silence !== undefined && gapMs > this.silence.afterMs) this.silence.then(Math.round(gapMs));
   }
 
   /** Stops beating and removes the record: a node that leaves cleanly is gone at once. */

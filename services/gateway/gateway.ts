@@ -135,6 +135,11 @@ export class Gateway {
     })();
   }
 
+  /** The process could not reach the mesh for a while (its heartbeat said so): its claims are read again. */
+  afterSilence(why: string): void {
+    void this.recheckClaims(why);
+  }
+
   /** Holds the live feed while every claim is read: a stream taken over meanwhile gets no frame first. */
   private async recheckClaims(why: string): Promise<void> {
     this.core.logger.warn({ why, streams: this.registry.size }, 'this gateway could not hear the mesh for a while; holding deliveries while it re-reads its claims');
