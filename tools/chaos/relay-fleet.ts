@@ -86,6 +86,8 @@ export class RelayFleet {
     try {
       await waitReady(proc, 60_000);
     } catch (e) {
+      // Not left running on the port the next start needs.
+      await proc.kill();
       if (slot.proc === proc) slot.proc = null;
       throw new Error(`${String(e)}: ${tailOf(proc)}`, { cause: e });
     }
