@@ -39,6 +39,8 @@ const CATCH_UP_AGAIN_MS = 2000;
  * holds every stream's live frames, so a loaded gateway's second-long pauses must not cause one.
  */
 const STALL_FRACTION = 3;
+/** The longest a re-read of the claims holds the live feed. */
+const HOLD_MAX_MS = 5000;
 
 export class Gateway {
   private readonly hub: ChannelHub;
@@ -140,10 +142,20 @@ export class Gateway {
     void this.recheckClaims(why);
   }
 
-  /** Holds the live feed while every claim is read: a stream taken over meanwhile gets no frame first. */
+  /**
+   * Holds the live feed while every claim is read: a stream taken over meanwhile gets no frame first.
+   * Never longer than HOLD_MAX_MS: reads that NATS is slow to answer (a bucket between leaders) must
+   * not stop every stream; a claim not read by then is found by its next renewal, as before the hold.
+   */
   private async recheckClaims(why: string): Promise<void> {
     this.core.logger.warn({ why, streams: this.registry.size }, 'this gateway could not hear the mesh for a while; holding deliveries while it re-reads its claims');
-    await this.hub.hold.during(() => this.ownership.verify());
+    await this.hub.hold.during(async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), HOLD_MAX_MS)));
+      const outcome = await Promise.race([this.ownership.verify().then(() => 'read' as const), late]);
+      clearTimeout(timer);
+      if (outcome === 'late') this.core.logger.warn({ why, holdMs: HOLD_MAX_MS }, 'its claims were not all read in time; delivering again, the rest are checked as they are renewed');
+    });
   }
 
   /**
