@@ -47,7 +47,7 @@ describe('relay audit', () => {
     expect(table.stdout).toMatch(/^AT\s+ACTOR\s+ACTION\s+TARGET\s+DETAILS/);
     expect(table.stdout).toContain('ban.add');
     expect(table.stdout).not.toContain(key.clientSecret);
-  });
+  }, 60_000); // seven CLI runs, each a Node process: 13 s on a quiet machine, past 30 s on a loaded one
 
   // Issue 19: a start time past 2262 wrapped round in JetStream and answered the whole trail.
   it('--since a time past the end of the trail lists nothing, however far past', async () => {
