@@ -60,7 +60,9 @@ export async function recordFrames(relay: RelayFixture): Promise<RecordedFrame[]
     const type = (JSON.parse(data.data) as { type: string }).type;
     const fromServer = (JSON.parse(meta.data) as { uuid: string }).uuid === '00000000-0000-0000-0000-000000000000';
     if (fromServer) {
-      if (!frames.some((f) => f.label === 'server keepalive')) frames.push({ kind: 'meta', label: 'server keepalive', text: meta.data });
+      // Both halves, as after the payloads below: a keepalive that came first (a slow machine) must
+      // not leave the recording without its payload frame.
+      if (!frames.some((f) => f.label === 'server keepalive')) frames.push({ kind: 'meta', label: 'server keepalive', text: meta.data }, { kind: 'payload', label: 'server keepalive', text: data.data });
       continue;
     }
     if (seen.size === 0) frames.push({ kind: 'meta', label: 'player', text: meta.data });
