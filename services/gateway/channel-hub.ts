@@ -129,7 +129,7 @@ export class ChannelHub {
   }
 
   private onLive(group: Group, msg: Msg): void {
-    if (this.hold.defers(() => this.onLive(group, msg))) return;
+    if (this.hold.held()) return this.hold.wait(() => this.onLive(group, msg));
     if (group.backlog !== null) {
       group.backlog.push(msg);
       return;

@@ -9,12 +9,18 @@ export class LiveHold {
   /** Asked before each live message is dispatched: it may start a hold (the gateway's stall watch). */
   check: () => void = () => undefined;
 
-  /** True when `dispatch` must wait (it then runs once the holds end); false: dispatch now. */
-  defers(dispatch: () => void): boolean {
+  /**
+   * Whether live messages must wait now (asked first, so the hot path allocates nothing while no
+   * hold is under way); if so, the caller hands its dispatch to wait().
+   */
+  held(): boolean {
     if (this.holding === 0) this.check();
-    if (this.holding === 0) return false;
+    return this.holding > 0;
+  }
+
+  /** Runs `dispatch` once the holds end, after those already waiting. */
+  wait(dispatch: () => void): void {
     this.waiting.push(dispatch);
-    return true;
   }
 
   /** Holds the feed (from this call on, synchronously) until `work` is done. */

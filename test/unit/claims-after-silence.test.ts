@@ -73,7 +73,8 @@ describe('the held live feed', () => {
     const hold = new LiveHold();
     const sent: string[] = [];
     const live = (m: string): void => {
-      if (!hold.defers(() => live(m))) sent.push(m);
+      if (hold.held()) hold.wait(() => live(m));
+      else sent.push(m);
     };
     live('a');
     let verified!: () => void;
