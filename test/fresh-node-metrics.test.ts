@@ -8,7 +8,7 @@ import { HTTP_ERROR_CODES } from '../schemas/http-errors.js';
 import { PAYLOAD_TYPES } from '../schemas/payload-types.js';
 import { FRAME_DROP_REASONS, RESUME_ANSWERS } from '../services/core/metrics.js';
 import { LOOKUP_REFUSALS, PROFILE_OUTCOMES } from '../services/core/profile.js';
-import { CloseReason } from '../services/gateway/close-reason.js';
+import { CloseReason } from '../services/gateway/stream/close-reason.js';
 import { POST_STATUSES } from '../services/ingress/ingress.js';
 import { waitUntil } from '../tools/poll.js';
 import { readMetrics } from './helpers/metrics.js';

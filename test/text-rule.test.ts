@@ -16,7 +16,7 @@ import type { BanRecord } from '../schemas/records.js';
 import { currentActor } from '../services/core/audit.js';
 import type { CreatedKey } from '../services/core/keys.js';
 import { Scope } from '../services/core/scopes.js';
-import { claimKey } from '../services/gateway/claim-keys.js';
+import { claimKey } from '../services/gateway/ownership/claim-keys.js';
 import { startAdmin, type AdminFixture } from './helpers/admin.js';
 import { RelayFixture, type Player, type PostResult } from './helpers/relay.js';
 import type { SseStream } from './helpers/sse-client.js';

@@ -11,7 +11,7 @@ import { RelayError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { RateLimiter, type Rate } from '../core/rate-limit.js';
 import { Scope } from '../core/scopes.js';
-import type { StreamIdentity } from './client-stream.js';
+import type { StreamIdentity } from './stream/client-stream.js';
 
 /** What an admitted request asks for. */
 export interface StreamRequest {

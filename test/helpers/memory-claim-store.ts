@@ -5,8 +5,8 @@
 // `...Now` methods apply an operation at once: the interleaving tests call them when they decide an
 // operation lands (test/helpers/interleavings/).
 import type { StreamClaim } from '../../schemas/records.js';
-import type { ClaimHints, ClaimNotice, HintListener } from '../../services/gateway/claim-hints.js';
-import { ClaimConflict, type ClaimStore, type Freed, type StoredClaim } from '../../services/gateway/claim-store.js';
+import type { ClaimHints, ClaimNotice, HintListener } from '../../services/gateway/ownership/claim-hints.js';
+import { ClaimConflict, type ClaimStore, type Freed, type StoredClaim } from '../../services/gateway/ownership/claim-store.js';
 
 interface Entry {
   claim: StreamClaim | null;

@@ -4,7 +4,7 @@
 // stream before its eviction got through (the claim had been swept meanwhile, so no notice was sent,
 // and the check its account subscription asked for waited behind the queued frames).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimKey } from '../../services/gateway/claim-keys.js';
+import { claimKey } from '../../services/gateway/ownership/claim-keys.js';
 import { waitUntil } from '../../tools/poll.js';
 import { Mesh } from '../helpers/mesh.js';
 import { freezeProcess } from '../helpers/nats.js';

@@ -3,8 +3,8 @@
 // a woken gateway's live feed until then, and a read that began before the wake may have seen the
 // key as it was before the takeover.
 import { describe, expect, it } from 'vitest';
-import { ClaimChecks } from '../../services/gateway/claim-checks.js';
-import type { Timers } from '../../services/gateway/timers.js';
+import { ClaimChecks } from '../../services/gateway/ownership/claim-checks.js';
+import type { Timers } from '../../services/core/timers.js';
 
 const noTimers: Timers = { after: () => () => undefined, afterTurn: (fire) => fire() };
 

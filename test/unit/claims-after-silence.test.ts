@@ -3,10 +3,10 @@
 // lost, or queued behind the frames it should have stopped. The fault campaign found a paused
 // gateway delivering 430 frames on a stream taken over while it slept (docs/RELIABILITY.md, seed 31).
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { HintListener } from '../../services/gateway/claim-hints.js';
-import { claimKey, type ClaimedStream } from '../../services/gateway/claim-keys.js';
-import { LiveHold } from '../../services/gateway/live-hold.js';
-import { Ownership } from '../../services/gateway/ownership.js';
+import type { HintListener } from '../../services/gateway/ownership/claim-hints.js';
+import { claimKey, type ClaimedStream } from '../../services/gateway/ownership/claim-keys.js';
+import { LiveHold } from '../../services/gateway/delivery/live-hold.js';
+import { Ownership } from '../../services/gateway/ownership/claim-rules.js';
 import { MemoryClaimStore, MemoryHints } from '../helpers/memory-claim-store.js';
 
 const ACCOUNT = '11111111-2222-3333-4444-555555555555';

@@ -2,8 +2,8 @@
 // mesh), over an in-memory bucket with compare-and-set: what each open and close costs in round
 // trips, and that a stale copy of a record never loses another node's key.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OwnerIndex } from '../../services/gateway/owner-index.js';
-import { parseHoldings } from '../../services/gateway/owner-records.js';
+import { OwnerIndex } from '../../services/gateway/ownership/owner-holdings.js';
+import { parseHoldings } from '../../services/gateway/ownership/owner-records.js';
 import { MemoryOwnerRecords } from '../helpers/memory-owner-records.js';
 
 const OWNER = '11111111-2222-3333-4444-555555555555';

@@ -1,7 +1,7 @@
 // The stream caps' count: streams other nodes hold for the owner (the owner index's record, read at
 // open) plus this node's own, a reopen on a held channel adding nothing.
 import { describe, expect, it } from 'vitest';
-import { checkStreamCaps } from '../../services/gateway/stream-caps.js';
+import { checkStreamCaps } from '../../services/gateway/ownership/stream-caps.js';
 
 const caps = { maxStreamsPerAccount: 3, maxStreamsPerKey: 2 };
 const local = (channels: Array<string | null>) => ({ ofOwner: () => channels.map((channel) => ({ channel })) as never[] });

@@ -2,9 +2,9 @@
 // JetStream's revision semantics (test/helpers/memory-claim-store.ts). Write, renew, lose, reclaim,
 // lost answers, takeover of a dead node's claim, release; the mesh tests cover the same over NATS.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { HintListener } from '../../services/gateway/claim-hints.js';
-import { claimKey, type ClaimedStream } from '../../services/gateway/claim-keys.js';
-import { Ownership } from '../../services/gateway/ownership.js';
+import type { HintListener } from '../../services/gateway/ownership/claim-hints.js';
+import { claimKey, type ClaimedStream } from '../../services/gateway/ownership/claim-keys.js';
+import { Ownership } from '../../services/gateway/ownership/claim-rules.js';
 import { MemoryClaimStore, MemoryHints } from '../helpers/memory-claim-store.js';
 
 const ACCOUNT = '11111111-2222-3333-4444-555555555555';

@@ -2,7 +2,7 @@
 // reading. No relay, no NATS: each row pushes frames, then takes the queue as one flush would.
 
 import { describe, expect, it } from 'vitest';
-import { CoalescingQueue, type QueuedFrame } from '../../services/gateway/presence-coalescing.js';
+import { CoalescingQueue, type QueuedFrame } from '../../services/gateway/stream/presence-coalescing.js';
 
 /** `p:alice:1` is a presence snapshot of alice; `chat:bob:1` any other frame of bob. */
 function frame(label: string): QueuedFrame {

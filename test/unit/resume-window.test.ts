@@ -2,8 +2,8 @@
 // evicts, and what a hole in the live feed does to it.
 import { describe, expect, it } from 'vitest';
 import { RelayMetrics } from '../../services/core/metrics.js';
-import type { Frame } from '../../services/gateway/frame.js';
-import { ChannelWindow, ResumeWindows } from '../../services/gateway/resume-window.js';
+import type { Frame } from '../../services/gateway/delivery/frame.js';
+import { ChannelWindow, ResumeWindows } from '../../services/gateway/resume/resume-window.js';
 
 const frame = (seq: number, size = 100): Frame => ({
   seq,

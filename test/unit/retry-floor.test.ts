@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { closeEvent, MIN_RETRY_MS } from '../../schemas/close.js';
 import { RelayError } from '../../services/core/errors.js';
-import { closeFrames } from '../../services/gateway/close-reason.js';
-import { encodeRetry } from '../../services/gateway/sse.js';
+import { closeFrames } from '../../services/gateway/stream/close-reason.js';
+import { encodeRetry } from '../../services/gateway/stream/sse.js';
 
 describe('a relay never advises an immediate reconnect', () => {
   it('a close event told to wait 0 ms (a drain with RETRY_MIN=0s) advises the floor', () => {

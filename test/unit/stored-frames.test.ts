@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { headers as natsHeaders, type Msg, type MsgHdrs } from '@nats-io/nats-core';
 import { channelSubject } from '../../services/core/subjects.js';
 import { Header } from '../../services/core/wire-headers.js';
-import { frameFromMessage } from '../../services/gateway/frame.js';
-import { republished } from '../../services/gateway/republished.js';
+import { frameFromMessage } from '../../services/gateway/delivery/frame.js';
+import { republished } from '../../services/gateway/delivery/republished.js';
 
 const SENDER = '11111111-1111-4111-8111-111111111111';
 const CHANNEL = 'play.example.net';

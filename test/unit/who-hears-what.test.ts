@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { PAYLOAD_TYPES, type PayloadType } from '../../schemas/payload-types.js';
 import { Scope, ScopeSet } from '../../services/core/scopes.js';
 import { Header } from '../../services/core/wire-headers.js';
-import { hears, type Listener } from '../../services/gateway/delivery-rules.js';
-import { frameFromMessage, type Frame } from '../../services/gateway/frame.js';
+import { hears, type Listener } from '../../services/gateway/delivery/delivery-rules.js';
+import { frameFromMessage, type Frame } from '../../services/gateway/delivery/frame.js';
 
 const READER = '11111111-1111-1111-1111-111111111111';
 const OTHER = '22222222-2222-2222-2222-222222222222';

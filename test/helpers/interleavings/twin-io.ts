@@ -7,11 +7,11 @@
 // twins with JetStream's revision semantics (memory-claim-store.ts, memory-owner-records.ts).
 
 import type { StreamClaim } from '../../../schemas/records.js';
-import type { ClaimHints, ClaimNotice, HintListener } from '../../../services/gateway/claim-hints.js';
-import type { ClaimIndexLog } from '../../../services/gateway/claim-index-log.js';
-import type { ClaimStore, Freed, StoredClaim } from '../../../services/gateway/claim-store.js';
-import type { Holdings, OwnerRecord, OwnerRecords } from '../../../services/gateway/owner-records.js';
-import type { CancelTimer, Timers } from '../../../services/gateway/timers.js';
+import type { ClaimHints, ClaimNotice, HintListener } from '../../../services/gateway/ownership/claim-hints.js';
+import type { ClaimIndexLog } from '../../../services/gateway/ownership/claim-index-log.js';
+import type { ClaimStore, Freed, StoredClaim } from '../../../services/gateway/ownership/claim-store.js';
+import type { Holdings, OwnerRecord, OwnerRecords } from '../../../services/gateway/ownership/owner-records.js';
+import type { CancelTimer, Timers } from '../../../services/core/timers.js';
 import type { TwinMesh } from './twin-mesh.js';
 
 /** The account a claim key belongs to (what an account's subscription covers). */

@@ -4,11 +4,11 @@
 // it: the caps read (when caps are on), the claim, and one end (the client left, the open failed,
 // or an eviction) that releases the claim.
 
-import type { ClaimedStream } from '../../../services/gateway/claim-keys.js';
-import { streamClaimKey, streamOwner } from '../../../services/gateway/claim-keys.js';
+import type { ClaimedStream } from '../../../services/gateway/ownership/claim-keys.js';
+import { streamClaimKey, streamOwner } from '../../../services/gateway/ownership/claim-keys.js';
 import { createLogger } from '../../../services/core/logger.js';
-import { MeshClaims } from '../../../services/gateway/mesh-claims.js';
-import type { OwnerRecord } from '../../../services/gateway/owner-records.js';
+import { MeshClaims } from '../../../services/gateway/ownership/ownership.js';
+import type { OwnerRecord } from '../../../services/gateway/ownership/owner-records.js';
 import { evictionProblem } from './invariants.js';
 import { TwinClaimStore, TwinHints, TwinIndexLog, TwinOwnerRecords, TwinTimers } from './twin-io.js';
 import type { TwinMesh } from './twin-mesh.js';

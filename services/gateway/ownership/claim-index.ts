@@ -8,13 +8,13 @@
 // stream): its messages age out after CLAIM_TTL, and a sweep that reads a key twice finds it no
 // longer names the node. What the sweep misses ages out of the bucket by its max age.
 
-import type { StreamClaim } from '../../schemas/records.js';
-import type { Logger } from '../core/logger.js';
-import { retry } from '../core/nats.js';
-import type { NodeLiveness } from '../core/node-liveness.js';
+import type { StreamClaim } from '../../../schemas/records.js';
+import type { Logger } from '../../core/logger.js';
+import { retry } from '../../core/nats.js';
+import type { NodeLiveness } from '../../core/node-liveness.js';
 import type { ClaimIndexLog } from './claim-index-log.js';
 import type { ClaimStore } from './claim-store.js';
-import { systemTimers, type Timers } from './timers.js';
+import { systemTimers, type Timers } from '../../core/timers.js';
 
 const GATEWAY_ROLES = new Set(['gateway', 'all']);
 

@@ -4,8 +4,8 @@
 // revision whose answer was lost) the key is read, and deleted only if it still names the stream.
 
 import type { ClaimStore } from './claim-store.js';
-import { PacedQueue } from './paced-queue.js';
-import { systemTimers, type Timers } from './timers.js';
+import { PacedQueue } from '../../core/paced-queue.js';
+import { systemTimers, type Timers } from '../../core/timers.js';
 
 /** A claim to delete: its key, the revision it was written at, and the stream that held it. */
 export interface ReleasedClaim {

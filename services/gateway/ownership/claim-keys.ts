@@ -1,7 +1,7 @@
 // The claim of a stream: its key in KV relay-streams, whom it counts against, and the record written.
 
-import type { StreamClaim } from '../../schemas/records.js';
-import { channelToken } from '../core/channel.js';
+import type { StreamClaim } from '../../../schemas/records.js';
+import { channelToken } from '../../core/channel.js';
 
 export function claimKey(account: string, channel: string): string {
   return `${account}.${channelToken(channel)}`;

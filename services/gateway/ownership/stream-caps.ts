@@ -4,11 +4,11 @@
 // claims are being written. The read is awaited first; the count and the registration that follows
 // run in one turn of the event loop.
 
-import { RelayError } from '../core/errors.js';
-import type { StreamIdentity } from './client-stream.js';
+import { RelayError } from '../../core/errors.js';
+import type { StreamIdentity } from '../stream/client-stream.js';
 import { streamClaimKey, streamOwner } from './claim-keys.js';
-import type { OwnerIndex, RemoteHoldings } from './owner-index.js';
-import type { StreamRegistry } from './stream-registry.js';
+import type { OwnerIndex, RemoteHoldings } from './owner-holdings.js';
+import type { StreamRegistry } from '../stream/stream-registry.js';
 
 /** Retry-After on too_many_streams: streams close and free a place at any time. */
 const TOO_MANY_RETRY_SECONDS = 10;

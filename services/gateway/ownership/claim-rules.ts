@@ -32,8 +32,8 @@ import { ClaimReleases } from './claim-releases.js';
 import { takeBackIfLanded, writeOver } from './claim-writes.js';
 import { RenewalSchedule } from './claim-renewals.js';
 import { isConflict, type ClaimStore } from './claim-store.js';
-import { IndexMap } from './index-map.js';
-import { systemTimers, type Timers } from './timers.js';
+import { IndexMap } from '../../core/multimap.js';
+import { systemTimers, type Timers } from '../../core/timers.js';
 
 export { claimKey, streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
 

@@ -5,8 +5,8 @@
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { Logger } from '../core/logger.js';
-import { CLAIM_INDEX_PREFIX, CLAIM_INDEX_STREAM } from '../core/subjects.js';
+import type { Logger } from '../../core/logger.js';
+import { CLAIM_INDEX_PREFIX, CLAIM_INDEX_STREAM } from '../../core/subjects.js';
 
 /** nats-server's default payload limit, when the connection has not said its own. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;

@@ -3,11 +3,11 @@
 // (a drain). It also holds each stream's key-expiry timer. Streams enter when they open and leave
 // when they announce their end; closing one is always the stream's own business.
 
-import { atDeadline, type DeadlineTimer } from '../core/deadline-timer.js';
+import { atDeadline, type DeadlineTimer } from '../../core/deadline-timer.js';
 import type { ClientStream } from './client-stream.js';
 import { CloseReason } from './close-reason.js';
-import { IndexMap } from './index-map.js';
-import { streamOwner } from './claim-keys.js';
+import { IndexMap } from '../../core/multimap.js';
+import { streamOwner } from '../ownership/claim-keys.js';
 
 export class StreamRegistry {
   private readonly byId = new Map<string, ClientStream>();

@@ -7,10 +7,10 @@
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Empty, headers } from '@nats-io/nats-core';
 import type { KV } from '@nats-io/kv';
-import type { StreamClaim } from '../../schemas/records.js';
-import { encodeRecord } from '../core/kv-mirror.js';
-import { parseStreamClaim } from '../core/records.js';
-import { BUCKET_STREAMS, kvSubject } from '../core/subjects.js';
+import type { StreamClaim } from '../../../schemas/records.js';
+import { encodeRecord } from '../../core/kv-mirror.js';
+import { parseStreamClaim } from '../../core/records.js';
+import { BUCKET_STREAMS, kvSubject } from '../../core/subjects.js';
 
 /** Who deleted a claim: its own stream's release, or a sweep of a dead node's claim; and which stream's claim it was. */
 export interface Freed {

@@ -8,7 +8,7 @@
 //   subject for its acknowledgement, which a RePublish never does.
 
 import type { Msg, MsgHdrs } from '@nats-io/nats-core';
-import { Header } from '../core/wire-headers.js';
+import { Header } from '../../core/wire-headers.js';
 
 export interface Republished {
   headers: MsgHdrs;

@@ -1,7 +1,7 @@
 // How a stream ends, for the gateway: the codes of the close catalogue (schemas/close.ts) plus the
 // client's own leaving, and the bytes that tell a client why its stream ended.
 
-import { closeEvent, type CloseReasonCode } from '../../schemas/close.js';
+import { closeEvent, type CloseReasonCode } from '../../../schemas/close.js';
 import { encodeComment, encodeEvent, encodeRetry } from './sse.js';
 
 export const CloseReason = {

@@ -4,11 +4,11 @@
 // turn, each round lost only to a newer write. A write whose answer never came may have landed all
 // the same: the key is read once it would have, and the claim taken back if it names the stream.
 
-import type { StreamClaim } from '../../schemas/records.js';
+import type { StreamClaim } from '../../../schemas/records.js';
 import type { ClaimHints } from './claim-hints.js';
 import type { ReleasedClaim } from './claim-releases.js';
 import { isConflict, type ClaimStore } from './claim-store.js';
-import type { Timers } from './timers.js';
+import type { Timers } from '../../core/timers.js';
 
 /** Compare-and-set rounds lost in a row before an open gives up. */
 const WRITE_ATTEMPTS = 5;

@@ -5,21 +5,21 @@
 // message lost on the way (a reconnect, a slow route) shows up as a gap and is read from the log.
 // Every frame dispatched also enters the group's resume window (resume-window.ts).
 
-import type { MetaShape } from '../../schemas/meta.js';
+import type { MetaShape } from '../../../schemas/meta.js';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Tracer } from '@opentelemetry/api';
-import { ThrottledWarnings, type Logger } from '../core/logger.js';
-import type { RelayMetrics } from '../core/metrics.js';
-import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_SUBJECTS } from '../core/subjects.js';
-import type { ClientStream } from './client-stream.js';
-import { deliveryContext, fanOut } from './delivery-trace.js';
+import { ThrottledWarnings, type Logger } from '../../core/logger.js';
+import type { RelayMetrics } from '../../core/metrics.js';
+import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_SUBJECTS } from '../../core/subjects.js';
+import type { ClientStream } from '../stream/client-stream.js';
+import { deliveryContext, fanOut } from './fan-out.js';
 import { frameFromMessage, type Frame } from './frame.js';
-import { fromSequence, readRange } from '../core/log-reader.js';
+import { fromSequence, readRange } from '../../core/log-reader.js';
 import { LiveHold } from './live-hold.js';
 import { republished } from './republished.js';
-import { ChannelWindow, type ResumeWindows } from './resume-window.js';
-import type { TurnFlusher } from './turn-flusher.js';
+import { ChannelWindow, type ResumeWindows } from '../resume/resume-window.js';
+import type { TurnFlusher } from '../stream/turn-flusher.js';
 
 /** How long a gap fill or catch-up keeps retrying while the log cannot be read. */
 const RECOVERY_DEADLINE_MS = 120_000;

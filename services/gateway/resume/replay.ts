@@ -11,18 +11,18 @@
 
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { Tracer } from '@opentelemetry/api';
-import { fromSequence, readRange } from '../core/log-reader.js';
-import type { Logger } from '../core/logger.js';
-import type { RelayMetrics } from '../core/metrics.js';
-import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../core/subjects.js';
-import type { ChannelHub } from './channel-hub.js';
-import type { ClientStream } from './client-stream.js';
-import { CloseReason } from './close-reason.js';
-import { hears } from './delivery-rules.js';
-import { frameFromMessage } from './frame.js';
+import { fromSequence, readRange } from '../../core/log-reader.js';
+import type { Logger } from '../../core/logger.js';
+import type { RelayMetrics } from '../../core/metrics.js';
+import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
+import type { ChannelHub } from '../delivery/channel-hub.js';
+import type { ClientStream } from '../stream/client-stream.js';
+import { CloseReason } from '../stream/close-reason.js';
+import { hears } from '../delivery/delivery-rules.js';
+import { frameFromMessage } from '../delivery/frame.js';
 import type { ChannelWindow } from './resume-window.js';
 import { ReplayTrace } from './replay-trace.js';
-import { encodeComment } from './sse.js';
+import { encodeComment } from '../stream/sse.js';
 
 export interface ReplayDeps {
   js: JetStreamClient;

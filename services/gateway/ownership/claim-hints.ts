@@ -11,7 +11,7 @@
 
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Counter } from 'prom-client';
-import { BUCKET_STREAMS, CLAIM_NOTICE_PREFIX, kvSubject } from '../core/subjects.js';
+import { BUCKET_STREAMS, CLAIM_NOTICE_PREFIX, kvSubject } from '../../core/subjects.js';
 import { accountClaimKeys } from './claim-keys.js';
 
 /** Another connection's claim replaced `conn`'s on `key`, at `revision`. */

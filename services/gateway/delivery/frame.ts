@@ -9,15 +9,15 @@
 // recipient.
 
 import type { MsgHdrs } from '@nats-io/nats-core';
-import { PLAYER_NAME_PATTERN } from '../../schemas/common.js';
-import type { MetaShape } from '../../schemas/meta.js';
-import { unsafeCharIn } from '../../schemas/text.js';
-import { normaliseUuid } from '../../schemas/uuid.js';
-import { channelFromToken, channelProblem, normaliseChannel } from '../core/channel.js';
-import { TYPE_BIT, typeBit } from '../core/scopes.js';
-import { CHANNEL_SUBJECT_PREFIX } from '../core/subjects.js';
-import { Header } from '../core/wire-headers.js';
-import { encodePair, metaJson } from './sse.js';
+import { PLAYER_NAME_PATTERN } from '../../../schemas/common.js';
+import type { MetaShape } from '../../../schemas/meta.js';
+import { unsafeCharIn } from '../../../schemas/text.js';
+import { normaliseUuid } from '../../../schemas/uuid.js';
+import { channelFromToken, channelProblem, normaliseChannel } from '../../core/channel.js';
+import { TYPE_BIT, typeBit } from '../../core/scopes.js';
+import { CHANNEL_SUBJECT_PREFIX } from '../../core/subjects.js';
+import { Header } from '../../core/wire-headers.js';
+import { encodePair, metaJson } from '../stream/sse.js';
 
 export interface Frame {
   /** Stream sequence; 0 for frames not in the log (server keepalives). */

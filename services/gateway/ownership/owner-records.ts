@@ -5,7 +5,7 @@
 
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
-import { channelToken } from '../core/channel.js';
+import { channelToken } from '../../core/channel.js';
 
 /**
  * Claim key -> node holding it. A Map, and stored as an array of pairs: an object keyed by claim

@@ -6,18 +6,18 @@
 // twins of each part (test/helpers/interleavings/).
 
 import type { Counter } from 'prom-client';
-import type { Logger } from '../core/logger.js';
-import type { NatsContext } from '../core/nats.js';
-import type { NodeLiveness } from '../core/node-liveness.js';
+import type { Logger } from '../../core/logger.js';
+import type { NatsContext } from '../../core/nats.js';
+import type { NodeLiveness } from '../../core/node-liveness.js';
 import { streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
 import { NatsClaimHints, type ClaimHints } from './claim-hints.js';
 import { ClaimIndex, type ClaimIndexOptions } from './claim-index.js';
 import { NatsClaimIndexLog, type ClaimIndexLog } from './claim-index-log.js';
 import { NatsClaimStore, type ClaimStore } from './claim-store.js';
-import { OwnerIndex, type RemoteHoldings } from './owner-index.js';
+import { OwnerIndex, type RemoteHoldings } from './owner-holdings.js';
 import { NatsOwnerRecords, type OwnerRecord, type OwnerRecords } from './owner-records.js';
-import { Ownership } from './ownership.js';
-import type { Timers } from './timers.js';
+import { Ownership } from './claim-rules.js';
+import type { Timers } from '../../core/timers.js';
 
 export interface MeshClaimsOptions {
   nats: NatsContext;

@@ -2,8 +2,8 @@
 // event and the unnamed data event (with `id:` = stream sequence), built once per message and
 // written unchanged to every recipient.
 
-import type { MetaShape } from '../../schemas/meta.js';
-import { MIN_RETRY_MS } from '../../schemas/close.js';
+import type { MetaShape } from '../../../schemas/meta.js';
+import { MIN_RETRY_MS } from '../../../schemas/close.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',

@@ -25,9 +25,9 @@
 // a filtered read scans the whole stream: 30 ms per listing at 200,000 claims, 100-200 ms with a
 // consumer (measured, docs/ARCHITECTURE.md), which is the mesh's size again.
 
-import { PacedQueue } from './paced-queue.js';
+import { PacedQueue } from '../../core/paced-queue.js';
 import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords } from './owner-records.js';
-import { systemTimers, type CancelTimer, type Timers } from './timers.js';
+import { systemTimers, type CancelTimer, type Timers } from '../../core/timers.js';
 
 const WRITE_ATTEMPTS = 8;
 /** A write that failed for good (the bucket unreachable, or lost every round) is tried again after 1 s, 2 s, ... */

@@ -7,11 +7,11 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { CloseReasonCode } from '../../schemas/close.js';
+import type { CloseReasonCode } from '../../../schemas/close.js';
 import { CloseReason, closeFrames } from './close-reason.js';
-import type { Listener } from './delivery-rules.js';
-import type { Queued } from './delivery-trace.js';
-import type { Frame } from './frame.js';
+import type { Listener } from '../delivery/delivery-rules.js';
+import type { Queued } from '../delivery/fan-out.js';
+import type { Frame } from '../delivery/frame.js';
 import { CoalescingQueue } from './presence-coalescing.js';
 import { encodeRetry, SSE_HEADERS } from './sse.js';
 

@@ -6,7 +6,7 @@
 // once more a moment later. That moment is a guess: a write stored later still than that is found
 // by the claim's next renewal, refused at a stale revision.
 
-import { systemTimers, type Timers } from './timers.js';
+import { systemTimers, type Timers } from '../../core/timers.js';
 
 /** How long after a hint that changed nothing yet the key is read once more (the write was still committing). */
 const RECHECK_MS = 500;

@@ -5,8 +5,8 @@
 
 import { SpanKind, type Context, type Tracer } from '@opentelemetry/api';
 import type { MsgHdrs } from '@nats-io/nats-core';
-import { sampledContext } from '../core/tracing.js';
-import type { ClientStream } from './client-stream.js';
+import { sampledContext } from '../../core/tracing.js';
+import type { ClientStream } from '../stream/client-stream.js';
 import { hears } from './delivery-rules.js';
 import type { Frame } from './frame.js';
 

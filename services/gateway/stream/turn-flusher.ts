@@ -2,9 +2,9 @@
 // event-loop turn (one write per stream however many frames arrived), and the counting that goes
 // with the writes (frames delivered, presence snapshots replaced, delivery lag) is done once per turn.
 
-import type { RelayMetrics } from '../core/metrics.js';
+import type { RelayMetrics } from '../../core/metrics.js';
 import type { ClientStream, FlushScheduler } from './client-stream.js';
-import type { Frame } from './frame.js';
+import type { Frame } from '../delivery/frame.js';
 
 export class TurnFlusher implements FlushScheduler {
   private readonly metrics: RelayMetrics;

@@ -13,8 +13,8 @@
 // Only a bridge's window, which hears every subject, can hear a frame out of order (a gap of one
 // subject filled from the log after later frames of others): it is inserted in its place.
 
-import type { RelayMetrics } from '../core/metrics.js';
-import type { Frame } from './frame.js';
+import type { RelayMetrics } from '../../core/metrics.js';
+import type { Frame } from '../delivery/frame.js';
 
 /** Bookkeeping per kept frame besides its bytes (the entry, its slots in two queues). */
 const ENTRY_OVERHEAD = 64;

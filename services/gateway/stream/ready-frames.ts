@@ -2,8 +2,8 @@
 // program reads (schemas/ready.ts), then the `: connected to <channel>` comment for people reading
 // with curl (and for clients written against relays older than the event).
 
-import type { ReadyEvent } from '../../schemas/ready.js';
-import { MIN_RETRY_MS } from '../../schemas/stream-timings.js';
+import type { ReadyEvent } from '../../../schemas/ready.js';
+import { MIN_RETRY_MS } from '../../../schemas/stream-timings.js';
 import { encodeComment, encodeEvent } from './sse.js';
 
 /** `channel` null is a bridge stream hearing every channel (`*`); `resumedAfter` the Last-Event-ID, or null. */

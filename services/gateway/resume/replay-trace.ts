@@ -6,7 +6,7 @@
 
 import { SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { MsgHdrs } from '@nats-io/nats-core';
-import { sampledContext } from '../core/tracing.js';
+import { sampledContext } from '../../core/tracing.js';
 
 const MAX_LINKS = 32;
 
