@@ -15,7 +15,7 @@ import { ClaimIndex } from '../services/gateway/ownership/claim-index.js';
 import { batches, NatsClaimIndexLog } from '../services/gateway/ownership/claim-index-log.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from '../services/gateway/ownership/claim-keys.js';
 import { NatsClaimStore } from '../services/gateway/ownership/claim-store.js';
-import { Ownership } from '../services/gateway/ownership/claim-rules.js';
+import { ClaimRules as Ownership } from '../services/gateway/ownership/claim-rules.js';
 import { NatsClaimHints } from '../services/gateway/ownership/claim-hints.js';
 import { Counter } from 'prom-client';
 import { startTestNats, type TestNats } from './helpers/nats.js';

@@ -1,6 +1,6 @@
 // Key to values, keeping a lone value without a container: most accounts hold one stream and most
 // claim keys name one, and at tens of thousands of streams a Set each is memory for nothing.
-export class IndexMap<V extends object> {
+export class MultiMap<V extends object> {
   private readonly map = new Map<string, V | Set<V>>();
 
   add(key: string, value: V): void {

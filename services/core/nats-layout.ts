@@ -120,7 +120,7 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
       sources: { max_age: 'STREAM_DUPLICATE_WINDOW', max_bytes: 'IDEMPOTENCY_MAX_BYTES' },
       usedBy: ['ingress', 'all'],
     },
-    // Entries of dead nodes are not counted and are pruned at the owner's next write (owner-index.ts).
+    // Entries of dead nodes are not counted and are pruned at the owner's next write (gateway/ownership/owner-holdings.ts).
     { bucket: BUCKET_STREAM_OWNERS, history: 1, ttlMs: 0, ...unbounded, usedBy: ['gateway', 'admin', 'all'] },
   ];
   return [

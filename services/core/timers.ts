@@ -1,5 +1,5 @@
-// The timers the ownership wing waits on (a read again after a hint, a retried delete, the claim
-// index's batch per turn, ...), passed in rather than taken from the globals, so that the
+// Timers passed in rather than taken from the globals (the gateway's ownership waits on them: a read
+// again after a hint, a retried delete, the claim index's batch per turn, ...), so that the
 // interleaving tests (test/helpers/interleavings/) decide when each one fires against the I/O.
 // The system's timers never keep the process alive.
 

@@ -20,7 +20,7 @@ import { keepaliveFrame } from './delivery/frame.js';
 import { KEEPALIVE_SLICES, keepaliveSlice } from './delivery/keepalive-slices.js';
 import { startAtZero } from '../core/metrics.js';
 import { NodeLiveness } from '../core/node-liveness.js';
-import { MeshClaims } from './ownership/ownership.js';
+import { Ownership } from './ownership/ownership.js';
 import { replay, type ReplayDeps } from './resume/replay.js';
 import { ResumeWindows } from './resume/resume-window.js';
 import { TurnFlusher } from './stream/turn-flusher.js';
@@ -44,7 +44,7 @@ const HOLD_MAX_MS = 5000;
 
 export class Gateway {
   private readonly hub: ChannelHub;
-  private readonly ownership: MeshClaims;
+  private readonly ownership: Ownership;
   private readonly liveness: NodeLiveness;
   private readonly core: RelayCore;
   private readonly admission: Admission;
@@ -65,7 +65,7 @@ export class Gateway {
     this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher, core.tracing.tracer, config.gateway.metaShape);
     this.replayDeps = { js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer };
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
-    this.ownership = MeshClaims.overNats({
+    this.ownership = Ownership.overNats({
       nats,
       nodeId: config.nodeId,
       liveness: this.liveness,

@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { HintListener } from '../../services/gateway/ownership/claim-hints.js';
 import { claimKey, type ClaimedStream } from '../../services/gateway/ownership/claim-keys.js';
 import { LiveHold } from '../../services/gateway/delivery/live-hold.js';
-import { Ownership } from '../../services/gateway/ownership/claim-rules.js';
+import { ClaimRules as Ownership } from '../../services/gateway/ownership/claim-rules.js';
 import { MemoryClaimStore, MemoryHints } from '../helpers/memory-claim-store.js';
 
 const ACCOUNT = '11111111-2222-3333-4444-555555555555';

@@ -2,7 +2,7 @@
 // mesh), over an in-memory bucket with compare-and-set: what each open and close costs in round
 // trips, and that a stale copy of a record never loses another node's key.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OwnerIndex } from '../../services/gateway/ownership/owner-holdings.js';
+import { OwnerHoldings as OwnerIndex } from '../../services/gateway/ownership/owner-holdings.js';
 import { parseHoldings } from '../../services/gateway/ownership/owner-records.js';
 import { MemoryOwnerRecords } from '../helpers/memory-owner-records.js';
 

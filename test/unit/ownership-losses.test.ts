@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ClaimHints, ClaimNotice, HintListener } from '../../services/gateway/ownership/claim-hints.js';
 import { claimKey, claimRecord, type ClaimedStream } from '../../services/gateway/ownership/claim-keys.js';
-import { Ownership } from '../../services/gateway/ownership/claim-rules.js';
+import { ClaimRules as Ownership } from '../../services/gateway/ownership/claim-rules.js';
 import { MemoryClaimStore } from '../helpers/memory-claim-store.js';
 
 const ACCOUNT = '11111111-2222-3333-4444-555555555555';

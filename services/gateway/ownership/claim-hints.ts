@@ -6,7 +6,7 @@
 //    KV writes are ordinary publishes, so it hears every later write and delete of that account's
 //    keys (a claim swept from under a live stream, or the write behind a notice that was lost). A
 //    subscriber also hears writes the server refused, and hears them before they are stored: the
-//    rules read the key before acting on one (ownership.ts, claim-checks.ts).
+//    rules read the key before acting on one (claim-rules.ts, claim-checks.ts).
 // A gateway thus hears the claim traffic of its own accounts, not the mesh's.
 
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';

@@ -25,7 +25,7 @@ export interface ClaimIndexOptions {
   /** Which gateways there are (their heartbeats) and which of them are alive. */
   liveness: Pick<NodeLiveness, 'isAlive'> & { readonly mirror: { values(): Iterable<{ node: string; role: string }> } };
   logger: Logger;
-  /** A swept claim: the owner index forgets it. */
+  /** A swept claim: the owner's holdings forget it. */
   swept: (key: string, claim: StreamClaim) => void;
   timers?: Timers;
 }

@@ -32,7 +32,7 @@ import { ClaimReleases } from './claim-releases.js';
 import { takeBackIfLanded, writeOver } from './claim-writes.js';
 import { RenewalSchedule } from './claim-renewals.js';
 import { isConflict, type ClaimStore } from './claim-store.js';
-import { IndexMap } from '../../core/multimap.js';
+import { MultiMap } from '../../core/multimap.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
 
 export { claimKey, streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
@@ -50,7 +50,7 @@ interface LocalClaim {
   watched: string | null;
 }
 
-export interface OwnershipOptions {
+export interface ClaimRulesOptions {
   store: ClaimStore;
   hints: ClaimHints;
   nodeId: string;
@@ -58,14 +58,14 @@ export interface OwnershipOptions {
   evict: (streamId: string) => void;
   /** The crash index (claim-index.ts): told of each key before it is claimed or renewed. */
   index?: ClaimNotes;
-  /** A live stream's claim, swept or aged out, was written back (the owner index writes its key again). */
+  /** A live stream's claim, swept or aged out, was written back (the owner's holdings write its key again). */
   reclaimed?: (stream: ClaimedStream) => void;
   timers?: Timers;
 }
 
 const NO_NOTES: ClaimNotes = { claiming: () => Promise.resolve(), renewing: () => undefined };
 
-export class Ownership implements HintListener {
+export class ClaimRules implements HintListener {
   private readonly store: ClaimStore;
   private readonly hints: ClaimHints;
   private readonly nodeId: string;
@@ -74,7 +74,7 @@ export class Ownership implements HintListener {
   private readonly timers: Timers;
   /** This node's claims, by stream id and by key (a hint names a key). */
   private readonly claims = new Map<string, LocalClaim>();
-  private readonly byKey = new IndexMap<LocalClaim>();
+  private readonly byKey = new MultiMap<LocalClaim>();
   private readonly releases: ClaimReleases;
   readonly renewals: RenewalSchedule<LocalClaim>;
   /** Reads of a claim's key after a hint, one at a time per claim. */
@@ -82,7 +82,7 @@ export class Ownership implements HintListener {
   /** Lost claims whose streams are evicted once the current step is over (claim-losses.ts). */
   private readonly losses: ClaimLosses<LocalClaim>;
 
-  constructor(options: OwnershipOptions) {
+  constructor(options: ClaimRulesOptions) {
     this.store = options.store;
     this.hints = options.hints;
     this.nodeId = options.nodeId;

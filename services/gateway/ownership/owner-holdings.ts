@@ -1,4 +1,5 @@
-// MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY across the mesh, without a copy of every claim:
+// Each owner's holdings across the mesh, for MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY, without
+// a copy of every claim:
 // KV relay-stream-owners holds, per account (or API key), the claim keys it holds and on which node
 // (owner-records.ts). An open reads its owner's one record (a direct get); when a node's first
 // stream on a key opens or its last ends, the node brings the record in line with what it holds
@@ -39,7 +40,7 @@ const RETRIES = 6;
  */
 const REMOVALS_IN_FLIGHT = 32;
 
-export interface OwnerIndexOptions {
+export interface OwnerHoldingsOptions {
   records: OwnerRecords;
   nodeId: string;
   isAlive: (node: string) => boolean;
@@ -59,7 +60,7 @@ export interface RemoteHoldings {
 /** Changes a copy of the record's holdings to what they should say. */
 type Edit = (h: Holdings) => void | Promise<void>;
 
-export class OwnerIndex {
+export class OwnerHoldings {
   private readonly records: OwnerRecords;
   private readonly nodeId: string;
   private readonly isAlive: (node: string) => boolean;
@@ -77,7 +78,7 @@ export class OwnerIndex {
   private readonly removals: PacedQueue<{ owner: string; key: string }>;
   private readonly timers: Timers;
 
-  constructor(o: OwnerIndexOptions) {
+  constructor(o: OwnerHoldingsOptions) {
     this.records = o.records;
     this.nodeId = o.nodeId;
     this.isAlive = o.isAlive;

@@ -1,4 +1,4 @@
-// KV relay-stream-owners as the owner index sees it: one record per owner (an account, or an API key
+// KV relay-stream-owners as the owner holdings (owner-holdings.ts) see it: one record per owner (an account, or an API key
 // for streams without a session) naming the claim keys it holds and the node holding each, read and
 // written by compare-and-set. Tests run the index over an in-memory store with the same revision
 // semantics (test/helpers/memory-owner-records.ts).

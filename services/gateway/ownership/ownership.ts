@@ -1,8 +1,8 @@
-// The gateway's side of stream ownership, assembled: the claim rules (ownership.ts) over the claims
+// The gateway's side of stream ownership, assembled: the claim rules (claim-rules.ts) over the claims
 // bucket (claim-store.ts), the hints that reach them (claim-hints.ts), the crash index
-// (claim-index.ts) and the owner index the caps count (owner-index.ts). The gateway calls in one
-// direction: claim at open, release at the end; evictions come out through `evict` only.
-// `MeshClaims.overNats` builds it on NATS; the interleaving tests build the same class on in-memory
+// (claim-index.ts) and the owners' holdings the caps count (owner-holdings.ts). The gateway calls in
+// one direction: claim at open, release at the end; evictions come out through `evict` only.
+// `Ownership.overNats` builds it on NATS; the interleaving tests build the same class on in-memory
 // twins of each part (test/helpers/interleavings/).
 
 import type { Counter } from 'prom-client';
@@ -14,12 +14,12 @@ import { NatsClaimHints, type ClaimHints } from './claim-hints.js';
 import { ClaimIndex, type ClaimIndexOptions } from './claim-index.js';
 import { NatsClaimIndexLog, type ClaimIndexLog } from './claim-index-log.js';
 import { NatsClaimStore, type ClaimStore } from './claim-store.js';
-import { OwnerIndex, type RemoteHoldings } from './owner-holdings.js';
+import { OwnerHoldings, type RemoteHoldings } from './owner-holdings.js';
 import { NatsOwnerRecords, type OwnerRecord, type OwnerRecords } from './owner-records.js';
-import { Ownership } from './claim-rules.js';
+import { ClaimRules } from './claim-rules.js';
 import type { Timers } from '../../core/timers.js';
 
-export interface MeshClaimsOptions {
+export interface OwnershipOptions {
   nats: NatsContext;
   nodeId: string;
   liveness: NodeLiveness;
@@ -31,7 +31,7 @@ export interface MeshClaimsOptions {
 }
 
 /** What ownership is built on. */
-export interface MeshClaimsParts {
+export interface OwnershipParts {
   nodeId: string;
   store: ClaimStore;
   hints: ClaimHints;
@@ -45,18 +45,18 @@ export interface MeshClaimsParts {
   timers?: Timers;
 }
 
-export class MeshClaims {
-  private readonly ownership: Ownership;
+export class Ownership {
+  private readonly rules: ClaimRules;
   private readonly hints: ClaimHints;
   private readonly index: ClaimIndex;
-  private readonly owners: OwnerIndex;
+  private readonly owners: OwnerHoldings;
   private readonly claimTtlMs: number;
-  /** Streams whose claim was written, so counted in the owner index until they end. */
+  /** Streams whose claim was written, so counted in their owner's holdings until they end. */
   private readonly counted = new Set<string>();
 
-  static overNats(o: MeshClaimsOptions): MeshClaims {
+  static overNats(o: OwnershipOptions): Ownership {
     const { nats } = o;
-    return new MeshClaims({
+    return new Ownership({
       ...o,
       store: new NatsClaimStore(nats.buckets.streams, nats.js, nats.jsm),
       hints: new NatsClaimHints(nats.nc, o.nodeId, o.received),
@@ -65,10 +65,10 @@ export class MeshClaims {
     });
   }
 
-  constructor(p: MeshClaimsParts) {
+  constructor(p: OwnershipParts) {
     const { store, nodeId, liveness, timers } = p;
     this.claimTtlMs = p.claimTtlMs;
-    this.owners = new OwnerIndex({
+    this.owners = new OwnerHoldings({
       records: p.ownerRecords,
       nodeId,
       isAlive: (node) => liveness.isAlive(node),
@@ -85,7 +85,7 @@ export class MeshClaims {
       timers,
       swept: (key, claim) => this.owners.drop(streamOwner({ account: claim.uuid, clientId: claim.clientId }), key, claim.node),
     });
-    this.ownership = new Ownership({
+    this.rules = new ClaimRules({
       store,
       hints: this.hints,
       nodeId,
@@ -101,7 +101,7 @@ export class MeshClaims {
 
   /** Hears notices and hints from now on (`start` does it; the interleaving tests call only this). */
   listen(): void {
-    this.hints.listen(this.ownership);
+    this.hints.listen(this.rules);
   }
 
   /**
@@ -111,7 +111,7 @@ export class MeshClaims {
   async start(sweepEveryMs: number): Promise<void> {
     this.listen();
     await this.index.start(sweepEveryMs);
-    this.ownership.start(this.claimTtlMs);
+    this.rules.start(this.claimTtlMs);
   }
 
   remote(owner: string, key: string): Promise<RemoteHoldings> {
@@ -120,21 +120,21 @@ export class MeshClaims {
 
   /** `seen`: the owner's record the open read for the caps (saves reading it again to add the key). */
   async claim(stream: ClaimedStream, seen?: OwnerRecord): Promise<void> {
-    await this.ownership.claim(stream);
+    await this.rules.claim(stream);
     // Ended (or replaced) while its claim was being written: nothing to count.
-    if (!this.ownership.holds(stream.id)) return;
+    if (!this.rules.holds(stream.id)) return;
     this.counted.add(stream.id);
     this.owners.add(streamOwner(stream), streamClaimKey(stream), seen);
   }
 
   release(stream: ClaimedStream): void {
-    this.ownership.release(stream.id);
+    this.rules.release(stream.id);
     if (this.counted.delete(stream.id)) this.owners.remove(streamOwner(stream), streamClaimKey(stream));
   }
 
   /** Runs one renewal tick now (the timer's work; the interleaving tests call it as a step). */
   renewalTick(): Promise<void> {
-    return this.ownership.renewals.onTick();
+    return this.rules.renewals.onTick();
   }
 
   /** Sweeps one node's claims now (what the sweep does for each dead gateway; tests call it as a step). */
@@ -144,22 +144,22 @@ export class MeshClaims {
 
   /** Reads every claim's key now: those taken over while this node could not hear are evicted. */
   verify(): Promise<void> {
-    return this.ownership.verify();
+    return this.rules.verify();
   }
 
   /** How far this gateway's least recently renewed claim is past its renewal (0 while on time). */
   renewalOverdueMs(): number {
-    return this.ownership.renewals.overdueMs();
+    return this.rules.renewals.overdueMs();
   }
 
-  /** Resolves once released claims are deleted and the owner index written. */
+  /** Resolves once released claims are deleted and the owners' holdings written. */
   async settled(): Promise<void> {
-    await this.ownership.settled();
+    await this.rules.settled();
     await this.owners.settled();
   }
 
   stop(): void {
-    this.ownership.stop();
+    this.rules.stop();
     this.owners.stop();
     this.index.stop();
     this.hints.close();

@@ -1,5 +1,5 @@
 // MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY, counted across the mesh: the streams other nodes
-// hold for the owner (its record in the owner index, read at open: owner-index.ts) plus this node's
+// hold for the owner (its record of holdings, read at open: owner-holdings.ts) plus this node's
 // own streams, opening ones included, so a burst of opens on one node cannot slip past while its
 // claims are being written. The read is awaited first; the count and the registration that follows
 // run in one turn of the event loop.
@@ -7,7 +7,7 @@
 import { RelayError } from '../../core/errors.js';
 import type { StreamIdentity } from '../stream/client-stream.js';
 import { streamClaimKey, streamOwner } from './claim-keys.js';
-import type { OwnerIndex, RemoteHoldings } from './owner-holdings.js';
+import type { OwnerHoldings, RemoteHoldings } from './owner-holdings.js';
 import type { StreamRegistry } from '../stream/stream-registry.js';
 
 /** Retry-After on too_many_streams: streams close and free a place at any time. */
@@ -26,7 +26,7 @@ function limitOf(s: Identity, caps: StreamCaps): number {
 }
 
 /** What other nodes hold for the stream's owner; nothing to read when there is no cap. */
-export async function remoteHoldings(s: Identity, caps: StreamCaps, index: Pick<OwnerIndex, 'remote'>): Promise<RemoteHoldings> {
+export async function remoteHoldings(s: Identity, caps: StreamCaps, index: Pick<OwnerHoldings, 'remote'>): Promise<RemoteHoldings> {
   if (limitOf(s, caps) === 0) return { count: 0, holdsKey: false };
   return index.remote(streamOwner(s), streamClaimKey(s));
 }

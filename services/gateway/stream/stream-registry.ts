@@ -6,15 +6,15 @@
 import { atDeadline, type DeadlineTimer } from '../../core/deadline-timer.js';
 import type { ClientStream } from './client-stream.js';
 import { CloseReason } from './close-reason.js';
-import { IndexMap } from '../../core/multimap.js';
+import { MultiMap } from '../../core/multimap.js';
 import { streamOwner } from '../ownership/claim-keys.js';
 
 export class StreamRegistry {
   private readonly byId = new Map<string, ClientStream>();
-  private readonly byAccount = new IndexMap<ClientStream>();
-  private readonly byKey = new IndexMap<ClientStream>();
+  private readonly byAccount = new MultiMap<ClientStream>();
+  private readonly byKey = new MultiMap<ClientStream>();
   /** By what each stream counts against for the stream caps (account, or key for sessionless streams). */
-  private readonly byOwner = new IndexMap<ClientStream>();
+  private readonly byOwner = new MultiMap<ClientStream>();
   private readonly expiryTimers = new Map<ClientStream, DeadlineTimer>();
 
   get size(): number {

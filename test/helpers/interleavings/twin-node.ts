@@ -7,7 +7,7 @@
 import type { ClaimedStream } from '../../../services/gateway/ownership/claim-keys.js';
 import { streamClaimKey, streamOwner } from '../../../services/gateway/ownership/claim-keys.js';
 import { createLogger } from '../../../services/core/logger.js';
-import { MeshClaims } from '../../../services/gateway/ownership/ownership.js';
+import { Ownership as MeshClaims } from '../../../services/gateway/ownership/ownership.js';
 import type { OwnerRecord } from '../../../services/gateway/ownership/owner-records.js';
 import { evictionProblem } from './invariants.js';
 import { TwinClaimStore, TwinHints, TwinIndexLog, TwinOwnerRecords, TwinTimers } from './twin-io.js';
