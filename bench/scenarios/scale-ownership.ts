@@ -4,6 +4,7 @@
 import { loadConfig } from '../../services/core/config.js';
 import { createLogger } from '../../services/core/logger.js';
 import { openNatsContext } from '../../services/core/nats.js';
+import { kvStream } from '../../services/core/kv-internals.js';
 import { BUCKET_STREAMS } from '../../services/core/subjects.js';
 import { Histogram } from '../lib/histogram.js';
 import { LoadGen } from '../lib/loadgen-client.js';
@@ -42,7 +43,7 @@ export async function ownershipPhase(total: number, opts: ScenarioOptions): Prom
   try {
     if (opts.million === true) simulated = await startSimulatedMesh(relay.natsUrl);
     await openAll(relay, loadgens, plan, per, 200, 0);
-    const lastSeq = async (): Promise<number> => (await ctx.jsm.streams.info(`KV_${BUCKET_STREAMS}`)).state.last_seq;
+    const lastSeq = async (): Promise<number> => (await ctx.jsm.streams.info(kvStream(BUCKET_STREAMS))).state.last_seq;
     const windowMs = opts.quick ? 30_000 : 60_000;
     // First the renewals alone (two of their 30-s cycles in a full run), then evictions over as long.
     const seq0 = await lastSeq();

@@ -6,6 +6,7 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { KeyRecord } from '../../schemas/records.js';
 import { RelayError } from './errors.js';
+import { readFromLeader } from './kv-internals.js';
 import { encodeRecord, KvMirror } from './kv-mirror.js';
 import { ThrottledWarnings, type Logger } from './logger.js';
 import { parseKeyRecord } from './records.js';
@@ -146,9 +147,7 @@ export class KeyStore {
    */
   private async leaderRead(clientId: string): Promise<{ operation: string; json(): unknown } | null> {
     this.jsm ??= await this.js.jetstreamManager();
-    const m = await this.jsm.streams.getMessage(`KV_${BUCKET_KEYS}`, { last_by_subj: `$KV.${BUCKET_KEYS}.${clientId}` });
-    if (m === null) return null;
-    return { operation: m.header?.get('KV-Operation') || 'PUT', json: () => m.json<unknown>() };
+    return readFromLeader(this.jsm, BUCKET_KEYS, clientId);
   }
 
   list(): KeyRecord[] {

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { QueuedIterator } from '@nats-io/nats-core';
+import { kvStream } from './kv-internals.js';
 import type { Logger } from './logger.js';
 
 export interface MirrorEvents<T> {
@@ -41,7 +42,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     // The watch replays the last entry of every key (deletes included) and says how many are still
     // pending; an empty bucket replays nothing, so its emptiness is asked of the stream instead,
     // before and once more after the watch starts (records expiring by max age may empty it between).
-    const isEmpty = async (): Promise<boolean> => (await jsm.streams.info(`KV_${this.bucket}`)).state.messages === 0;
+    const isEmpty = async (): Promise<boolean> => (await jsm.streams.info(kvStream(this.bucket))).state.messages === 0;
     let ready!: () => void;
     const loaded = new Promise<void>((resolve) => (ready = resolve));
     if (await isEmpty()) ready();

@@ -6,6 +6,7 @@
 
 import { nanos } from '@nats-io/nats-core';
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { kvStream, kvSubject } from './kv-internals.js';
 import type { RelayConfig, ServiceKind } from './config.js';
 import {
   AUDIT_STREAM_NAME,
@@ -80,7 +81,7 @@ interface BucketSpec {
 /** A KV bucket's stream, shaped as the KV client creates one (so any KV client binds to it). */
 function bucketPlan(b: BucketSpec, replicas: number): StreamPlan {
   return {
-    stream: `KV_${b.bucket}`,
+    stream: kvStream(b.bucket),
     label: `bucket ${b.bucket}`,
     bucket: b.bucket,
     limits: {
@@ -94,7 +95,7 @@ function bucketPlan(b: BucketSpec, replicas: number): StreamPlan {
       storage: StorageType.File,
     },
     sources: { num_replicas: 'KV_REPLICAS', ...b.sources },
-    shape: { subjects: [`$KV.${b.bucket}.>`], allow_direct: true },
+    shape: { subjects: [kvSubject(b.bucket, '>')], allow_direct: true },
     usedBy: b.usedBy,
   };
 }

@@ -5,6 +5,7 @@
 // nothing and says so. Data is kept: only limits and the shape the services need are changed.
 
 import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { isStreamNameInUse } from './jetstream-errors.js';
 import type { Logger } from './logger.js';
 import { connectNats, retry, type NatsConfig } from './nats.js';
 import { EVERY_STREAM, natsLayout, newStreamConfig, type StreamLimits, type StreamPlan } from './nats-layout.js';
@@ -19,9 +20,6 @@ export interface SetupOutcome {
   /** What setup cannot change in place, for the operator to decide. */
   notes: string[];
 }
-
-/** JetStream's answer when a stream of that name exists (created meanwhile by another setup). */
-const STREAM_NAME_IN_USE = 10058;
 
 /** Fields that JetStream cannot change on an existing stream. */
 const FIXED: ReadonlySet<keyof StreamLimits> = new Set(['storage']);
@@ -43,7 +41,8 @@ async function setupStream(jsm: JetStreamManager, plan: StreamPlan, dryRun: bool
     outcome.changes.push(`create ${plan.label}`);
     if (!dryRun) {
       await jsm.streams.add(newStreamConfig(plan)).catch((e: unknown) => {
-        if (!(e instanceof JetStreamApiError && e.code === STREAM_NAME_IN_USE)) throw e;
+        // Created meanwhile by another setup.
+        if (!isStreamNameInUse(e)) throw e;
       });
     }
     return outcome;

@@ -5,6 +5,7 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { bindBuckets, type Buckets } from './kv-buckets.js';
+import { isKvStream, kvStream } from './kv-internals.js';
 import { checkNatsLayout } from './nats-check.js';
 import { natsLayout, plansFor } from './nats-layout.js';
 import { durabilityFacts, durabilityStatement, type DurabilityFacts } from './durability.js';
@@ -53,10 +54,10 @@ export async function openNatsContext(config: NatsConfig, name: string, logger: 
     if (findings.problems.length > 0) throw new NatsSetupError(findings.problems.join(' '));
     for (const warning of findings.warnings) logger.warn(warning);
     const log = findings.found.get(STREAM_NAME);
-    const buckets = [...findings.found.entries()].filter(([stream]) => stream.startsWith('KV_')).map(([, info]) => info);
+    const buckets = [...findings.found.entries()].filter(([stream]) => isKvStream(stream)).map(([, info]) => info);
     const durability = log === undefined ? null : durabilityFacts(nc.info?.version ?? 'unknown', log, buckets);
     if (durability !== null) logger.info({ durability }, durabilityStatement(durability));
-    const claims = findings.found.get(`KV_${BUCKET_STREAMS}`);
+    const claims = findings.found.get(kvStream(BUCKET_STREAMS));
     const claimTtlMs = claims === undefined || claims.config.max_age === 0 ? null : Math.round(claims.config.max_age / 1e6);
     return { nc, js, jsm, buckets: await bindBuckets(js), findings: { claimTtlMs, durability }, inboxPrefix: inboxPrefix(roleOf(config, options)) };
   } catch (e) {

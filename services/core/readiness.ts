@@ -12,6 +12,7 @@
 //   draining  the process is not shutting down.
 
 import type { JetStreamManager } from '@nats-io/jetstream';
+import { kvStream } from './kv-internals.js';
 import { BUCKET_IDEMPOTENCY, BUCKET_STREAMS, STREAM_NAME } from './subjects.js';
 
 /** A check that has not answered by then counts as failing: readiness must answer promptly. */
@@ -110,7 +111,7 @@ export function natsChecks(jsm: JetStreamManager, connected: () => boolean, serv
   return [
     { name: 'nats', check: connected, local: true },
     { name: 'log', check: () => hasLeader(jsm, STREAM_NAME) },
-    { name: 'buckets', check: async () => (await Promise.all(buckets.map((b) => hasLeader(jsm, `KV_${b}`)))).every(Boolean) },
+    { name: 'buckets', check: async () => (await Promise.all(buckets.map((b) => hasLeader(jsm, kvStream(b))))).every(Boolean) },
     // Answered only by the meta leader (or refused at once by a node that knows there is none).
     ...(serves.gateway ? [{ name: 'jetstream', check: async () => (await jsm.getAccountInfo()) !== undefined }] : []),
   ];

@@ -46,8 +46,3 @@ export type NatsRole = 'ingress' | 'gateway' | 'admin' | 'cli' | 'all';
 export function inboxPrefix(role: NatsRole): string {
   return `_INBOX.${role}`;
 }
-
-/** The subject a write to `key` of a KV bucket is published on (core subscribers see it too). */
-export function kvSubject(bucket: string, key: string): string {
-  return `$KV.${bucket}.${key}`;
-}

@@ -15,10 +15,10 @@
 // later has its record, and is answered from it if an earlier attempt was stored.
 
 import { createHash } from 'node:crypto';
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { Counter } from 'prom-client';
 import { RelayError } from '../core/errors.js';
+import { isWrongRevision } from '../core/jetstream-errors.js';
 import { encodeRecord } from '../core/kv-mirror.js';
 import type { Logger } from '../core/logger.js';
 
@@ -86,7 +86,7 @@ export class IdempotencyStore<A extends object> {
     });
     if (refused === null) return { kind: 'run' };
     // Refused because the key holds a record, or because the bucket could not take one (no leader).
-    const exists = keyExists(refused);
+    const exists = isWrongRevision(refused);
     // Read either way: a replica answers reads while the bucket has no leader.
     const entry = await this.kv.get(k).catch((e: unknown) => {
       throw unrecordable(e);
@@ -115,11 +115,6 @@ export class IdempotencyStore<A extends object> {
     // Best effort: without it a resend runs again, which stores nothing twice.
     await this.kv.put(recordKey(sender, key), encodeRecord({ fingerprint: print, answer } satisfies IdempotencyRecord<A>)).catch((e: unknown) => this.notRecorded(e));
   }
-}
-
-/** The create was refused because the key holds a record (JetStream's compare-and-set said so). */
-function keyExists(e: unknown): boolean {
-  return e instanceof JetStreamApiError && (e.code === JetStreamApiCodes.StreamWrongLastSequence || e.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
 }
 
 function unrecordable(cause: unknown): RelayError {

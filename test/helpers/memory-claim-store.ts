@@ -6,7 +6,8 @@
 // operation lands (test/helpers/interleavings/).
 import type { StreamClaim } from '../../schemas/records.js';
 import type { ClaimHints, ClaimNotice, HintListener } from '../../services/gateway/ownership/claim-hints.js';
-import { ClaimConflict, type ClaimStore, type Freed, type StoredClaim } from '../../services/gateway/ownership/claim-store.js';
+import { RevisionConflict as ClaimConflict } from '../../services/core/jetstream-errors.js';
+import type { ClaimStore, Freed, StoredClaim } from '../../services/gateway/ownership/claim-store.js';
 
 interface Entry {
   claim: StreamClaim | null;

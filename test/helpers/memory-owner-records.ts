@@ -2,7 +2,8 @@
 // bucket, writes at an expected revision, a delete leaving a marker), counting round trips, for the
 // owner index's own tests. `writeNow` applies a write at once: the interleaving tests call it when
 // they decide a write lands (test/helpers/interleavings/).
-import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords } from '../../services/gateway/ownership/owner-records.js';
+import { RevisionConflict as OwnerRecordConflict } from '../../services/core/jetstream-errors.js';
+import type { Holdings, OwnerRecord, OwnerRecords } from '../../services/gateway/ownership/owner-records.js';
 
 export class MemoryOwnerRecords implements OwnerRecords {
   reads = 0;

@@ -13,6 +13,7 @@ import { natsLayout } from '../../core/nats-layout.js';
 import { NatsSetupError } from '../../core/nats-refusal.js';
 import { setupNats, type SetupOutcome } from '../../core/nats-setup.js';
 import { connectNats, retry } from '../../core/nats.js';
+import { isKvStream } from '../../core/kv-internals.js';
 import { STREAM_NAME } from '../../core/subjects.js';
 import { CliError } from '../admin.js';
 import { printJson } from '../output.js';
@@ -46,7 +47,7 @@ export function registerSetup(program: Command): void {
         });
         const found = dryRun ? null : await checkNatsLayout(jsm, layout, new Set());
         const log = found?.found.get(STREAM_NAME);
-        const buckets = [...(found?.found.entries() ?? [])].filter(([name]) => name.startsWith('KV_')).map(([, info]) => info);
+        const buckets = [...(found?.found.entries() ?? [])].filter(([name]) => isKvStream(name)).map(([, info]) => info);
         const durability = log === undefined ? null : durabilityStatement(durabilityFacts(nc.info?.version ?? 'unknown', log, buckets));
         if (opts.json) printJson({ streams: outcomes, durability });
         else process.stdout.write(report(outcomes, servers, nc.info?.version ?? 'unknown', dryRun, durability));

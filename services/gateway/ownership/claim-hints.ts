@@ -11,7 +11,8 @@
 
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Counter } from 'prom-client';
-import { BUCKET_STREAMS, CLAIM_NOTICE_PREFIX, kvSubject } from '../../core/subjects.js';
+import { kvOperation, kvSubject } from '../../core/kv-internals.js';
+import { BUCKET_STREAMS, CLAIM_NOTICE_PREFIX } from '../../core/subjects.js';
 import { accountClaimKeys } from './claim-keys.js';
 
 /** Another connection's claim replaced `conn`'s on `key`, at `revision`. */
@@ -114,8 +115,7 @@ export class NatsClaimHints implements ClaimHints {
 
 /** The stream a heard claim write names; null for a delete marker or anything else. */
 function writerOf(msg: Msg): string | null {
-  const op = msg.headers?.get('KV-Operation') ?? '';
-  if (op !== '' && op !== 'PUT') return null;
+  if (kvOperation(msg.headers) !== 'PUT') return null;
   try {
     const v = msg.json<{ conn?: unknown }>();
     return typeof v === 'object' && v !== null && typeof v.conn === 'string' ? v.conn : null;

@@ -31,7 +31,8 @@ import { ClaimLosses } from './claim-losses.js';
 import { ClaimReleases } from './claim-releases.js';
 import { takeBackIfLanded, writeOver } from './claim-writes.js';
 import { RenewalSchedule } from './claim-renewals.js';
-import { isConflict, type ClaimStore } from './claim-store.js';
+import { RevisionConflict } from '../../core/jetstream-errors.js';
+import type { ClaimStore } from './claim-store.js';
 import { MultiMap } from '../../core/multimap.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
 
@@ -126,7 +127,7 @@ export class ClaimRules implements HintListener {
       if (this.claims.get(stream.id) !== c) return;
       revision = await writeOver(this.store, this.hints, key, claimRecord(this.nodeId, stream));
     } catch (err) {
-      if (!isConflict(err)) takeBackIfLanded(this.store, this.timers, key, stream.id, (r) => this.releases.add(r));
+      if (!(err instanceof RevisionConflict)) takeBackIfLanded(this.store, this.timers, key, stream.id, (r) => this.releases.add(r));
       this.forget(c);
       throw err;
     }
@@ -192,7 +193,7 @@ export class ClaimRules implements HintListener {
       }
     } catch (err) {
       // Someone claimed the key first: read again (and lose to them). Not answered: the renewal looks again.
-      if (isConflict(err)) return this.settle(c);
+      if (err instanceof RevisionConflict) return this.settle(c);
     }
     return false;
   }
@@ -227,7 +228,7 @@ export class ClaimRules implements HintListener {
     } catch (err) {
       // Not at our revision any more: replaced (a notice that never came), deleted, or ours at a
       // revision whose answer was lost. The key says which.
-      if (isConflict(err)) await this.checks.check(c, { recheck: false });
+      if (err instanceof RevisionConflict) await this.checks.check(c, { recheck: false });
       return false;
     }
   }

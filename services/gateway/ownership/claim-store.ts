@@ -4,13 +4,14 @@
 // Tests run the same rules over an in-memory store with the same revision semantics
 // (test/helpers/memory-claim-store.ts).
 
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
-import { Empty, headers } from '@nats-io/nats-core';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { StreamClaim } from '../../../schemas/records.js';
+import { conflictOr } from '../../core/jetstream-errors.js';
+import { deleteWithHeaders, readFromLeader } from '../../core/kv-internals.js';
 import { encodeRecord } from '../../core/kv-mirror.js';
 import { parseStreamClaim } from '../../core/records.js';
-import { BUCKET_STREAMS, kvSubject } from '../../core/subjects.js';
+import { BUCKET_STREAMS } from '../../core/subjects.js';
 
 /** Who deleted a claim: its own stream's release, or a sweep of a dead node's claim; and which stream's claim it was. */
 export interface Freed {
@@ -34,14 +35,6 @@ function parseFreed(value: string): Freed | undefined {
   return (by === 'release' || by === 'sweep') && conn !== undefined && conn !== '' ? { by, conn } : undefined;
 }
 
-/** The key was not at the expected revision: someone else wrote or deleted it first. */
-export class ClaimConflict extends Error {
-  constructor(key: string) {
-    super(`claim ${key} is not at the expected revision`);
-    this.name = 'ClaimConflict';
-  }
-}
-
 export interface ClaimStore {
   /**
    * The key's current state; null when it was never written or has aged out. Read from any replica
@@ -50,20 +43,10 @@ export interface ClaimStore {
    * heard of (a hint's, the owner holdings'), and tells a sweep's marker from a release's.
    */
   get(key: string, fresh?: boolean): Promise<StoredClaim | null>;
-  /** Writes the claim if the key is at `revision` (0: absent). Resolves to the new revision. */
+  /** Writes the claim if the key is at `revision` (0: absent), else throws RevisionConflict. Resolves to the new revision. */
   write(key: string, claim: StreamClaim, revision: number): Promise<number>;
-  /** Deletes the key if it is at `revision`, leaving a marker that says who did (`freed`). */
+  /** Deletes the key if it is at `revision` (else throws RevisionConflict), leaving a marker that says who did (`freed`). */
   remove(key: string, revision: number, freed: Freed): Promise<void>;
-}
-
-export function isConflict(err: unknown): boolean {
-  return err instanceof ClaimConflict;
-}
-
-function conflictOr(key: string, err: unknown): Error {
-  const code = err instanceof JetStreamApiError ? err.code : 0;
-  if (code === JetStreamApiCodes.StreamWrongLastSequence || code === JetStreamApiCodes.StreamWrongLastSequenceUnknown) return new ClaimConflict(key);
-  return err instanceof Error ? err : new Error(String(err));
 }
 
 export class NatsClaimStore implements ClaimStore {
@@ -80,8 +63,8 @@ export class NatsClaimStore implements ClaimStore {
   async get(key: string, fresh = false): Promise<StoredClaim | null> {
     let e: { operation: string; revision: number; freed: Freed | undefined; json: () => unknown } | null;
     if (fresh) {
-      const m = await this.jsm.streams.getMessage(`KV_${BUCKET_STREAMS}`, { last_by_subj: kvSubject(BUCKET_STREAMS, key) });
-      e = m === null ? null : { operation: m.header?.get('KV-Operation') || 'PUT', revision: m.seq, freed: parseFreed(m.header?.get(FREED_HEADER) ?? ''), json: () => m.json<unknown>() };
+      const m = await readFromLeader(this.jsm, BUCKET_STREAMS, key);
+      e = m === null ? null : { ...m, freed: parseFreed(m.headers?.get(FREED_HEADER) ?? '') };
     } else {
       const entry = await this.kv.get(key);
       e = entry === null ? null : { operation: entry.operation, revision: entry.revision, freed: undefined, json: () => entry.json<unknown>() };
@@ -103,19 +86,16 @@ export class NatsClaimStore implements ClaimStore {
       // (update() refuses revision 0; put with previousSeq 0 is JetStream's "must not exist".)
       return await this.kv.put(key, encodeRecord(claim), { previousSeq: revision });
     } catch (err) {
-      throw conflictOr(key, err);
+      throw conflictOr(`claim ${key}`, err);
     }
   }
 
-  /** What kv.delete publishes (a marker at an expected revision), with a header of its own saying who left it. */
+  /** A delete marker with a header of its own saying who left it (kv.delete sends none: kv-internals.ts). */
   async remove(key: string, revision: number, freed: Freed): Promise<void> {
-    const h = headers();
-    h.set('KV-Operation', 'DEL');
-    h.set(FREED_HEADER, `${freed.by} ${freed.conn}`);
     try {
-      await this.js.publish(kvSubject(BUCKET_STREAMS, key), Empty, { headers: h, expect: { lastSubjectSequence: revision } });
+      await deleteWithHeaders(this.js, BUCKET_STREAMS, key, revision, { [FREED_HEADER]: `${freed.by} ${freed.conn}` });
     } catch (err) {
-      throw conflictOr(key, err);
+      throw conflictOr(`claim ${key}`, err);
     }
   }
 }

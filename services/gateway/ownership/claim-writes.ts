@@ -7,7 +7,8 @@
 import type { StreamClaim } from '../../../schemas/records.js';
 import type { ClaimHints } from './claim-hints.js';
 import type { ReleasedClaim } from './claim-releases.js';
-import { isConflict, type ClaimStore } from './claim-store.js';
+import { RevisionConflict } from '../../core/jetstream-errors.js';
+import type { ClaimStore } from './claim-store.js';
 import type { Timers } from '../../core/timers.js';
 
 /** Compare-and-set rounds lost in a row before an open gives up. */
@@ -26,7 +27,7 @@ export async function writeOver(store: ClaimStore, hints: ClaimHints, key: strin
       if (replaced != null && replaced.conn !== record.conn) hints.tell(replaced.node, { key, conn: replaced.conn, revision });
       return revision;
     } catch (err) {
-      if (!isConflict(err) || attempt >= WRITE_ATTEMPTS) throw err;
+      if (!(err instanceof RevisionConflict) || attempt >= WRITE_ATTEMPTS) throw err;
     }
   }
 }

@@ -27,7 +27,8 @@
 // consumer (measured, docs/ARCHITECTURE.md), which is the mesh's size again.
 
 import { PacedQueue } from '../../core/paced-queue.js';
-import { OwnerRecordConflict, type Holdings, type OwnerRecord, type OwnerRecords } from './owner-records.js';
+import type { Holdings, OwnerRecord, OwnerRecords } from './owner-records.js';
+import { RevisionConflict } from '../../core/jetstream-errors.js';
 import { systemTimers, type CancelTimer, type Timers } from '../../core/timers.js';
 
 const WRITE_ATTEMPTS = 8;
@@ -223,7 +224,7 @@ export class OwnerHoldings {
         this.noteSole(written);
         return;
       } catch (err) {
-        if (!(err instanceof OwnerRecordConflict) || attempt >= WRITE_ATTEMPTS) throw err;
+        if (!(err instanceof RevisionConflict) || attempt >= WRITE_ATTEMPTS) throw err;
         base = undefined;
       }
     }

@@ -3,9 +3,9 @@
 // written by compare-and-set. Tests run the index over an in-memory store with the same revision
 // semantics (test/helpers/memory-owner-records.ts).
 
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import { channelToken } from '../../core/channel.js';
+import { conflictOr } from '../../core/jetstream-errors.js';
 
 /**
  * Claim key -> node holding it. A Map, and stored as an array of pairs: an object keyed by claim
@@ -19,19 +19,12 @@ export interface OwnerRecord {
   readonly revision: number;
 }
 
-/** The record was not at the expected revision: another node wrote it first. */
-export class OwnerRecordConflict extends Error {
-  constructor(owner: string) {
-    super(`the owner record of ${owner} is not at the expected revision`);
-    this.name = 'OwnerRecordConflict';
-  }
-}
-
 export interface OwnerRecords {
   read(owner: string): Promise<OwnerRecord>;
   /**
-   * Writes the holdings (deletes the record when empty) if it is at `revision`. Resolves to the
-   * holdings and their revision; after a delete, revision 0 (the marker's own is not returned).
+   * Writes the holdings (deletes the record when empty) if it is at `revision`, else throws
+   * RevisionConflict (another node wrote it first). Resolves to the holdings and their revision;
+   * after a delete, revision 0 (the marker's own is not returned).
    */
   write(owner: string, holdings: Holdings, revision: number): Promise<OwnerRecord>;
 }
@@ -54,9 +47,7 @@ export class NatsOwnerRecords implements OwnerRecords {
       if (revision > 0) await this.kv.delete(key, { previousSeq: revision });
       return { holdings, revision: 0 };
     } catch (err) {
-      const code = err instanceof JetStreamApiError ? err.code : 0;
-      if (code === JetStreamApiCodes.StreamWrongLastSequence || code === JetStreamApiCodes.StreamWrongLastSequenceUnknown) throw new OwnerRecordConflict(owner);
-      throw err;
+      throw conflictOr(`the owner record of ${owner}`, err);
     }
   }
 }

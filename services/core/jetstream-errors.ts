@@ -1,0 +1,32 @@
+// What JetStream's refusals mean to the relay, read in one place. The client types most of the codes
+// the relay acts on (JetStreamApiCodes); the one it lacks is named here with its number.
+
+import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+
+/** JetStream's answer when a stream of that name exists already (JetStreamApiCodes has no name for it). */
+const STREAM_NAME_IN_USE = 10058;
+
+/** A write at an expected revision found the key at another: someone else wrote or deleted it first. */
+export class RevisionConflict extends Error {
+  /** `what`: the key or record written, for the message. */
+  constructor(what: string) {
+    super(`${what} is not at the expected revision`);
+    this.name = 'RevisionConflict';
+  }
+}
+
+/** JetStream refused a write at an expected revision (its compare-and-set). */
+export function isWrongRevision(err: unknown): boolean {
+  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
+}
+
+/** What a failed write at an expected revision throws: a RevisionConflict for `what`, or the error itself. */
+export function conflictOr(what: string, err: unknown): Error {
+  if (isWrongRevision(err)) return new RevisionConflict(what);
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** JetStream refused to create a stream because one of that name exists (created meanwhile). */
+export function isStreamNameInUse(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === STREAM_NAME_IN_USE;
+}

@@ -1,0 +1,60 @@
+// JetStream KV's own layout, written by hand here and nowhere else. A bucket is the stream
+// `KV_<bucket>`, a key the subject `$KV.<bucket>.<key>`, and a delete a message whose `KV-Operation`
+// header says DEL. The KV client (@nats-io/kv) names none of these in its public API (`kvPrefix`
+// only in its internal module, the operation header not at all), and offers no call for what the
+// relay needs of them:
+//  - a read from the bucket's stream leader: kv.get() is a direct get that any replica answers, and
+//    a replica a moment behind a write the caller heard of (a key just created, a claim a hint
+//    announced) would answer with the state before it;
+//  - a delete marker with a header of the relay's own (kv.delete() sends none): who left a claim;
+//  - a core subscription to a bucket's writes (kv.watch() is a consumer per watcher);
+//  - the bucket's stream itself: for setup, readiness, and how many messages it holds.
+// Everything else goes through the KV client's typed calls.
+
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { Empty, headers, type MsgHdrs } from '@nats-io/nats-core';
+
+const KV_STREAM_PREFIX = 'KV_';
+const KV_OPERATION = 'KV-Operation';
+
+/** The stream that holds a bucket. */
+export function kvStream(bucket: string): string {
+  return `${KV_STREAM_PREFIX}${bucket}`;
+}
+
+/** Whether a stream is a KV bucket's. */
+export function isKvStream(stream: string): boolean {
+  return stream.startsWith(KV_STREAM_PREFIX);
+}
+
+/** The subject a write to `key` of a KV bucket is published on (core subscribers see it too). */
+export function kvSubject(bucket: string, key: string): string {
+  return `$KV.${bucket}.${key}`;
+}
+
+/** What a stored or heard KV message does to its key: PUT (a put carries no header), DEL or PURGE. */
+export function kvOperation(h: MsgHdrs | undefined): string {
+  return h?.get(KV_OPERATION) || 'PUT';
+}
+
+/** A key's latest message as the stream leader holds it. */
+export interface LeaderEntry {
+  readonly operation: string;
+  readonly revision: number;
+  readonly headers: MsgHdrs | undefined;
+  json(): unknown;
+}
+
+/** The key's latest message, read from the bucket's stream leader; null when it has none. */
+export async function readFromLeader(jsm: JetStreamManager, bucket: string, key: string): Promise<LeaderEntry | null> {
+  const m = await jsm.streams.getMessage(kvStream(bucket), { last_by_subj: kvSubject(bucket, key) });
+  return m === null ? null : { operation: kvOperation(m.header), revision: m.seq, headers: m.header, json: () => m.json<unknown>() };
+}
+
+/** What kv.delete publishes (a marker at an expected revision), with headers of the caller's on it. */
+export async function deleteWithHeaders(js: JetStreamClient, bucket: string, key: string, revision: number, extra: Readonly<Record<string, string>>): Promise<void> {
+  const h = headers();
+  h.set(KV_OPERATION, 'DEL');
+  for (const [name, value] of Object.entries(extra)) h.set(name, value);
+  await js.publish(kvSubject(bucket, key), Empty, { headers: h, expect: { lastSubjectSequence: revision } });
+}
