@@ -5,7 +5,7 @@
 // Clients that listen only to `meta` and unnamed events never see it.
 
 import { Type, type Static } from '@sinclair/typebox';
-import { MIN_RETRY_MS } from './stream-timings.js';
+import { advisedRetryMs, MIN_RETRY_MS } from './stream-timings.js';
 
 export interface CloseReasonEntry {
   /** What the relay says, for people. */
@@ -67,6 +67,6 @@ export type CloseEvent = Static<typeof CloseEvent>;
 export function closeEvent(reason: CloseReasonCode, retryAfterMs?: number): CloseEvent {
   const entry: CloseReasonEntry = CLOSE_REASONS[reason];
   const event: CloseEvent = { reason, message: entry.message, reconnect: entry.reconnect };
-  if (entry.reconnect) event.retryAfterMs = Math.max(MIN_RETRY_MS, Math.round(retryAfterMs ?? entry.retryAfterMs ?? MIN_RETRY_MS));
+  if (entry.reconnect) event.retryAfterMs = advisedRetryMs(retryAfterMs ?? entry.retryAfterMs ?? MIN_RETRY_MS);
   return event;
 }

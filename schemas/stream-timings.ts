@@ -11,6 +11,11 @@
  */
 export const MIN_RETRY_MS = 1000;
 
+/** A wait as the relay advises it: whole milliseconds, never below MIN_RETRY_MS. */
+export function advisedRetryMs(ms: number): number {
+  return Math.max(MIN_RETRY_MS, Math.round(ms));
+}
+
 export const STREAM_TIMINGS = {
   /** Default interval of the server keepalive pair (KEEPALIVE_INTERVAL). */
   keepaliveMs: 10_000,

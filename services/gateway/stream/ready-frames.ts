@@ -3,12 +3,12 @@
 // with curl (and for clients written against relays older than the event).
 
 import type { ReadyEvent } from '../../../schemas/ready.js';
-import { MIN_RETRY_MS } from '../../../schemas/stream-timings.js';
+import { advisedRetryMs } from '../../../schemas/stream-timings.js';
 import { encodeComment, encodeEvent } from './sse.js';
 
 /** `channel` null is a bridge stream hearing every channel (`*`); `resumedAfter` the Last-Event-ID, or null. */
 export function readyFrames(channel: string | null, everyChannel: string, resumedAfter: number | null, retryMs: number): Buffer {
-  // The same floor as the `retry:` field the stream opened with (sse.ts encodeRetry).
-  const event: ReadyEvent = { channel: channel ?? everyChannel, resumedAfter, retryMs: Math.max(MIN_RETRY_MS, Math.round(retryMs)) };
+  // The same wait as the `retry:` field the stream opened with (sse.ts encodeRetry).
+  const event: ReadyEvent = { channel: channel ?? everyChannel, resumedAfter, retryMs: advisedRetryMs(retryMs) };
   return Buffer.concat([encodeEvent('ready', JSON.stringify(event)), encodeComment(`connected to ${channel ?? 'every channel'}`)]);
 }

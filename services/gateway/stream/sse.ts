@@ -3,7 +3,7 @@
 // written unchanged to every recipient.
 
 import type { MetaShape } from '../../../schemas/meta.js';
-import { MIN_RETRY_MS } from '../../../schemas/close.js';
+import { advisedRetryMs } from '../../../schemas/stream-timings.js';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -43,9 +43,9 @@ export function encodeEvent(name: string, json: string): Buffer {
   return Buffer.from(`event: ${name}\ndata: ${json}\n\n`);
 }
 
-/** The SSE `retry:` field, never below MIN_RETRY_MS (see schemas/close.ts). */
+/** The SSE `retry:` field, never below MIN_RETRY_MS (schemas/stream-timings.ts). */
 export function encodeRetry(ms: number): Buffer {
-  return Buffer.from(`retry: ${Math.max(MIN_RETRY_MS, Math.round(ms))}\n\n`);
+  return Buffer.from(`retry: ${advisedRetryMs(ms)}\n\n`);
 }
 
 export function metaJson(uuid: string, agent: string | null, channel: string, shape: MetaShape = 'spec', username: string | null = null): string {
