@@ -12,7 +12,7 @@ import { connect } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
 import { parseDuration } from '../../services/core/units.js';
 import { BUCKET_STREAMS } from '../../services/core/subjects.js';
-import { claimKey } from '../../services/gateway/ownership/claim-keys.js';
+import { claimKey } from '../../services/gateway/ownership/ownership.js';
 
 const { values } = parseArgs({
   options: {

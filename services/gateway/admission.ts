@@ -9,6 +9,7 @@ import { missingScope, type Authenticator } from '../core/auth.js';
 import { requestChannel } from '../core/channel.js';
 import { RelayError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { ownerOf } from '../core/owner.js';
 import { RateLimiter, type Rate } from '../core/rate-limit.js';
 import { Scope } from '../core/scopes.js';
 import type { StreamIdentity } from './stream/client-stream.js';
@@ -61,7 +62,7 @@ export class Admission {
       throw new RelayError('missing_channel', 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
     }
     const lastEventId = parseLastEventId(headers['last-event-id']);
-    const opener = principal.uuid ?? `key:${principal.clientId}`;
+    const opener = ownerOf({ account: principal.uuid, clientId: principal.clientId });
     const decision = this.opens.take(opener, [1]);
     if (!decision.allowed) {
       throw new RelayError('too_many_opens', 'This account opens streams too often; wait before opening again.', { retryAfter: decision.retryAfter });

@@ -7,6 +7,7 @@ import { PAYLOAD_TYPES } from '../../schemas/payload-types.js';
 import { requestChannel } from '../core/channel.js';
 import { CLIENT_PATHS, isClientPath } from '../core/http.js';
 import { RelayError } from '../core/errors.js';
+import { ownerOf } from '../core/owner.js';
 import { startAtZero } from '../core/metrics.js';
 import type { RelayCore } from '../core/runtime.js';
 import { planBatch, type PlannedEntry } from './batch.js';
@@ -123,7 +124,7 @@ export class Ingress {
       isBanned: (uuid) => bans.activeBan(uuid) !== undefined,
     });
 
-    const sender = principal.uuid ?? `key:${principal.clientId}`;
+    const sender = ownerOf({ account: principal.uuid, clientId: principal.clientId });
     const bytes = entries.reduce((sum, e) => sum + e.bytes, 0);
     const decision = this.limiter.take(sender, [Math.max(1, entries.length), bytes]);
     if (!decision.allowed) {

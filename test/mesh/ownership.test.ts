@@ -2,7 +2,7 @@
 // open race, and stale claims of a crashed gateway.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamClaim } from '../../schemas/records.js';
-import { claimKey } from '../../services/gateway/ownership/claim-rules.js';
+import { claimKey } from '../../services/gateway/ownership/ownership.js';
 import { waitUntil as eventually } from '../../tools/poll.js';
 import { Mesh } from '../helpers/mesh.js';
 import type { SseStream } from '../helpers/sse-client.js';

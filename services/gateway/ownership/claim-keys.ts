@@ -1,4 +1,5 @@
-// The claim of a stream: its key in KV relay-streams, whom it counts against, and the record written.
+// The claim of a stream: its key in KV relay-streams, and the record written. (Whom it counts
+// against is core/owner.ts: the ingress and admission count by the same name.)
 
 import type { StreamClaim } from '../../../schemas/records.js';
 import { channelToken } from '../../core/channel.js';
@@ -23,14 +24,17 @@ export interface ClaimedStream {
   readonly openedAt: number;
 }
 
+/** Where a stream's own key (one no other stream shares) starts. */
+const SOLO_PREFIX = 'solo.';
+
 /** The claim key of a stream: shared by every stream of one (account, channel), else its own. */
 export function streamClaimKey(s: Pick<ClaimedStream, 'account' | 'channel' | 'id'>): string {
-  return s.account !== null && s.channel !== null ? claimKey(s.account, s.channel) : `solo.${s.id}`;
+  return s.account !== null && s.channel !== null ? claimKey(s.account, s.channel) : `${SOLO_PREFIX}${s.id}`;
 }
 
-/** Whom a stream counts against: its account, or for a stream without a session its key. */
-export function streamOwner(s: Pick<ClaimedStream, 'account' | 'clientId'>): string {
-  return s.account ?? `key:${s.clientId}`;
+/** Whether the key is a stream's own: new when its stream opens, and never claimed by another. */
+export function isSoloKey(key: string): boolean {
+  return key.startsWith(SOLO_PREFIX);
 }
 
 /** The record a node writes for one of its streams. */

@@ -36,8 +36,6 @@ import type { ClaimStore } from './claim-store.js';
 import { MultiMap } from '../../core/multimap.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
 
-export { claimKey, streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
-
 interface LocalClaim {
   readonly stream: ClaimedStream;
   readonly key: string;

@@ -6,6 +6,7 @@
 
 import type { StreamClaim } from '../../../schemas/records.js';
 import type { ClaimHints } from './claim-hints.js';
+import { isSoloKey } from './claim-keys.js';
 import type { ReleasedClaim } from './claim-releases.js';
 import { RevisionConflict } from '../../core/jetstream-errors.js';
 import type { ClaimStore } from './claim-store.js';
@@ -20,7 +21,7 @@ const LOST_WRITE_CHECK_MS = 5000;
 export async function writeOver(store: ClaimStore, hints: ClaimHints, key: string, record: StreamClaim): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     // A stream's own key (no channel) is new: nothing to read.
-    const now = key.startsWith('solo.') ? null : await store.get(key);
+    const now = isSoloKey(key) ? null : await store.get(key);
     try {
       const revision = await store.write(key, record, now?.revision ?? 0);
       const replaced = now?.claim;

@@ -9,7 +9,8 @@ import type { Counter } from 'prom-client';
 import type { Logger } from '../../core/logger.js';
 import type { NatsContext } from '../../core/nats.js';
 import type { NodeLiveness } from '../../core/node-liveness.js';
-import { streamClaimKey, streamOwner, type ClaimedStream } from './claim-keys.js';
+import { ownerOf } from '../../core/owner.js';
+import { streamClaimKey, type ClaimedStream } from './claim-keys.js';
 import { NatsClaimHints, type ClaimHints } from './claim-hints.js';
 import { ClaimIndex, type ClaimIndexOptions } from './claim-index.js';
 import { NatsClaimIndexLog, type ClaimIndexLog } from './claim-index-log.js';
@@ -18,6 +19,9 @@ import { OwnerHoldings, type RemoteHoldings } from './owner-holdings.js';
 import { NatsOwnerRecords, type OwnerRecord, type OwnerRecords } from './owner-records.js';
 import { ClaimRules } from './claim-rules.js';
 import type { Timers } from '../../core/timers.js';
+
+/** The key a stream's claim is written under in relay-streams (tools that write or read the bucket use it). */
+export { claimKey } from './claim-keys.js';
 
 export interface OwnershipOptions {
   nats: NatsContext;
@@ -83,7 +87,7 @@ export class Ownership {
       liveness,
       logger: p.logger,
       timers,
-      swept: (key, claim) => this.owners.drop(streamOwner({ account: claim.uuid, clientId: claim.clientId }), key, claim.node),
+      swept: (key, claim) => this.owners.drop(ownerOf({ account: claim.uuid, clientId: claim.clientId }), key, claim.node),
     });
     this.rules = new ClaimRules({
       store,
@@ -93,7 +97,7 @@ export class Ownership {
       index: this.index,
       // A sweep may have taken the key out of the owner's record meanwhile.
       reclaimed: (s) => {
-        if (this.counted.has(s.id)) this.owners.reassert(streamOwner(s), streamClaimKey(s));
+        if (this.counted.has(s.id)) this.owners.reassert(ownerOf(s), streamClaimKey(s));
       },
       timers,
     });
@@ -124,12 +128,12 @@ export class Ownership {
     // Ended (or replaced) while its claim was being written: nothing to count.
     if (!this.rules.holds(stream.id)) return;
     this.counted.add(stream.id);
-    this.owners.add(streamOwner(stream), streamClaimKey(stream), seen);
+    this.owners.add(ownerOf(stream), streamClaimKey(stream), seen);
   }
 
   release(stream: ClaimedStream): void {
     this.rules.release(stream.id);
-    if (this.counted.delete(stream.id)) this.owners.remove(streamOwner(stream), streamClaimKey(stream));
+    if (this.counted.delete(stream.id)) this.owners.remove(ownerOf(stream), streamClaimKey(stream));
   }
 
   /** Runs one renewal tick now (the timer's work; the interleaving tests call it as a step). */

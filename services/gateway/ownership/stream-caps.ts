@@ -6,7 +6,8 @@
 
 import { RelayError } from '../../core/errors.js';
 import type { StreamIdentity } from '../stream/client-stream.js';
-import { streamClaimKey, streamOwner } from './claim-keys.js';
+import { ownerOf } from '../../core/owner.js';
+import { streamClaimKey } from './claim-keys.js';
 import type { OwnerHoldings, RemoteHoldings } from './owner-holdings.js';
 import type { StreamRegistry } from '../stream/stream-registry.js';
 
@@ -28,14 +29,14 @@ function limitOf(s: Identity, caps: StreamCaps): number {
 /** What other nodes hold for the stream's owner; nothing to read when there is no cap. */
 export async function remoteHoldings(s: Identity, caps: StreamCaps, index: Pick<OwnerHoldings, 'remote'>): Promise<RemoteHoldings> {
   if (limitOf(s, caps) === 0) return { count: 0, holdsKey: false };
-  return index.remote(streamOwner(s), streamClaimKey(s));
+  return index.remote(ownerOf(s), streamClaimKey(s));
 }
 
 /** Throws 429 too_many_streams when the stream would exceed its owner's cap. */
 export function checkStreamCaps(s: Identity, caps: StreamCaps, node: Pick<StreamRegistry, 'ofOwner'>, remote: RemoteHoldings): void {
   const limit = limitOf(s, caps);
   if (limit === 0) return;
-  const local = node.ofOwner(streamOwner(s));
+  const local = node.ofOwner(ownerOf(s));
   // A stream on a channel the account already holds replaces that one (eviction): it adds nothing.
   const replacing = s.account !== null && s.channel !== null && (remote.holdsKey || local.some((x) => x.channel === s.channel));
   const held = remote.count + local.length - (replacing ? 1 : 0);

@@ -7,7 +7,7 @@ import { atDeadline, type DeadlineTimer } from '../../core/deadline-timer.js';
 import type { ClientStream } from './client-stream.js';
 import { CloseReason } from './close-reason.js';
 import { MultiMap } from '../../core/multimap.js';
-import { streamOwner } from '../ownership/claim-keys.js';
+import { ownerOf } from '../../core/owner.js';
 
 export class StreamRegistry {
   private readonly byId = new Map<string, ClientStream>();
@@ -26,7 +26,7 @@ export class StreamRegistry {
     this.byId.set(stream.id, stream);
     if (stream.account !== null) this.byAccount.add(stream.account, stream);
     this.byKey.add(stream.clientId, stream);
-    this.byOwner.add(streamOwner(stream), stream);
+    this.byOwner.add(ownerOf(stream), stream);
     this.followKeyExpiry(stream, keyExpiresAt);
   }
 
@@ -35,7 +35,7 @@ export class StreamRegistry {
     this.byId.delete(stream.id);
     if (stream.account !== null) this.byAccount.delete(stream.account, stream);
     this.byKey.delete(stream.clientId, stream);
-    this.byOwner.delete(streamOwner(stream), stream);
+    this.byOwner.delete(ownerOf(stream), stream);
     this.expiryTimers.get(stream)?.cancel();
     this.expiryTimers.delete(stream);
   }

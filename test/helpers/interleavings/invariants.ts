@@ -11,7 +11,8 @@
 //     what the caps count), and each node hears an account exactly while it holds streams of it
 //     (`renewedProblems`).
 
-import { streamClaimKey, streamOwner, type ClaimedStream } from '../../../services/gateway/ownership/claim-keys.js';
+import { ownerOf as streamOwner } from '../../../services/core/owner.js';
+import { streamClaimKey, type ClaimedStream } from '../../../services/gateway/ownership/claim-keys.js';
 import type { Holdings } from '../../../services/gateway/ownership/owner-records.js';
 import { accountOf, describeHoldings } from './twin-io.js';
 import type { TwinMesh } from './twin-mesh.js';

@@ -5,7 +5,8 @@
 // or an eviction) that releases the claim.
 
 import type { ClaimedStream } from '../../../services/gateway/ownership/claim-keys.js';
-import { streamClaimKey, streamOwner } from '../../../services/gateway/ownership/claim-keys.js';
+import { ownerOf as streamOwner } from '../../../services/core/owner.js';
+import { streamClaimKey } from '../../../services/gateway/ownership/claim-keys.js';
 import { createLogger } from '../../../services/core/logger.js';
 import { Ownership as MeshClaims } from '../../../services/gateway/ownership/ownership.js';
 import type { OwnerRecord } from '../../../services/gateway/ownership/owner-records.js';
