@@ -18,7 +18,7 @@ import {
   TraceIdRatioBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-base';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { ATTR_SERVICE_INSTANCE_ID, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import type { MsgHdrs } from '@nats-io/nats-core';
 import type { TraceSampler, TracingSettings } from './config/tracing-env.js';
 import type { Logger } from './logger.js';
@@ -45,7 +45,7 @@ export function startTracing(settings: TracingSettings, nodeId: string, logger: 
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: settings.serviceName,
       [ATTR_SERVICE_VERSION]: RELAY_VERSION,
-      'service.instance.id': nodeId,
+      [ATTR_SERVICE_INSTANCE_ID]: nodeId,
     }),
     sampler: samplerOf(settings.sampler, settings.ratio),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.url, headers: settings.headers }), { scheduledDelayMillis: EXPORT_DELAY_MS })],

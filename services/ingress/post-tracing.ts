@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
 import type { MsgHdrs } from '@nats-io/nats-core';
+import { SpanAttr } from '../core/span-attributes.js';
 import { injectTrace, isSampled } from '../core/tracing.js';
 
 /** What a POST hands its publisher when its trace is sampled. */
@@ -15,15 +16,6 @@ export interface PostTrace {
   /** The POST span's context: every publish span is its child. */
   parent: Context;
 }
-
-/** Span attribute names of the relay's own facts (OpenTelemetry's are imported). */
-export const RelayAttr = {
-  Channel: 'relay.channel',
-  Entries: 'relay.entries',
-  Type: 'relay.type',
-  Sequence: 'relay.sequence',
-  Outcome: 'relay.outcome',
-} as const;
 
 const SPANS = new WeakMap<FastifyRequest, Span>();
 
@@ -74,7 +66,13 @@ export function startPublishSpan(t: PostTrace, subject: string, channel: string,
     'publish',
     {
       kind: SpanKind.PRODUCER,
-      attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'send', 'messaging.destination.name': subject, [RelayAttr.Channel]: channel, [RelayAttr.Type]: type },
+      attributes: {
+        [SpanAttr.MessagingSystem]: 'nats',
+        [SpanAttr.MessagingOperationType]: 'send',
+        [SpanAttr.MessagingDestinationName]: subject,
+        [SpanAttr.Channel]: channel,
+        [SpanAttr.Type]: type,
+      },
     },
     t.parent,
   );
@@ -85,6 +83,6 @@ export function startPublishSpan(t: PostTrace, subject: string, channel: string,
 /** What the POST span says of its batch (entries, channel; never the sender or a credential). */
 export function describePost(t: PostTrace, entries: number, channel: string | null): void {
   const span = trace.getSpan(t.parent);
-  span?.setAttribute(RelayAttr.Entries, entries);
-  if (channel !== null) span?.setAttribute(RelayAttr.Channel, channel);
+  span?.setAttribute(SpanAttr.Entries, entries);
+  if (channel !== null) span?.setAttribute(SpanAttr.Channel, channel);
 }

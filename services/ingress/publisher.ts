@@ -13,7 +13,8 @@ import { channelSubject } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
 import { PublishError, type AckPublisher } from './ack-publisher.js';
 import type { PlannedEntry } from './batch.js';
-import { describePost, RelayAttr, startPublishSpan, type PostTrace } from './post-tracing.js';
+import { SpanAttr } from '../core/span-attributes.js';
+import { describePost, startPublishSpan, type PostTrace } from './post-tracing.js';
 
 /** Why publishing stopped part-way. */
 export class PartialPublish extends Error {
@@ -65,7 +66,7 @@ export class Publisher {
       const span = traced === null ? null : startPublishSpan(traced, subject, e.channel, e.type, h);
       try {
         const ack = await this.acks.publish(subject, e.json, h, this.timeoutMs);
-        span?.setAttribute(RelayAttr.Sequence, ack.seq).end();
+        span?.setAttribute(SpanAttr.Sequence, ack.seq).end();
       } catch (err) {
         const unknown = err instanceof PublishError && err.outcome === 'unknown' ? 1 : 0;
         const reason = err instanceof Error ? err.message : String(err);

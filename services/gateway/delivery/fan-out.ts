@@ -5,6 +5,7 @@
 
 import { SpanKind, type Context, type Tracer } from '@opentelemetry/api';
 import type { MsgHdrs } from '@nats-io/nats-core';
+import { SpanAttr } from '../../core/span-attributes.js';
 import { sampledContext } from '../../core/tracing.js';
 import type { ClientStream } from '../stream/client-stream.js';
 import { hears } from './delivery-rules.js';
@@ -16,20 +17,6 @@ import type { Frame } from './frame.js';
  * had the frame already).
  */
 export type Queued = 'queued' | 'coalesced' | 'dropped' | 'skipped';
-
-/** The deliver span's counts, one attribute each. */
-export const DeliverAttr = {
-  /** Streams the frame was queued for (coalesced ones included). */
-  heard: 'relay.streams.heard',
-  /** Streams of the channel the delivery rules kept it from (scopes, DM addressing). */
-  filtered: 'relay.streams.filtered',
-  /** Streams where it replaced an older waiting presence snapshot of the same sender. */
-  coalesced: 'relay.streams.coalesced',
-  /** Streams it pushed past STREAM_QUEUE_MAX_BYTES: closed as slow consumers, the frame not sent. */
-  dropped: 'relay.streams.dropped_slow',
-  /** Streams that had it already (a resume replay sent it) or had just ended. */
-  skipped: 'relay.streams.skipped',
-} as const;
 
 /** Fans a frame out to a group's streams; returns whether any stream heard it. */
 export function fanOut(streams: Iterable<ClientStream>, frame: Frame, traced: Context | null, tracer: Tracer | null, channel: string): boolean {
@@ -47,7 +34,12 @@ export function fanOut(streams: Iterable<ClientStream>, frame: Frame, traced: Co
     'deliver',
     {
       kind: SpanKind.CONSUMER,
-      attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'process', 'relay.channel': channel, 'relay.sequence': frame.seq },
+      attributes: {
+        [SpanAttr.MessagingSystem]: 'nats',
+        [SpanAttr.MessagingOperationType]: 'process',
+        [SpanAttr.Channel]: channel,
+        [SpanAttr.Sequence]: frame.seq,
+      },
     },
     traced,
   );
@@ -57,11 +49,11 @@ export function fanOut(streams: Iterable<ClientStream>, frame: Frame, traced: Co
     else counts.filtered++;
   }
   span.setAttributes({
-    [DeliverAttr.heard]: counts.queued + counts.coalesced,
-    [DeliverAttr.filtered]: counts.filtered,
-    [DeliverAttr.coalesced]: counts.coalesced,
-    [DeliverAttr.dropped]: counts.dropped,
-    [DeliverAttr.skipped]: counts.skipped,
+    [SpanAttr.StreamsHeard]: counts.queued + counts.coalesced,
+    [SpanAttr.StreamsFiltered]: counts.filtered,
+    [SpanAttr.StreamsCoalesced]: counts.coalesced,
+    [SpanAttr.StreamsDropped]: counts.dropped,
+    [SpanAttr.StreamsSkipped]: counts.skipped,
   });
   span.end();
   return counts.queued + counts.coalesced + counts.dropped + counts.skipped > 0;

@@ -6,6 +6,7 @@
 
 import { SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { MsgHdrs } from '@nats-io/nats-core';
+import { SpanAttr } from '../../core/span-attributes.js';
 import { sampledContext } from '../../core/tracing.js';
 
 const MAX_LINKS = 32;
@@ -26,7 +27,7 @@ export class ReplayTrace {
     if (tracer === null) return null;
     const span = tracer.startSpan('replay', {
       kind: SpanKind.SERVER,
-      attributes: { 'relay.channel': channel ?? '*', 'relay.resume.last_event_id': lastId },
+      attributes: { [SpanAttr.Channel]: channel ?? '*', [SpanAttr.ResumeLastEventId]: lastId },
     });
     return span.isRecording() ? new ReplayTrace(span) : null;
   }
@@ -40,17 +41,17 @@ export class ReplayTrace {
     const context = sampledContext(headers);
     const linked = context === null ? undefined : trace.getSpanContext(context);
     if (linked === undefined) return;
-    this.span.addLink({ context: linked, attributes: { 'relay.sequence': seq } });
+    this.span.addLink({ context: linked, attributes: { [SpanAttr.Sequence]: seq } });
     this.links++;
   }
 
   end(answered: 'memory' | 'log' | 'client_left'): void {
     this.span.setAttributes({
-      'relay.resume.answered': answered,
-      'relay.replay.frames': this.frames,
-      'relay.replay.first_sequence': this.firstSeq,
-      'relay.replay.last_sequence': this.lastSeq,
-      'relay.replay.links': this.links,
+      [SpanAttr.ResumeAnswered]: answered,
+      [SpanAttr.ReplayFrames]: this.frames,
+      [SpanAttr.ReplayFirstSequence]: this.firstSeq,
+      [SpanAttr.ReplayLastSequence]: this.lastSeq,
+      [SpanAttr.ReplayLinks]: this.links,
     });
     this.span.end();
   }
