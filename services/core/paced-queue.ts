@@ -5,11 +5,11 @@
 // The claims' deletes (claim-releases.ts) and the owner records' removals (owner-holdings.ts) go
 // through one of these each.
 
+import { ArrayQueue } from './array-queue.js';
 import { systemTimers, type Timers } from './timers.js';
 
 export class PacedQueue<T> {
-  private queue: T[] = [];
-  private head = 0;
+  private readonly queue = new ArrayQueue<T>();
   private inFlight = 0;
   /** Items waiting to be tried again (`retryLater`). */
   private held = 0;
@@ -38,7 +38,7 @@ export class PacedQueue<T> {
 
   /** Items waiting, being worked on, or held for a retry. */
   get pending(): number {
-    return this.queue.length - this.head + this.inFlight + this.held;
+    return this.queue.length + this.inFlight + this.held;
   }
 
   /** Resolves once every item added so far is done. */
@@ -48,21 +48,13 @@ export class PacedQueue<T> {
   }
 
   private next(): void {
-    while (this.inFlight < this.limit && this.head < this.queue.length) {
-      const item = this.queue[this.head++]!;
+    while (this.inFlight < this.limit && this.queue.length > 0) {
+      const item = this.queue.shift()!;
       this.inFlight++;
       void this.work(item).finally(() => {
         this.inFlight--;
         this.next();
       });
-    }
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      // Compact now and then rather than shifting on every item.
-      this.queue.splice(0, this.head);
-      this.head = 0;
     }
     if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
   }

@@ -13,6 +13,7 @@
 // Only a bridge's window, which hears every subject, can hear a frame out of order (a gap of one
 // subject filled from the log after later frames of others): it is inserted in its place.
 
+import { ArrayQueue } from '../../core/array-queue.js';
 import type { RelayMetrics } from '../../core/metrics.js';
 import type { Frame } from '../delivery/frame.js';
 
@@ -28,14 +29,13 @@ export class ChannelWindow {
   newest = 0;
   /** A look-up of the channel's newest frame under way (a cold channel), shared by its resumers. */
   lookup: Promise<void> | null = null;
-  private frames: Frame[] = [];
-  private head = 0;
+  private readonly frames = new ArrayQueue<Frame>();
   /** Dropped with its group: its frames no longer count, and nothing is added. */
   dropped = false;
   bytes = 0;
 
   get size(): number {
-    return this.frames.length - this.head;
+    return this.frames.length;
   }
 
   /** The window can answer a client that has every frame up to `lastId`. */
@@ -45,16 +45,16 @@ export class ChannelWindow {
 
   /** Frames after `lastId`, in sequence order. */
   since(lastId: number): Frame[] {
-    return this.frames.slice(this.firstAfter(lastId));
+    return this.frames.from(this.firstAfter(lastId));
   }
 
-  /** Index of the first kept frame whose sequence is above `seq` (the end when there is none). */
+  /** Place of the first kept frame whose sequence is above `seq` (the end when there is none). */
   private firstAfter(seq: number): number {
-    let lo = this.head;
+    let lo = 0;
     let hi = this.frames.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.frames[mid]!.seq <= seq) lo = mid + 1;
+      if (this.frames.at(mid)!.seq <= seq) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -89,20 +89,16 @@ export class ChannelWindow {
 
   /** @internal Used by ResumeWindows. */
   push(frame: Frame): void {
-    const last = this.frames[this.frames.length - 1];
-    if (this.size === 0 || last === undefined || frame.seq > last.seq) this.frames.push(frame);
-    else this.frames.splice(this.firstAfter(frame.seq), 0, frame);
+    const last = this.frames.last();
+    if (last === undefined || frame.seq > last.seq) this.frames.push(frame);
+    else this.frames.insert(this.firstAfter(frame.seq), frame);
     this.bytes += sizeOf(frame);
   }
 
   /** @internal Used by ResumeWindows: drops the frame of the lowest sequence, returning its size. */
   shift(): number {
-    const f = this.frames[this.head++]!;
+    const f = this.frames.shift()!;
     if (this.coverFrom !== null && f.seq > this.coverFrom) this.coverFrom = f.seq;
-    if (this.head > 1024 && this.head * 2 > this.frames.length) {
-      this.frames = this.frames.slice(this.head);
-      this.head = 0;
-    }
     const size = sizeOf(f);
     this.bytes -= size;
     return size;
@@ -117,8 +113,7 @@ export class ResumeWindows {
    * Whose frame goes next, in arrival order over all windows; the window then drops its lowest
    * sequence, which is its oldest frame but for a bridge's late-filled gap.
    */
-  private order: ChannelWindow[] = [];
-  private head = 0;
+  private readonly order = new ArrayQueue<ChannelWindow>(4096);
   private bytes = 0;
   /** Queue slots of dropped windows not yet passed by eviction. */
   private deadSlots = 0;
@@ -139,8 +134,8 @@ export class ResumeWindows {
     window.push(frame);
     this.order.push(window);
     this.bytes += sizeOf(frame);
-    while (this.bytes > this.maxBytes && this.head < this.order.length) {
-      const oldest = this.order[this.head++]!;
+    while (this.bytes > this.maxBytes && this.order.length > 0) {
+      const oldest = this.order.shift()!;
       if (oldest.dropped) this.deadSlots--;
       else this.bytes -= oldest.shift();
     }
@@ -157,15 +152,10 @@ export class ResumeWindows {
     this.metrics.resumeWindowBytes.set(this.bytes);
   }
 
+  /** Slots of dropped windows are skipped at eviction; when they are most of the queue, it is rebuilt. */
   private compact(): void {
-    if (this.head > 4096 && this.head * 2 > this.order.length) {
-      this.order = this.order.slice(this.head);
-      this.head = 0;
-    }
-    // Slots of dropped windows are skipped at eviction; when they are most of the queue, rebuild it.
-    if (this.deadSlots > 4096 && this.deadSlots * 2 > this.order.length - this.head) {
-      this.order = this.order.slice(this.head).filter((w) => !w.dropped);
-      this.head = 0;
+    if (this.deadSlots > 4096 && this.deadSlots * 2 > this.order.length) {
+      this.order.retain((w) => !w.dropped);
       this.deadSlots = 0;
     }
   }
