@@ -7,11 +7,10 @@
 // by the claim's next renewal, refused at a stale revision.
 
 import { systemTimers, type Timers } from '../../core/timers.js';
+import { IN_FLIGHT } from './in-flight.js';
 
 /** How long after a hint that changed nothing yet the key is read once more (the write was still committing). */
 const RECHECK_MS = 500;
-/** Keys read at once by checkAll. */
-const ALL_IN_FLIGHT = 64;
 
 export class ClaimChecks<C extends object> {
   /** Claims being read: whether another read was asked for meanwhile, and when the reads end. */
@@ -53,12 +52,12 @@ export class ClaimChecks<C extends object> {
     return state.done;
   }
 
-  /** Reads every claim's key, ALL_IN_FLIGHT at a time; resolves once each has been read. */
+  /** Reads every claim's key, IN_FLIGHT.rereads at a time; resolves once each has been read. */
   async checkAll(claims: readonly C[]): Promise<void> {
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < claims.length) await this.check(claims[next++]!, { recheck: false });
     };
-    await Promise.all(Array.from({ length: Math.min(ALL_IN_FLIGHT, claims.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT.rereads, claims.length) }, worker));
   }
 }

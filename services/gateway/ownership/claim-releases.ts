@@ -6,6 +6,7 @@
 import type { ClaimStore } from './claim-store.js';
 import { PacedQueue } from '../../core/paced-queue.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
+import { IN_FLIGHT } from './in-flight.js';
 
 /** A claim to delete: its key, the revision it was written at, and the stream that held it. */
 export interface ReleasedClaim {
@@ -14,8 +15,6 @@ export interface ReleasedClaim {
   readonly conn: string;
 }
 
-/** Deletes in flight at once per gateway. */
-const DELETES_IN_FLIGHT = 32;
 /** A delete that failed while the claim is still ours (a timeout, a reconnect) is tried again. */
 const ATTEMPTS = 5;
 const RETRY_MS = 1000;
@@ -35,7 +34,7 @@ export class ClaimReleases {
   constructor(store: ClaimStore, timers: Timers = systemTimers) {
     this.store = store;
     this.deletes = new PacedQueue(
-      DELETES_IN_FLIGHT,
+      IN_FLIGHT.claimDeletes,
       (claim) =>
         this.attempt(claim).catch(() => {
           // Not answered (a timeout, a reconnect): tried again while the key still names the stream.

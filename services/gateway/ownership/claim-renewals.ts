@@ -1,11 +1,11 @@
 // When each live claim is rewritten, before the bucket's max age would drop it: the renewal period
 // (CLAIM_TTL/2) is cut in ticks of a second and each claim is renewed at its own tick, a steady
 // trickle rather than every claim at once, which at 100,000 claims held up the writes of evictions
-// behind it (docs/BENCHMARKS.md, scale, ownership). RENEWALS_IN_FLIGHT at a time: one after
-// another, a gateway of 16,000 streams on a replicated bucket took longer than the period.
+// behind it (docs/BENCHMARKS.md, scale, ownership). IN_FLIGHT.renewals at a time (in-flight.ts).
+
+import { IN_FLIGHT } from './in-flight.js';
 
 const RENEWAL_TICK_MS = 1000;
-const RENEWALS_IN_FLIGHT = 64;
 
 export class RenewalSchedule<T> {
   /** Rewrites the item; resolves true once it is written, false when it could not be. */
@@ -42,7 +42,7 @@ export class RenewalSchedule<T> {
     const slice = this.tick++ % this.slices;
     for (const [item, s] of this.items) if (s.slice === slice) this.due.add(item);
     const workers: Promise<void>[] = [];
-    while (this.renewing < RENEWALS_IN_FLIGHT && this.due.size > 0) {
+    while (this.renewing < IN_FLIGHT.renewals && this.due.size > 0) {
       this.renewing++;
       workers.push(this.work().finally(() => this.renewing--));
     }

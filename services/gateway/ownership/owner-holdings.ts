@@ -29,17 +29,13 @@
 import { PacedQueue } from '../../core/paced-queue.js';
 import type { Holdings, OwnerRecord, OwnerRecords } from './owner-records.js';
 import { RevisionConflict } from '../../core/jetstream-errors.js';
+import { IN_FLIGHT } from './in-flight.js';
 import { systemTimers, type CancelTimer, type Timers } from '../../core/timers.js';
 
 const WRITE_ATTEMPTS = 8;
 /** A write that failed for good (the bucket unreachable, or lost every round) is tried again after 1 s, 2 s, ... */
 const RETRY_FIRST_MS = 1000;
 const RETRIES = 6;
-/**
- * Removals written at once per gateway (paced-queue.ts: unpaced, 1,831 opens were refused in a
- * cluster storm); a key held again by the time its removal comes up needs no write.
- */
-const REMOVALS_IN_FLIGHT = 32;
 
 export interface OwnerHoldingsOptions {
   records: OwnerRecords;
@@ -75,7 +71,7 @@ export class OwnerHoldings {
   /** One write at a time per owner from this node (they would only conflict with each other). */
   private readonly chains = new Map<string, Promise<void>>();
   private readonly retryTimers = new Set<CancelTimer>();
-  /** Keys whose last local stream ended, waiting for their removal's turn. */
+  /** Keys whose last local stream ended, waiting for their removal's turn (a key held again by then needs no write). */
   private readonly removals: PacedQueue<{ owner: string; key: string }>;
   private readonly timers: Timers;
 
@@ -87,7 +83,7 @@ export class OwnerHoldings {
     const timers = o.timers ?? systemTimers;
     this.timers = timers;
     this.removals = new PacedQueue(
-      REMOVALS_IN_FLIGHT,
+      IN_FLIGHT.ownerRemovals,
       ({ owner, key }) => {
         const sole = this.local.has(key) ? undefined : this.soleAt.get(key);
         if (sole !== undefined) this.soleAt.delete(key);
