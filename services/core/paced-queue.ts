@@ -37,7 +37,7 @@ export class PacedQueue<T> {
   }
 
   /** Items waiting, being worked on, or held for a retry. */
-  get pending(): number {
+  private get pending(): number {
     return this.queue.length + this.inFlight + this.held;
   }
 

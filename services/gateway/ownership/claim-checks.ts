@@ -16,9 +16,9 @@ export class ClaimChecks<C extends object> {
   /** Claims being read: whether another read was asked for meanwhile, and when the reads end. */
   private readonly running = new Map<C, { again: boolean; done: Promise<void> }>();
 
-  /** `settle` reads the key and acts; true when it found the claim as this node knew it. */
+  /** `reconcile` reads the key and acts on it; true when it found the claim as this node knew it. */
   constructor(
-    private readonly settle: (claim: C) => Promise<boolean>,
+    private readonly reconcile: (claim: C) => Promise<boolean>,
     private readonly timers: Timers = systemTimers,
   ) {}
 
@@ -41,7 +41,7 @@ export class ClaimChecks<C extends object> {
       try {
         do {
           state.again = false;
-          unchanged = await this.settle(claim).catch(() => false);
+          unchanged = await this.reconcile(claim).catch(() => false);
         } while (state.again);
       } finally {
         this.running.delete(claim);

@@ -100,11 +100,6 @@ export class NatsClaimHints implements ClaimHints {
     this.nc.publish(CLAIM_NOTICE_PREFIX + node, JSON.stringify(notice));
   }
 
-  /** Accounts watched now. */
-  get watched(): number {
-    return this.accounts.size;
-  }
-
   close(): void {
     this.notices?.unsubscribe();
     this.notices = undefined;

@@ -19,7 +19,8 @@ export interface ReleasedClaim {
 const ATTEMPTS = 5;
 const RETRY_MS = 1000;
 
-interface Queued {
+/** A delete waiting for its turn, or tried again: the revision it is sent at, and how often it was tried. */
+interface PendingDelete {
   readonly key: string;
   revision: number;
   readonly conn: string;
@@ -29,7 +30,7 @@ interface Queued {
 export class ClaimReleases {
   private readonly store: ClaimStore;
   /** Copies of what to delete, never the stream: a closed stream is not kept alive by its delete. */
-  private readonly deletes: PacedQueue<Queued>;
+  private readonly deletes: PacedQueue<PendingDelete>;
 
   constructor(store: ClaimStore, timers: Timers = systemTimers) {
     this.store = store;
@@ -49,18 +50,13 @@ export class ClaimReleases {
     this.deletes.add({ key: claim.key, revision: claim.revision, conn: claim.conn, attempt: 0 });
   }
 
-  /** Claims waiting or being deleted. */
-  get pending(): number {
-    return this.deletes.pending;
-  }
-
   /** Resolves once every claim released so far is deleted (or found replaced). */
   settled(): Promise<void> {
     return this.deletes.settled();
   }
 
   /** Deletes at the known revision; refused, the key is read: still ours (at a revision whose answer was lost), it is deleted there. */
-  private async attempt(claim: Queued): Promise<void> {
+  private async attempt(claim: PendingDelete): Promise<void> {
     const freed = { by: 'release', conn: claim.conn } as const;
     if (claim.attempt === 0) {
       try {

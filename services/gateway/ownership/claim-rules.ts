@@ -92,7 +92,7 @@ export class ClaimRules implements HintListener {
     this.index = options.index ?? NO_NOTES;
     this.timers = options.timers ?? systemTimers;
     this.reclaimed = options.reclaimed ?? (() => undefined);
-    this.checks = new ClaimChecks((c) => this.settle(c), this.timers);
+    this.checks = new ClaimChecks((c) => this.reconcile(c), this.timers);
     this.releases = new ClaimReleases(this.store, this.timers);
     this.renewals = new RenewalSchedule((c) => this.renew(c));
   }
@@ -160,7 +160,7 @@ export class ClaimRules implements HintListener {
    * out, or a marker of a sweep of this stream or of an earlier version -> written again. True when the key still held our claim at the revision we knew
    * (nothing changed yet: claim-checks.ts reads once more a moment later).
    */
-  private async settle(c: LocalClaim): Promise<boolean> {
+  private async reconcile(c: LocalClaim): Promise<boolean> {
     if (!this.live(c)) return false;
     const now = await this.store.get(c.key, true);
     if (!this.live(c)) return false;
@@ -191,7 +191,7 @@ export class ClaimRules implements HintListener {
       }
     } catch (err) {
       // Someone claimed the key first: read again (and lose to them). Not answered: the renewal looks again.
-      if (err instanceof RevisionConflict) return this.settle(c);
+      if (err instanceof RevisionConflict) return this.reconcile(c);
     }
     return false;
   }

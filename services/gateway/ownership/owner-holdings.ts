@@ -187,10 +187,10 @@ export class OwnerHoldings {
   private change(owner: string, edit: Edit, guess?: OwnerRecord, force = false): Promise<void> {
     if (guess !== undefined && !this.chains.has(owner)) this.guesses.set(owner, guess);
     const next = (this.chains.get(owner) ?? Promise.resolve()).then(() => this.write(owner, edit, force));
-    const settled = next.catch(() => undefined);
-    this.chains.set(owner, settled);
-    void settled.then(() => {
-      if (this.chains.get(owner) !== settled) return;
+    const ended = next.catch(() => undefined);
+    this.chains.set(owner, ended);
+    void ended.then(() => {
+      if (this.chains.get(owner) !== ended) return;
       this.chains.delete(owner);
       this.guesses.delete(owner);
     });
