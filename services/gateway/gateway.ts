@@ -21,7 +21,7 @@ import { KEEPALIVE_SLICES, keepaliveSlice } from './delivery/keepalive-slices.js
 import { startAtZero } from '../core/metrics.js';
 import { NodeLiveness } from '../core/node-liveness.js';
 import { Ownership } from './ownership/ownership.js';
-import { replay, type ReplayDeps } from './resume/replay.js';
+import { Replayer } from './resume/replay.js';
 import { ResumeWindows } from './resume/resume-window.js';
 import { TurnFlusher } from './stream/turn-flusher.js';
 import { readyFrames } from './stream/ready-frames.js';
@@ -50,7 +50,7 @@ export class Gateway {
   private readonly admission: Admission;
   private readonly registry = new StreamRegistry();
   private readonly streamContext: StreamContext;
-  private readonly replayDeps: ReplayDeps;
+  private readonly replayer: Replayer;
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private keepaliveTick = 0;
   private draining = false;
@@ -63,7 +63,7 @@ export class Gateway {
     startAtZero(metrics.streamsClosed, 'reason', Object.values(CloseReason));
     const flusher = new TurnFlusher(metrics);
     this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher, core.tracing.tracer, config.gateway.metaShape);
-    this.replayDeps = { js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer };
+    this.replayer = new Replayer({ js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer });
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
     this.ownership = Ownership.overNats({
       nats,
@@ -215,7 +215,7 @@ export class Gateway {
     if (stream.closed) return;
     // Sent once the node is subscribed: from here on nothing published to the channel is missed.
     stream.ready(readyFrames(stream.channel, ALL_CHANNELS, request.lastEventId, CLIENT_RETRY_MS));
-    if (request.lastEventId !== null) await replay(this.replayDeps, stream, request.lastEventId);
+    if (request.lastEventId !== null) await this.replayer.replay(stream, request.lastEventId);
   }
 
   private refuse(req: IncomingMessage, res: ServerResponse, reqId: string, err: unknown): void {

@@ -230,9 +230,9 @@ export class ChannelHub {
   }
 
   /** The resume window of the stream's group, and whether it is whole now (no gap being filled). */
-  windowOf(stream: ClientStream): { window: ChannelWindow; settled: boolean } | null {
+  windowOf(stream: ClientStream): { window: ChannelWindow; whole: boolean } | null {
     const group = this.groups.get(stream.channel ?? ALL_CHANNELS);
-    return group === undefined ? null : { window: group.window, settled: group.backlog === null };
+    return group === undefined ? null : { window: group.window, whole: group.backlog === null };
   }
 
   /** Sends a frame to every stream of one group (server keepalives). */

@@ -24,7 +24,7 @@ import type { ChannelWindow } from './resume-window.js';
 import { ReplayTrace } from './replay-trace.js';
 import { encodeComment } from '../stream/sse.js';
 
-export interface ReplayDeps {
+export interface ReplayOptions {
   js: JetStreamClient;
   jsm: JetStreamManager;
   hub: ChannelHub;
@@ -34,82 +34,94 @@ export interface ReplayDeps {
   tracer: Tracer | null;
 }
 
-/** Sends what the client missed since `lastId`, then releases the held live frames. */
-export async function replay(deps: ReplayDeps, stream: ClientStream, lastId: number): Promise<void> {
-  const traced = ReplayTrace.start(deps.tracer, stream.channel, lastId);
-  try {
-    const joined = deps.hub.windowOf(stream);
-    if (joined !== null && joined.window.coverFrom === null && joined.window.newest === 0) {
-      await learnNewest(deps, stream, joined.window);
-    }
-    // Taken again: a gap fill may have begun while the look-up ran.
-    const now = deps.hub.windowOf(stream);
-    if (stream.closed) {
-      traced?.end('client_left');
+export class Replayer {
+  private readonly o: ReplayOptions;
+  /** Look-ups of a cold channel's newest frame under way, each shared by the streams resuming on it meanwhile. */
+  private readonly lookups = new WeakMap<ChannelWindow, Promise<void>>();
+
+  constructor(options: ReplayOptions) {
+    this.o = options;
+  }
+
+  /** Sends what the client missed since `lastId`, then releases the held live frames. */
+  async replay(stream: ClientStream, lastId: number): Promise<void> {
+    const { hub, metrics, logger } = this.o;
+    const traced = ReplayTrace.start(this.o.tracer, stream.channel, lastId);
+    try {
+      const joined = hub.windowOf(stream);
+      if (joined !== null && joined.window.cold) await this.learnNewest(stream, joined.window);
+      // Taken again: a gap fill may have begun while the look-up ran.
+      const now = hub.windowOf(stream);
+      if (stream.closed) {
+        traced?.end('client_left');
+        return;
+      }
+      if (now !== null && now.whole && now.window.covers(lastId)) {
+        for (const f of now.window.since(lastId)) {
+          if (!hears(stream, f)) continue;
+          stream.deliverReplayed(f);
+          traced?.sent(f.seq, undefined);
+        }
+        // Held frames up to the client's id were seen already (unless it names one not yet heard here).
+        stream.resumeAfter(Math.min(lastId, now.window.newest));
+        metrics.resumes.inc({ answered: 'memory' });
+        traced?.end('memory');
+      } else {
+        await this.replayFromLog(stream, lastId, traced);
+        metrics.resumes.inc({ answered: 'log' });
+        traced?.end('log');
+      }
+    } catch (err) {
+      logger.warn({ err }, 'replay from Last-Event-ID failed');
+      traced?.failed(err);
+      stream.close(CloseReason.Error);
       return;
     }
-    if (now !== null && now.settled && now.window.covers(lastId)) {
-      for (const f of now.window.since(lastId)) {
-        if (!hears(stream, f)) continue;
-        stream.deliverReplayed(f);
-        traced?.sent(f.seq, undefined);
+    if (!stream.closed) stream.releaseHeld();
+  }
+
+  /**
+   * A channel heard of nothing yet: its newest stored frame (one request, no consumer). The group is
+   * subscribed already, so every later frame reaches the window: from here on the window covers it.
+   */
+  private learnNewest(stream: ClientStream, window: ChannelWindow): Promise<void> {
+    const under = this.lookups.get(window);
+    if (under !== undefined) return under;
+    const { jsm, metrics } = this.o;
+    const lookup = (async () => {
+      metrics.resumeLookups.inc();
+      const newest =
+        stream.channel === null
+          ? (await jsm.streams.info(STREAM_NAME)).state.last_seq
+          : ((await jsm.direct.getMessage(STREAM_NAME, { last_by_subj: channelSubject(stream.channel) }))?.seq ?? 0);
+      window.learn(newest);
+    })().finally(() => this.lookups.delete(window));
+    this.lookups.set(window, lookup);
+    return lookup;
+  }
+
+  /** A gap older than the window: read from the log on a consumer deleted when the read ends. */
+  private async replayFromLog(stream: ClientStream, lastId: number, traced: ReplayTrace | null): Promise<void> {
+    const { js, jsm, metrics, hub } = this.o;
+    const info = await jsm.streams.info(STREAM_NAME);
+    const { first_seq: first, last_seq: last } = info.state;
+    if (lastId + 1 < first) {
+      // Retention shorter than clients' absences: the alert on this counter says so.
+      metrics.replaysBeyondRetention.inc();
+      stream.writeRaw(encodeComment(`frames after ${lastId} up to ${first - 1} are no longer kept; resuming from ${first}`));
+    }
+    stream.resumeAfter(Math.min(lastId, last));
+    if (lastId >= last) return;
+    const filter = stream.channel === null ? STREAM_SUBJECTS : channelSubject(stream.channel);
+    // Everything after `last` reaches the stream live; a client that leaves mid-replay stops the read.
+    await readRange(js, { filter, start: fromSequence(lastId + 1), untilSeq: last }, (m) => {
+      if (stream.closed) return false;
+      const frame = frameFromMessage(m.headers, m.data, m.seq, m.subject, hub.metaShape);
+      if (frame !== null && hears(stream, frame)) {
+        stream.deliverReplayed(frame);
+        traced?.sent(m.seq, m.headers);
       }
-      // Held frames up to the client's id were seen already (unless it names one not yet heard here).
-      stream.resumeAfter(Math.min(lastId, now.window.newest));
-      deps.metrics.resumes.inc({ answered: 'memory' });
-      traced?.end('memory');
-    } else {
-      await replayFromLog(deps, stream, lastId, traced);
-      deps.metrics.resumes.inc({ answered: 'log' });
-      traced?.end('log');
-    }
-  } catch (err) {
-    deps.logger.warn({ err }, 'replay from Last-Event-ID failed');
-    traced?.failed(err);
-    stream.close(CloseReason.Error);
-    return;
+      return true;
+    });
   }
-  if (!stream.closed) stream.releaseHeld();
-}
-
-/**
- * A channel heard of nothing yet: its newest stored frame (one request, no consumer). The group is
- * subscribed already, so every later frame reaches the window: from here on the window covers it.
- */
-function learnNewest(deps: ReplayDeps, stream: ClientStream, window: ChannelWindow): Promise<void> {
-  window.lookup ??= (async () => {
-    deps.metrics.resumeLookups.inc();
-    const newest =
-      stream.channel === null
-        ? (await deps.jsm.streams.info(STREAM_NAME)).state.last_seq
-        : ((await deps.jsm.direct.getMessage(STREAM_NAME, { last_by_subj: channelSubject(stream.channel) }))?.seq ?? 0);
-    window.learn(newest);
-  })().finally(() => {
-    window.lookup = null;
-  });
-  return window.lookup;
-}
-
-/** A gap older than the window: read from the log on a consumer deleted when the read ends. */
-async function replayFromLog(deps: ReplayDeps, stream: ClientStream, lastId: number, traced: ReplayTrace | null): Promise<void> {
-  const info = await deps.jsm.streams.info(STREAM_NAME);
-  const { first_seq: first, last_seq: last } = info.state;
-  if (lastId + 1 < first) {
-    // Retention shorter than clients' absences: the alert on this counter says so.
-    deps.metrics.replaysBeyondRetention.inc();
-    stream.writeRaw(encodeComment(`frames after ${lastId} up to ${first - 1} are no longer kept; resuming from ${first}`));
-  }
-  stream.resumeAfter(Math.min(lastId, last));
-  if (lastId >= last) return;
-  const filter = stream.channel === null ? STREAM_SUBJECTS : channelSubject(stream.channel);
-  // Everything after `last` reaches the stream live; a client that leaves mid-replay stops the read.
-  await readRange(deps.js, { filter, start: fromSequence(lastId + 1), untilSeq: last }, (m) => {
-    if (stream.closed) return false;
-    const frame = frameFromMessage(m.headers, m.data, m.seq, m.subject, deps.hub.metaShape);
-    if (frame !== null && hears(stream, frame)) {
-      stream.deliverReplayed(frame);
-      traced?.sent(m.seq, m.headers);
-    }
-    return true;
-  });
 }

@@ -24,18 +24,34 @@ const sizeOf = (f: Frame): number => f.bytes.length + ENTRY_OVERHEAD;
 
 export class ChannelWindow {
   /** Every frame after this sequence has reached the window (or been evicted past); null: unknown. */
-  coverFrom: number | null = null;
-  /** Highest sequence this gateway knows the channel has. */
-  newest = 0;
-  /** A look-up of the channel's newest frame under way (a cold channel), shared by its resumers. */
-  lookup: Promise<void> | null = null;
+  private coverFrom: number | null = null;
+  private newestSeq = 0;
   private readonly frames = new ArrayQueue<Frame>();
+  private keptBytes = 0;
+  private isDropped = false;
+
+  /** Highest sequence this gateway knows the channel has. */
+  get newest(): number {
+    return this.newestSeq;
+  }
+
+  /** Nothing reached the window yet, and nothing was learnt of the channel: a look-up would tell. */
+  get cold(): boolean {
+    return this.coverFrom === null && this.newestSeq === 0;
+  }
+
   /** Dropped with its group: its frames no longer count, and nothing is added. */
-  dropped = false;
-  bytes = 0;
+  get dropped(): boolean {
+    return this.isDropped;
+  }
 
   get size(): number {
     return this.frames.length;
+  }
+
+  /** What its frames weigh against the gateway's budget. */
+  get bytes(): number {
+    return this.keptBytes;
   }
 
   /** The window can answer a client that has every frame up to `lastId`. */
@@ -67,19 +83,22 @@ export class ChannelWindow {
   heard(seq: number, previous: number | null): void {
     // The first frame heard names the one before it on its subject: all after that one is here.
     if (this.coverFrom === null && previous !== null) this.coverFrom = previous;
-    if (seq > this.newest) this.newest = seq;
+    if (seq > this.newestSeq) this.newestSeq = seq;
   }
 
   /** The channel's newest frame was `seq` (0: none) when nothing had reached the window yet. */
   learn(seq: number): void {
-    if (this.coverFrom === null && this.newest === 0) this.coverFrom = seq;
-    if (seq > this.newest) this.newest = seq;
+    if (this.cold) this.coverFrom = seq;
+    if (seq > this.newestSeq) this.newestSeq = seq;
   }
 
-  /** Frames up to `seq` may be missing (a gap that could not be filled): cover only what follows. */
+  /**
+   * Frames up to `seq` may be missing (evicted, not kept, or a gap that could not be filled): cover
+   * only what follows.
+   */
   skipTo(seq: number): void {
     if (this.coverFrom !== null && seq > this.coverFrom) this.coverFrom = seq;
-    if (seq > this.newest) this.newest = seq;
+    if (seq > this.newestSeq) this.newestSeq = seq;
   }
 
   /** Nothing is known any more (the live feed was down and could not be caught up). */
@@ -92,16 +111,21 @@ export class ChannelWindow {
     const last = this.frames.last();
     if (last === undefined || frame.seq > last.seq) this.frames.push(frame);
     else this.frames.insert(this.firstAfter(frame.seq), frame);
-    this.bytes += sizeOf(frame);
+    this.keptBytes += sizeOf(frame);
   }
 
   /** @internal Used by ResumeWindows: drops the frame of the lowest sequence, returning its size. */
   shift(): number {
     const f = this.frames.shift()!;
-    if (this.coverFrom !== null && f.seq > this.coverFrom) this.coverFrom = f.seq;
+    this.skipTo(f.seq);
     const size = sizeOf(f);
-    this.bytes -= size;
+    this.keptBytes -= size;
     return size;
+  }
+
+  /** @internal Used by ResumeWindows: its group went away. */
+  markDropped(): void {
+    this.isDropped = true;
   }
 }
 
@@ -128,7 +152,7 @@ export class ResumeWindows {
     window.heard(frame.seq, previous);
     if (window.dropped) return;
     if (this.maxBytes === 0) {
-      if (window.coverFrom !== null && frame.seq > window.coverFrom) window.coverFrom = frame.seq;
+      window.skipTo(frame.seq);
       return;
     }
     window.push(frame);
@@ -146,7 +170,7 @@ export class ResumeWindows {
   /** The group went away: its frames stop counting at once (their queue slots go lazily). */
   drop(window: ChannelWindow): void {
     if (window.dropped) return;
-    window.dropped = true;
+    window.markDropped();
     this.bytes -= window.bytes;
     this.deadSlots += window.size;
     this.metrics.resumeWindowBytes.set(this.bytes);
