@@ -13,7 +13,8 @@ import { writeError } from '../core/http.js';
 import type { RelayCore } from '../core/runtime.js';
 import { RELAY_AGENT } from '../core/version.js';
 import { Admission } from './admission.js';
-import { ALL_CHANNELS, ChannelHub } from './delivery/channel-hub.js';
+import { ALL_CHANNELS } from './delivery/channel-group.js';
+import { ChannelHub } from './delivery/channel-hub.js';
 import { ClientStream, type StreamContext } from './stream/client-stream.js';
 import { CloseReason } from './stream/close-reason.js';
 import { keepaliveFrame } from './delivery/frame.js';
@@ -62,7 +63,16 @@ export class Gateway {
     const { nats, logger, metrics, config, auth } = core;
     startAtZero(metrics.streamsClosed, 'reason', Object.values(CloseReason));
     const flusher = new TurnFlusher(metrics);
-    this.hub = new ChannelHub(nats.nc, nats.js, logger, metrics, new ResumeWindows(config.gateway.resumeWindowBytes, metrics), flusher, core.tracing.tracer, config.gateway.metaShape);
+    this.hub = new ChannelHub({
+      nc: nats.nc,
+      js: nats.js,
+      logger,
+      metrics,
+      windows: new ResumeWindows(config.gateway.resumeWindowBytes, metrics),
+      flusher,
+      tracer: core.tracing.tracer,
+      metaShape: config.gateway.metaShape,
+    });
     this.replayer = new Replayer({ js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer });
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
     this.ownership = Ownership.overNats({
