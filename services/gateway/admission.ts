@@ -12,7 +12,7 @@ import type { Logger } from '../core/logger.js';
 import { ownerOf } from '../core/owner.js';
 import { RateLimiter, type Rate } from '../core/rate-limit.js';
 import { Scope } from '../core/scopes.js';
-import type { StreamIdentity } from './stream/client-stream.js';
+import type { StreamIdentity } from './stream/stream-context.js';
 
 /** What an admitted request asks for. */
 export interface StreamRequest {

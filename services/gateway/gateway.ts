@@ -15,7 +15,8 @@ import { RELAY_AGENT } from '../core/version.js';
 import { Admission } from './admission.js';
 import { ALL_CHANNELS } from './delivery/channel-group.js';
 import { ChannelHub } from './delivery/channel-hub.js';
-import { ClientStream, type StreamContext } from './stream/client-stream.js';
+import { ClientStream } from './stream/client-stream.js';
+import type { StreamContext } from './stream/stream-context.js';
 import { CloseReason } from './stream/close-reason.js';
 import { keepaliveFrame } from './delivery/frame.js';
 import { KEEPALIVE_SLICES, keepaliveSlice } from './delivery/keepalive-slices.js';
@@ -208,12 +209,12 @@ export class Gateway {
       throw new RelayError('unavailable', 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });
     }
     if (!stream.open(CLIENT_RETRY_MS)) return;
-    if (request.lastEventId !== null) stream.startHolding();
+    if (request.lastEventId !== null) stream.holdLiveFrames();
     try {
       const subscribing = this.hub.join(stream);
       if (subscribing !== null) {
         // A round trip to NATS (longer while it reconnects): the client has its head meanwhile.
-        stream.sendHeld();
+        stream.sendHead();
         await subscribing;
       }
     } catch (err) {

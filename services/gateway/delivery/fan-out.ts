@@ -11,13 +11,6 @@ import type { ClientStream } from '../stream/client-stream.js';
 import { hears } from './delivery-rules.js';
 import type { Frame } from './frame.js';
 
-/**
- * What became of a frame handed to a stream: queued, queued in place of an older presence snapshot
- * of its sender, dropped with the stream closed as a slow consumer, or skipped (the stream ended, or
- * had the frame already).
- */
-export type Queued = 'queued' | 'coalesced' | 'dropped' | 'skipped';
-
 /** Fans a frame out to a group's streams; returns whether any stream heard it. */
 export function fanOut(streams: Iterable<ClientStream>, frame: Frame, traced: Context | null, tracer: Tracer | null, channel: string): boolean {
   if (traced === null || tracer === null) {

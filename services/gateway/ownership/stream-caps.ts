@@ -5,11 +5,9 @@
 // run in one turn of the event loop.
 
 import { RelayError } from '../../core/errors.js';
-import type { StreamIdentity } from '../stream/client-stream.js';
 import { ownerOf } from '../../core/owner.js';
 import { streamClaimKey } from './claim-keys.js';
 import type { OwnerHoldings, RemoteHoldings } from './owner-holdings.js';
-import type { StreamRegistry } from '../stream/stream-registry.js';
 
 /** Retry-After on too_many_streams: streams close and free a place at any time. */
 const TOO_MANY_RETRY_SECONDS = 10;
@@ -20,7 +18,18 @@ export interface StreamCaps {
   maxStreamsPerKey: number;
 }
 
-type Identity = Pick<StreamIdentity, 'id' | 'account' | 'clientId' | 'channel'>;
+/** This node's streams (opening ones included), by owner: the gateway's registry. */
+export interface LocalStreams {
+  ofOwner(owner: string): ReadonlyArray<{ readonly channel: string | null }>;
+}
+
+/** What the caps need of a stream. */
+interface Identity {
+  readonly id: string;
+  readonly account: string | null;
+  readonly clientId: string;
+  readonly channel: string | null;
+}
 
 function limitOf(s: Identity, caps: StreamCaps): number {
   return s.account !== null ? caps.maxStreamsPerAccount : caps.maxStreamsPerKey;
@@ -33,7 +42,7 @@ export async function remoteHoldings(s: Identity, caps: StreamCaps, index: Pick<
 }
 
 /** Throws 429 too_many_streams when the stream would exceed its owner's cap. */
-export function checkStreamCaps(s: Identity, caps: StreamCaps, node: Pick<StreamRegistry, 'ofOwner'>, remote: RemoteHoldings): void {
+export function checkStreamCaps(s: Identity, caps: StreamCaps, node: LocalStreams, remote: RemoteHoldings): void {
   const limit = limitOf(s, caps);
   if (limit === 0) return;
   const local = node.ofOwner(ownerOf(s));

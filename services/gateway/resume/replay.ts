@@ -43,7 +43,7 @@ export class Replayer {
     this.o = options;
   }
 
-  /** Sends what the client missed since `lastId`, then releases the held live frames. */
+  /** Sends what the client missed since `lastId`, then the live frames held meanwhile. */
   async replay(stream: ClientStream, lastId: number): Promise<void> {
     const { hub, metrics, logger } = this.o;
     const traced = ReplayTrace.start(this.o.tracer, stream.channel, lastId);
@@ -77,7 +77,7 @@ export class Replayer {
       stream.close(CloseReason.Error);
       return;
     }
-    if (!stream.closed) stream.releaseHeld();
+    if (!stream.closed) stream.releaseLiveFrames();
   }
 
   /**

@@ -9,57 +9,15 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { CloseReasonCode } from '../../../schemas/close.js';
 import { CloseReason, closeFrames } from './close-reason.js';
-import type { Listener } from '../delivery/delivery-rules.js';
-import type { Queued } from '../delivery/fan-out.js';
-import type { Frame } from '../delivery/frame.js';
+import { hearConnection, type ConnectionListener } from './connection-events.js';
 import { CoalescingQueue } from './presence-coalescing.js';
 import { encodeRetry, SSE_HEADERS } from './sse.js';
+import type { Delivery, StreamContext, StreamFrame, StreamIdentity } from './stream-context.js';
 
 /** How long a slow consumer's socket may take to drain what was already queued, after its close. */
 const SLOW_CLOSE_GRACE_MS = 5000;
 
-export interface StreamIdentity {
-  id: string;
-  account: string | null;
-  clientId: string;
-  /** Readable channel, or null for a bridge stream hearing every channel. */
-  channel: string | null;
-  receiveMask: number;
-  bridge: boolean;
-  /** The client's user agent as it named itself, for operators (the console's streams). */
-  agent: string | null;
-}
-
-/** Batches the writes of one event-loop turn, and the counting that goes with them. */
-export interface FlushScheduler {
-  markDirty(stream: ClientStream): void;
-  /** A waiting presence snapshot was replaced by a newer one (counted once per turn, not per frame). */
-  countCoalesced(): void;
-}
-
-/** What every stream of a gateway shares: one object for all rather than fields on each. */
-export interface StreamContext {
-  readonly scheduler: FlushScheduler;
-  readonly maxQueuedBytes: number;
-  /** Told once when a stream ends, whoever ended it: the one path that undoes its open. */
-  readonly ended: (stream: ClientStream, reason: CloseReason) => void;
-}
-
-// Listeners shared by every stream (found through the response), rather than two closures each:
-// a gateway holds tens of thousands of streams and every byte per stream counts.
-const STREAM = Symbol('stream');
-type TaggedResponse = ServerResponse & { [STREAM]?: ClientStream };
-type TaggedSocket = Socket & { [STREAM]?: ClientStream };
-
-function onResponseClose(this: TaggedResponse): void {
-  this[STREAM]?.clientGone();
-}
-
-function onSocketDrain(this: TaggedSocket): void {
-  this[STREAM]?.drained();
-}
-
-export class ClientStream implements Listener {
+export class ClientStream implements ConnectionListener {
   readonly id: string;
   readonly account: string | null;
   readonly clientId: string;
@@ -74,7 +32,7 @@ export class ClientStream implements Listener {
   /** Frames go straight to the socket (see flush). */
   private readonly socket: Socket;
   private readonly context: StreamContext;
-  private readonly queue = new CoalescingQueue<Frame>();
+  private readonly queue = new CoalescingQueue<StreamFrame>();
   /** Why it ended; null while open. */
   private endReason: CloseReason | null = null;
   /** Highest sequence queued; live frames at or below it are duplicates of a replay. */
@@ -82,7 +40,7 @@ export class ClientStream implements Listener {
   private blocked = false;
   private dirty = false;
   /** While a Last-Event-ID replay runs, live frames wait here. */
-  private held: Frame[] | null = null;
+  private heldLive: StreamFrame[] | null = null;
 
   /** A stream on this connection; null when the client left already (there is nothing to undo). */
   static attach(identity: StreamIdentity, res: ServerResponse, context: StreamContext): ClientStream | null {
@@ -102,10 +60,7 @@ export class ClientStream implements Listener {
     this.res = res;
     this.socket = socket;
     this.context = context;
-    (res as TaggedResponse)[STREAM] = this;
-    res.on('close', onResponseClose);
-    (socket as TaggedSocket)[STREAM] = this;
-    socket.on('drain', onSocketDrain);
+    hearConnection(this, res, socket);
   }
 
   get closed(): boolean {
@@ -129,7 +84,7 @@ export class ClientStream implements Listener {
       return false;
     }
     this.socket.setNoDelay(true);
-    // Held until `ready`: the head, the retry and the ready frames leave in one write (one
+    // Corked until `ready`: the head, the retry and the ready frames leave in one write (one
     // system call per open instead of two; opens are bound by the machine's CPU).
     this.socket.cork();
     this.res.writeHead(200, SSE_HEADERS);
@@ -137,14 +92,14 @@ export class ClientStream implements Listener {
     return true;
   }
 
-  /** The stream hears its channel from now on: tells the client, and sends what `open` held. */
+  /** The stream hears its channel from now on: tells the client, and sends the head `open` corked. */
   ready(frames: Buffer): void {
     this.writeRaw(frames);
-    this.sendHeld();
+    this.sendHead();
   }
 
-  /** Sends what `open` held back (the head and the retry) without waiting for `ready`. */
-  sendHeld(): void {
+  /** Sends the head and the retry `open` corked, without waiting for `ready`. */
+  sendHead(): void {
     while (this.socket.writableCorked > 0) this.socket.uncork();
   }
 
@@ -160,21 +115,21 @@ export class ClientStream implements Listener {
   }
 
   /** Queues a live frame the delivery rules let through (held back while a replay runs). */
-  deliver(frame: Frame): Queued {
-    if (this.held !== null) {
+  deliver(frame: StreamFrame): Delivery {
+    if (this.heldLive !== null) {
       if (this.endReason !== null) return 'skipped';
-      this.held.push(frame);
+      this.heldLive.push(frame);
       return 'queued';
     }
     return this.enqueue(frame);
   }
 
   /** Queues a frame read from the log for this stream's replay. */
-  deliverReplayed(frame: Frame): void {
+  deliverReplayed(frame: StreamFrame): void {
     this.enqueue(frame);
   }
 
-  private enqueue(frame: Frame): Queued {
+  private enqueue(frame: StreamFrame): Delivery {
     if (this.endReason !== null) return 'skipped';
     if (frame.seq !== 0) {
       if (frame.seq <= this.lastSeq) return 'skipped';
@@ -221,8 +176,9 @@ export class ClientStream implements Listener {
     if (this.endReason === null && !this.res.destroyed) this.res.write(bytes);
   }
 
-  startHolding(): void {
-    this.held = [];
+  /** From now until `releaseLiveFrames`, live frames wait (a Last-Event-ID replay goes first). */
+  holdLiveFrames(): void {
+    this.heldLive = [];
   }
 
   /** The client has every frame up to `seq`: none of them is sent again (held or live). */
@@ -231,9 +187,9 @@ export class ClientStream implements Listener {
   }
 
   /** Ends a replay: live frames that arrived meanwhile are delivered, skipping what the replay sent. */
-  releaseHeld(): void {
-    const held = this.held ?? [];
-    this.held = null;
+  releaseLiveFrames(): void {
+    const held = this.heldLive ?? [];
+    this.heldLive = null;
     for (const f of held) this.enqueue(f);
   }
 
@@ -269,11 +225,11 @@ export class ClientStream implements Listener {
   /** The one place a stream ends: it happens once, and is announced once. */
   private end(reason: CloseReason): void {
     if (this.endReason !== null) return;
-    // Ended between `open` and `ready`: what `open` held goes out before the end.
-    this.sendHeld();
+    // Ended between `open` and `ready`: the head `open` corked goes out before the end.
+    this.sendHead();
     this.endReason = reason;
     this.queue.clear();
-    this.held = null;
+    this.heldLive = null;
     this.context.ended(this, reason);
   }
 }

@@ -3,7 +3,8 @@
 // with the writes (frames delivered, presence snapshots replaced, delivery lag) is done once per turn.
 
 import type { RelayMetrics } from '../../core/metrics.js';
-import type { ClientStream, FlushScheduler } from './client-stream.js';
+import type { ClientStream } from './client-stream.js';
+import type { FlushScheduler } from './stream-context.js';
 import type { Frame } from '../delivery/frame.js';
 
 export class TurnFlusher implements FlushScheduler {
