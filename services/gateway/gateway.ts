@@ -1,5 +1,5 @@
-// The gateway service: GET / and /irc open an SSE stream. It wires the parts together and keeps
-// each flow one-way:
+// The gateway service: GET / and /irc open an SSE stream. It wires the rooms together (stream/,
+// delivery/, resume/, ownership/) and keeps each flow one-way:
 //   open:  admit -> check caps -> attach the stream -> register -> claim -> head -> join -> replay
 //   evict: ownership names a stream -> the stream closes with a reason -> its end (below)
 //   close: the stream announces its end once -> registry, hub and ownership forget it
@@ -7,60 +7,44 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CloseReasonCode } from '../../schemas/close.js';
-import { NIL_UUID } from '../../schemas/uuid.js';
+import { STREAM_TIMINGS } from '../../schemas/stream-timings.js';
 import { isRelayError, RelayError } from '../core/errors.js';
 import { writeError } from '../core/http.js';
+import { startAtZero } from '../core/metrics.js';
+import { NodeLiveness } from '../core/node-liveness.js';
 import type { RelayCore } from '../core/runtime.js';
-import { RELAY_AGENT } from '../core/version.js';
 import { Admission } from './admission.js';
 import { ALL_CHANNELS } from './delivery/channel-group.js';
 import { ChannelHub } from './delivery/channel-hub.js';
-import { ClientStream } from './stream/client-stream.js';
-import type { StreamContext } from './stream/stream-context.js';
-import { CloseReason } from './stream/close-reason.js';
-import { keepaliveFrame } from './delivery/frame.js';
-import { KEEPALIVE_SLICES, keepaliveSlice } from './delivery/keepalive-slices.js';
-import { startAtZero } from '../core/metrics.js';
-import { NodeLiveness } from '../core/node-liveness.js';
+import { Keepalives } from './delivery/keepalives.js';
 import { Ownership } from './ownership/ownership.js';
 import { Replayer } from './resume/replay.js';
 import { ResumeWindows } from './resume/resume-window.js';
-import { TurnFlusher } from './stream/turn-flusher.js';
+import { SilenceRecovery } from './silence-recovery.js';
+import { ClientStream } from './stream/client-stream.js';
+import { CloseReason } from './stream/close-reason.js';
 import { readyFrames } from './stream/ready-frames.js';
-import { StallWatch } from './stall-watch.js';
-import { checkStreamCaps, remoteHoldings } from './ownership/stream-caps.js';
+import type { StreamContext } from './stream/stream-context.js';
 import { StreamRegistry } from './stream/stream-registry.js';
-import { STREAM_TIMINGS } from '../../schemas/stream-timings.js';
+import { TurnFlusher } from './stream/turn-flusher.js';
 
 const CLIENT_RETRY_MS = STREAM_TIMINGS.openRetryMs;
-const CATCH_UP_AGAIN_MS = 2000;
-/**
- * An event loop away longer than NODE_TIMEOUT / this re-reads its claims. Only a sweep takes a claim
- * without a notice, and a sweep needs the heartbeat (every NODE_TIMEOUT / 3) unseen for NODE_TIMEOUT:
- * a shorter stall only queues notices, which arrive as they would have. A re-read of every claim
- * holds every stream's live frames, so a loaded gateway's second-long pauses must not cause one.
- */
-const STALL_FRACTION = 3;
-/** The longest a re-read of the claims holds the live feed. */
-const HOLD_MAX_MS = 5000;
 
 export class Gateway {
+  private readonly core: RelayCore;
   private readonly hub: ChannelHub;
   private readonly ownership: Ownership;
   private readonly liveness: NodeLiveness;
-  private readonly core: RelayCore;
   private readonly admission: Admission;
   private readonly registry = new StreamRegistry();
   private readonly streamContext: StreamContext;
   private readonly replayer: Replayer;
-  private keepaliveTimer: NodeJS.Timeout | undefined;
-  private keepaliveTick = 0;
+  private readonly keepalives: Keepalives;
+  private readonly silence: SilenceRecovery;
   private draining = false;
-  private readonly stalls: StallWatch;
 
   constructor(core: RelayCore) {
     this.core = core;
-    this.stalls = new StallWatch(Math.round(core.config.gateway.nodeTimeoutMs / STALL_FRACTION));
     const { nats, logger, metrics, config, auth } = core;
     startAtZero(metrics.streamsClosed, 'reason', Object.values(CloseReason));
     const flusher = new TurnFlusher(metrics);
@@ -75,6 +59,7 @@ export class Gateway {
       metaShape: config.gateway.metaShape,
     });
     this.replayer = new Replayer({ js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer });
+    this.keepalives = new Keepalives(this.hub, config.gateway.keepaliveMs);
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
     this.ownership = Ownership.overNats({
       nats,
@@ -87,6 +72,7 @@ export class Gateway {
       evict: (id) => this.evict(id),
     });
     metrics.observeRenewalOverdue(() => this.ownership.renewalOverdueMs());
+    this.silence = new SilenceRecovery({ hub: this.hub, ownership: this.ownership, logger, nodeTimeoutMs: config.gateway.nodeTimeoutMs, streams: () => this.registry.size });
     this.admission = new Admission({
       auth,
       logger,
@@ -111,7 +97,7 @@ export class Gateway {
   }
 
   async start(): Promise<void> {
-    const { bans, keys, nats, config, logger } = this.core;
+    const { bans, keys, nats, config } = this.core;
     await this.liveness.start();
     await this.ownership.start(config.gateway.nodeTimeoutMs);
     bans.mirror.on('put', (_key, ban) => {
@@ -127,46 +113,13 @@ export class Gateway {
       }
     });
     keys.mirror.on('delete', (clientId) => closeAll(this.registry.ofKey(clientId), CloseReason.KeyRevoked));
-    this.keepaliveTimer = setInterval(() => this.sendKeepalives(), config.gateway.keepaliveMs / KEEPALIVE_SLICES);
-    this.stalls.start();
-    this.hub.hold.check = () => {
-      if (this.stalls.stalled()) void this.recheckClaims('the event loop was stalled or paused');
-    };
-    void (async () => {
-      for await (const s of nats.nc.status()) {
-        if (s.type === 'reconnect') {
-          logger.info('resubscribed after reconnect; reading what the live feed missed');
-          // Notices sent while disconnected are lost: claims taken meanwhile are found first.
-          void this.recheckClaims('NATS reconnected').then(() => {
-            void this.hub.catchUp();
-            // Interest in the renewed subscriptions reaches the stream leader across the cluster a
-            // moment later; a second look catches frames republished in between.
-            setTimeout(() => void this.hub.catchUp(), CATCH_UP_AGAIN_MS).unref();
-          });
-        }
-      }
-    })();
+    this.keepalives.start();
+    this.silence.start(nats.nc);
   }
 
   /** The process could not reach the mesh for a while (its heartbeat said so): its claims are read again. */
   afterSilence(why: string): void {
-    void this.recheckClaims(why);
-  }
-
-  /**
-   * Holds the live feed while every claim is read: a stream taken over meanwhile gets no frame first.
-   * Never longer than HOLD_MAX_MS: reads that NATS is slow to answer (a bucket between leaders) must
-   * not stop every stream; a claim not read by then is found by its next renewal, as before the hold.
-   */
-  private async recheckClaims(why: string): Promise<void> {
-    this.core.logger.warn({ why, streams: this.registry.size }, 'this gateway could not hear the mesh for a while; holding deliveries while it re-reads its claims');
-    await this.hub.hold.during(async () => {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), HOLD_MAX_MS)));
-      const outcome = await Promise.race([this.ownership.verify().then(() => 'read' as const), late]);
-      clearTimeout(timer);
-      if (outcome === 'late') this.core.logger.warn({ why, holdMs: HOLD_MAX_MS }, 'its claims were not all read in time; delivering again, the rest are checked as they are renewed');
-    });
+    this.silence.afterSilence(why);
   }
 
   /**
@@ -189,12 +142,12 @@ export class Gateway {
     const { config, metrics, logger } = this.core;
     const request = await this.admission.admit(req, reqId, left);
     if (request === null) return;
-    const remote = await remoteHoldings(request.identity, config.gateway, this.ownership).catch((err: unknown) => {
+    const remote = await this.ownership.holdingsElsewhere(request.identity, config.gateway).catch((err: unknown) => {
       throw new RelayError('unavailable', 'Could not count the streams this account holds; try again shortly.', { retryAfter: 1, cause: err });
     });
     if (left.aborted) return;
     // From the count to the registration, one turn: a burst of opens on this node is counted whole.
-    checkStreamCaps(request.identity, config.gateway, this.registry, remote);
+    this.ownership.checkCaps(request.identity, config.gateway, this.registry, remote);
     // From here the stream owns the connection: its end, whenever it comes, undoes all of this.
     const stream = ClientStream.attach(request.identity, res, this.streamContext);
     if (stream === null) return;
@@ -257,15 +210,6 @@ export class Gateway {
     if (reason === CloseReason.SlowConsumer) metrics.framesDropped.inc({ reason: 'slow_consumer' });
   }
 
-  /** One slice of the channel groups per tick (keepalive-slices.ts); one shared frame per group. */
-  private sendKeepalives(): void {
-    const slice = this.keepaliveTick++ % KEEPALIVE_SLICES;
-    for (const key of this.hub.groupKeys()) {
-      if (keepaliveSlice(key) !== slice) continue;
-      this.hub.broadcast(key, keepaliveFrame(RELAY_AGENT, key === ALL_CHANNELS ? ALL_CHANNELS : key, NIL_UUID, this.hub.metaShape));
-    }
-  }
-
   /** Graceful drain: refuse new streams, tell each client to retry after a jittered delay, release claims. */
   async drain(): Promise<void> {
     if (this.draining) return;
@@ -277,8 +221,8 @@ export class Gateway {
 
   async stop(): Promise<void> {
     await this.drain();
-    if (this.keepaliveTimer !== undefined) clearInterval(this.keepaliveTimer);
-    this.stalls.stop();
+    this.keepalives.stop();
+    this.silence.stop();
     this.hub.close();
     this.ownership.stop();
     await this.liveness.stop();

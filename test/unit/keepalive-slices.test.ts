@@ -1,7 +1,7 @@
 // Keepalives are spread over the interval by channel: each channel always in the same slice, and
 // the channels spread evenly enough that no tick writes to most of the streams at once.
 import { describe, expect, it } from 'vitest';
-import { KEEPALIVE_SLICES, keepaliveSlice } from '../../services/gateway/delivery/keepalive-slices.js';
+import { KEEPALIVE_SLICES, keepaliveSlice } from '../../services/gateway/delivery/keepalives.js';
 
 describe('keepalive slices', () => {
   it('puts a channel in the same slice every time', () => {

@@ -1,13 +1,7 @@
-// One stream per (account, channel) across the mesh (spec 4.1 rule 4). Opening a stream writes its
-// claim to KV relay-streams by compare-and-set (claim-writes.ts): the node reads the key, writes at
-// that revision, and so learns whom it replaced; it tells that node directly (a notice,
-// claim-hints.ts) and the replaced stream closes. KV orders the writes, so for two opens a
-// millisecond apart on two nodes one write fails, is retried against the winner, and replaces it:
-// exactly one survivor, the later claim.
-//
-// No node keeps a copy of the bucket. Each holds its own claims, renews them (claim-renewals.ts),
-// deletes them when its streams end (claim-releases.ts), and hears only the writes to the keys of
-// the accounts it holds streams for. How a node learns its claim was replaced, and what it believes:
+// The claim rules: what this node believes of each claim it holds, and what it does about it. It
+// holds its own claims, renews them (claim-renewals.ts), deletes them when its streams end
+// (claim-releases.ts), and hears only the writes to the keys of the accounts it holds streams for.
+// How it learns its claim was replaced:
 //  - a notice is acted on without a read: only a node whose compare-and-set succeeded sends one,
 //    naming the revision it wrote, so a notice newer than the claim proves the claim replaced;
 //  - a hint (a write or delete heard on the account's subscription) is checked by reading the key
@@ -16,11 +10,8 @@
 //  - a renewal refused at a stale revision reads the key: the last safety net, for a lost notice.
 // A claim found replaced is lost: its stream is evicted once the step that found it is over
 // (claim-losses.ts) -> the gateway closes the stream -> its end comes back as `release`.
-// A key found free behind a live stream is written again unless another stream claimed it since: a
-// delete marker says who left it (claim-store.ts). A release's marker, or a sweep's of another
-// stream, means a newer stream held the key: the claim is lost. Aged out (nothing there), a sweep
-// of this very stream (a sweep that took this node for dead), or a marker of an earlier version
-// (it says nothing): written again.
+// A key found free behind a live stream (what a read means: claimState in claim-store.ts) is written
+// again unless another stream claimed it since.
 // After a time this node could not hear at all (notices lost or queued), verify() reads every claim's key.
 
 import { ClaimChecks } from './claim-checks.js';
@@ -32,22 +23,9 @@ import { ClaimReleases } from './claim-releases.js';
 import { takeBackIfLanded, writeOver } from './claim-writes.js';
 import { RenewalSchedule } from './claim-renewals.js';
 import { RevisionConflict } from '../../core/jetstream-errors.js';
-import type { ClaimStore } from './claim-store.js';
-import { MultiMap } from '../../core/multimap.js';
+import { claimState, type ClaimStore } from './claim-store.js';
+import { LocalClaims, type LocalClaim } from './local-claims.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
-
-interface LocalClaim {
-  readonly stream: ClaimedStream;
-  readonly key: string;
-  /** The revision our claim was written at; 0 while the write is in flight. */
-  revision: number;
-  /** The newest revision a notice named while ours was still being written (compared once ours is known). */
-  foreignRevision: number;
-  /** Another connection's claim replaced ours: nothing to renew or delete any more, its stream evicted. */
-  lost: boolean;
-  /** The account whose keys are heard for this claim, until it is forgotten; null: none. */
-  watched: string | null;
-}
 
 export interface ClaimRulesOptions {
   store: ClaimStore;
@@ -71,11 +49,9 @@ export class ClaimRules implements HintListener {
   private readonly index: ClaimNotes;
   private readonly reclaimed: (stream: ClaimedStream) => void;
   private readonly timers: Timers;
-  /** This node's claims, by stream id and by key (a hint names a key). */
-  private readonly claims = new Map<string, LocalClaim>();
-  private readonly byKey = new MultiMap<LocalClaim>();
+  private readonly claims = new LocalClaims();
   private readonly releases: ClaimReleases;
-  readonly renewals: RenewalSchedule<LocalClaim>;
+  private readonly schedule: RenewalSchedule<LocalClaim>;
   /** Reads of a claim's key after a hint, one at a time per claim. */
   private readonly checks: ClaimChecks<LocalClaim>;
   /** Lost claims whose streams are evicted once the current step is over (claim-losses.ts). */
@@ -87,18 +63,33 @@ export class ClaimRules implements HintListener {
     this.nodeId = options.nodeId;
     // A claim forgotten before its turn (its stream ended meanwhile) has nothing to evict.
     this.losses = new ClaimLosses((c) => {
-      if (this.claims.get(c.stream.id) === c) options.evict(c.stream.id);
+      if (this.claims.has(c)) options.evict(c.stream.id);
     });
     this.index = options.index ?? NO_NOTES;
     this.timers = options.timers ?? systemTimers;
     this.reclaimed = options.reclaimed ?? (() => undefined);
     this.checks = new ClaimChecks((c) => this.reconcile(c), this.timers);
     this.releases = new ClaimReleases(this.store, this.timers);
-    this.renewals = new RenewalSchedule((c) => this.renew(c));
+    this.schedule = new RenewalSchedule((c) => this.renew(c));
   }
 
   start(claimTtlMs: number): void {
-    this.renewals.start(claimTtlMs / 2);
+    this.schedule.start(claimTtlMs / 2);
+  }
+
+  /** Runs one renewal tick now (the timer's work). */
+  renewalTick(): Promise<void> {
+    return this.schedule.onTick();
+  }
+
+  /** How far the least recently renewed claim is past its renewal (0 while on time). */
+  renewalOverdueMs(): number {
+    return this.schedule.overdueMs();
+  }
+
+  /** The rules' own tests run renewal ticks through this; everything else asks renewalTick(). */
+  get renewals(): Pick<RenewalSchedule<LocalClaim>, 'onTick'> {
+    return this.schedule;
   }
 
   /** Whether the stream's claim is held (written or being written) and not lost. */
@@ -115,23 +106,21 @@ export class ClaimRules implements HintListener {
     const key = streamClaimKey(stream);
     const watched = stream.channel !== null ? stream.account : null;
     if (watched !== null) this.hints.watchAccount(watched);
-    const c: LocalClaim = { stream, key, revision: 0, foreignRevision: 0, lost: false, watched };
-    this.claims.set(stream.id, c);
-    this.byKey.add(key, c);
+    const c = this.claims.add(stream, key, watched);
     let revision: number;
     try {
       await this.index.claiming(key);
       // Released while its key was being noted (the client left): nothing written, nothing to take back.
-      if (this.claims.get(stream.id) !== c) return;
+      if (!this.claims.has(c)) return;
       revision = await writeOver(this.store, this.hints, key, claimRecord(this.nodeId, stream));
     } catch (err) {
       if (!(err instanceof RevisionConflict)) takeBackIfLanded(this.store, this.timers, key, stream.id, (r) => this.releases.add(r));
       this.forget(c);
       throw err;
     }
-    if (this.claims.get(stream.id) !== c) return this.releases.add({ key, revision, conn: stream.id });
+    if (!this.claims.has(c)) return this.releases.add({ key, revision, conn: stream.id });
     c.revision = revision;
-    this.renewals.add(c);
+    this.schedule.add(c);
     // A notice came first: a newer claim replaced ours before we heard our own answer.
     if (c.foreignRevision > revision) this.lose(c);
   }
@@ -151,39 +140,37 @@ export class ClaimRules implements HintListener {
    * is not: its own write's answer and a notice decide it.
    */
   hint(key: string, writer: string | null): void {
-    for (const c of this.byKey.get(key)) if (c.revision !== 0 && !c.lost && c.stream.id !== writer) void this.checks.check(c, { recheck: true });
+    for (const c of this.claims.ofKey(key)) if (c.revision !== 0 && !c.lost && c.stream.id !== writer) void this.checks.check(c, { recheck: true });
   }
 
   /**
    * Brings our claim in line with the key, read from the stream leader: ours -> its revision;
    * another claim, or a marker left by another stream's release or sweep, after ours -> lost; aged
-   * out, or a marker of a sweep of this stream or of an earlier version -> written again. True when the key still held our claim at the revision we knew
-   * (nothing changed yet: claim-checks.ts reads once more a moment later).
+   * out, or a marker of a sweep of this stream or of an earlier version -> written again. True when
+   * the key still held our claim at the revision we knew (nothing changed yet: claim-checks.ts reads
+   * once more a moment later).
    */
   private async reconcile(c: LocalClaim): Promise<boolean> {
     if (!this.live(c)) return false;
     const now = await this.store.get(c.key, true);
     if (!this.live(c)) return false;
-    if (now?.claim?.conn === c.stream.id) {
+    const state = claimState(now, c.stream.id);
+    if (now !== null && state === 'ours') {
       // Our own write, perhaps one whose answer was lost: later renewals and the delete name it.
       const known = now.revision <= c.revision;
       c.revision = Math.max(c.revision, now.revision);
       return known;
     }
-    // Another stream's claim, a release's marker, or a sweep's of another stream: another stream
-    // claimed the key after ours, and may have let it go since. Ours was replaced.
-    if (now !== null && (now.claim !== null || (now.freed !== undefined && (now.freed.by === 'release' || now.freed.conn !== c.stream.id)))) {
+    if (now !== null && state === 'replaced') {
       if (now.revision > c.revision) this.lose(c);
       return false;
     }
-    // Aged out (this node was paused past the claim's TTL), swept from under a live stream (a sweep
-    // took this node for dead), or a marker that says nothing (an earlier version's, taken for a
-    // sweep as that version took it): written again unless someone claims the key first.
+    // Free: written again unless someone claims the key first.
     try {
       // Noted again: a sweep that deleted the claim also cleared this node's index.
       await this.index.claiming(c.key);
       const revision = await this.store.write(c.key, claimRecord(this.nodeId, c.stream), now?.revision ?? 0);
-      if (this.claims.get(c.stream.id) !== c) {
+      if (!this.claims.has(c)) {
         this.releases.add({ key: c.key, revision, conn: c.stream.id });
       } else {
         c.revision = revision;
@@ -197,20 +184,20 @@ export class ClaimRules implements HintListener {
   }
 
   private live(c: LocalClaim): boolean {
-    return !c.lost && this.claims.get(c.stream.id) === c;
+    return !c.lost && this.claims.has(c);
   }
 
   /** Marks the claim lost (nothing more to renew or delete) and queues its stream's eviction. */
   private lose(c: LocalClaim): void {
     if (c.lost) return;
     c.lost = true;
-    this.renewals.delete(c);
+    this.schedule.delete(c);
     this.losses.add(c);
   }
 
   /** Checks every live claim as after a hint: for when this node could not hear (notices lost or queued). */
   verify(): Promise<void> {
-    return this.checks.checkAll([...this.claims.values()].filter((c) => c.revision !== 0 && this.live(c)));
+    return this.checks.checkAll(this.claims.all().filter((c) => c.revision !== 0 && this.live(c)));
   }
 
   /** Rewrites a live claim at its revision; true once written (or nothing is due), false if not. */
@@ -220,7 +207,7 @@ export class ClaimRules implements HintListener {
     try {
       const revision = await this.store.write(c.key, claimRecord(this.nodeId, c.stream), c.revision);
       // Released while the renewal was in flight: its delete named the old revision.
-      if (this.claims.get(c.stream.id) === c) c.revision = Math.max(c.revision, revision);
+      if (this.claims.has(c)) c.revision = Math.max(c.revision, revision);
       else this.releases.add({ key: c.key, revision, conn: c.stream.id });
       return true;
     } catch (err) {
@@ -242,10 +229,8 @@ export class ClaimRules implements HintListener {
   }
 
   private forget(c: LocalClaim): void {
-    if (this.claims.get(c.stream.id) !== c) return;
-    this.claims.delete(c.stream.id);
-    this.byKey.delete(c.key, c);
-    this.renewals.delete(c);
+    if (!this.claims.forget(c)) return;
+    this.schedule.delete(c);
     if (c.watched !== null) this.hints.unwatchAccount(c.watched);
     c.watched = null;
   }
@@ -256,6 +241,6 @@ export class ClaimRules implements HintListener {
   }
 
   stop(): void {
-    this.renewals.stop();
+    this.schedule.stop();
   }
 }

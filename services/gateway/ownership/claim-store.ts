@@ -35,6 +35,22 @@ function parseFreed(value: string): Freed | undefined {
   return (by === 'release' || by === 'sweep') && conn !== undefined && conn !== '' ? { by, conn } : undefined;
 }
 
+/**
+ * What a key read from the leader says of `stream`'s claim on it:
+ *  - `ours`: it names the stream (perhaps at a revision whose answer was lost);
+ *  - `replaced`: another stream's claim, a release's marker, or a sweep's of another stream: another
+ *    stream claimed the key after ours, and may have let it go since;
+ *  - `free`: aged out (its node paused past the claim's TTL), swept from under the live stream (a
+ *    sweep that took its node for dead), or a marker that says nothing (an earlier version's, taken
+ *    for a sweep as that version took it): the claim may be written again.
+ */
+export function claimState(now: StoredClaim | null, stream: string): 'ours' | 'replaced' | 'free' {
+  if (now?.claim?.conn === stream) return 'ours';
+  if (now === null) return 'free';
+  if (now.claim !== null || (now.freed !== undefined && (now.freed.by === 'release' || now.freed.conn !== stream))) return 'replaced';
+  return 'free';
+}
+
 export interface ClaimStore {
   /**
    * The key's current state; null when it was never written or has aged out. Read from any replica

@@ -1,9 +1,21 @@
-// The gateway's side of stream ownership, assembled: the claim rules (claim-rules.ts) over the claims
-// bucket (claim-store.ts), the hints that reach them (claim-hints.ts), the crash index
-// (claim-index.ts) and the owners' holdings the caps count (owner-holdings.ts). The gateway calls in
-// one direction: claim at open, release at the end; evictions come out through `evict` only.
-// `Ownership.overNats` builds it on NATS; the interleaving tests build the same class on in-memory
-// twins of each part (test/helpers/interleavings/).
+// Stream ownership: one stream per (account, channel) across the mesh (spec 4.1 rule 4), and the
+// stream caps counted across the mesh. This file is the room's one door: the gateway claims at open
+// and releases at the end, asks the caps, and hears evictions through `evict` alone; no file outside
+// ownership/ imports another of its files (eslint.config.js).
+//
+// Opening a stream writes its claim to KV relay-streams by compare-and-set: the node reads the key,
+// writes at that revision, and so learns whom it replaced; it tells that node directly, and the
+// replaced stream closes. KV orders the writes, so for two opens a millisecond apart on two nodes one
+// write fails, is retried against the winner, and replaces it: exactly one survivor, the later claim.
+// An eviction, in the order it happens:
+//   opening node: claim-rules.ts claim -> claim-index.ts (the key noted first) -> claim-writes.ts
+//     (read, compare-and-set, notice) -> claim-store.ts -> claim-hints.ts tell;
+//   the replaced stream's node: claim-hints.ts (the notice heard) -> claim-rules.ts noticed ->
+//     claim-losses.ts (once the step is over) -> `evict`, the gateway's.
+// Around the claims: the crash index (claim-index.ts, claim-index-log.ts), each owner's holdings for
+// the caps (owner-holdings.ts, owner-records.ts, stream-caps.ts). `Ownership.overNats` builds it on
+// NATS; the interleaving tests build the same class on in-memory twins of each part
+// (test/helpers/interleavings/).
 
 import type { Counter } from 'prom-client';
 import type { Logger } from '../../core/logger.js';
@@ -19,9 +31,11 @@ import { OwnerHoldings, type RemoteHoldings } from './owner-holdings.js';
 import { NatsOwnerRecords, type OwnerRecord, type OwnerRecords } from './owner-records.js';
 import { ClaimRules } from './claim-rules.js';
 import type { Timers } from '../../core/timers.js';
+import { checkStreamCaps, remoteHoldings, type CappedStream, type LocalStreams, type StreamCaps } from './stream-caps.js';
 
 /** The key a stream's claim is written under in relay-streams (tools that write or read the bucket use it). */
 export { claimKey } from './claim-keys.js';
+export type { RemoteHoldings, StreamCaps };
 
 export interface OwnershipOptions {
   nats: NatsContext;
@@ -118,8 +132,19 @@ export class Ownership {
     this.rules.start(this.claimTtlMs);
   }
 
+  /** What other nodes hold for the owner (the interleaving tests ask it directly; the gateway, holdingsElsewhere). */
   remote(owner: string, key: string): Promise<RemoteHoldings> {
     return this.owners.remote(owner, key);
+  }
+
+  /** What other nodes hold for the stream's owner; nothing is read when it has no cap. */
+  holdingsElsewhere(s: CappedStream, caps: StreamCaps): Promise<RemoteHoldings> {
+    return remoteHoldings(s, caps, this);
+  }
+
+  /** Throws 429 too_many_streams when the stream would pass its owner's cap (stream-caps.ts). */
+  checkCaps(s: CappedStream, caps: StreamCaps, local: LocalStreams, remote: RemoteHoldings): void {
+    checkStreamCaps(s, caps, local, remote);
   }
 
   /** `seen`: the owner's record the open read for the caps (saves reading it again to add the key). */
@@ -138,7 +163,7 @@ export class Ownership {
 
   /** Runs one renewal tick now (the timer's work; the interleaving tests call it as a step). */
   renewalTick(): Promise<void> {
-    return this.rules.renewals.onTick();
+    return this.rules.renewalTick();
   }
 
   /** Sweeps one node's claims now (what the sweep does for each dead gateway; tests call it as a step). */
@@ -153,7 +178,7 @@ export class Ownership {
 
   /** How far this gateway's least recently renewed claim is past its renewal (0 while on time). */
   renewalOverdueMs(): number {
-    return this.rules.renewals.overdueMs();
+    return this.rules.renewalOverdueMs();
   }
 
   /** Resolves once released claims are deleted and the owners' holdings written. */

@@ -24,25 +24,25 @@ export interface LocalStreams {
 }
 
 /** What the caps need of a stream. */
-interface Identity {
+export interface CappedStream {
   readonly id: string;
   readonly account: string | null;
   readonly clientId: string;
   readonly channel: string | null;
 }
 
-function limitOf(s: Identity, caps: StreamCaps): number {
+function limitOf(s: CappedStream, caps: StreamCaps): number {
   return s.account !== null ? caps.maxStreamsPerAccount : caps.maxStreamsPerKey;
 }
 
 /** What other nodes hold for the stream's owner; nothing to read when there is no cap. */
-export async function remoteHoldings(s: Identity, caps: StreamCaps, index: Pick<OwnerHoldings, 'remote'>): Promise<RemoteHoldings> {
+export async function remoteHoldings(s: CappedStream, caps: StreamCaps, holdings: Pick<OwnerHoldings, 'remote'>): Promise<RemoteHoldings> {
   if (limitOf(s, caps) === 0) return { count: 0, holdsKey: false };
-  return index.remote(ownerOf(s), streamClaimKey(s));
+  return holdings.remote(ownerOf(s), streamClaimKey(s));
 }
 
 /** Throws 429 too_many_streams when the stream would exceed its owner's cap. */
-export function checkStreamCaps(s: Identity, caps: StreamCaps, node: LocalStreams, remote: RemoteHoldings): void {
+export function checkStreamCaps(s: CappedStream, caps: StreamCaps, node: LocalStreams, remote: RemoteHoldings): void {
   const limit = limitOf(s, caps);
   if (limit === 0) return;
   const local = node.ofOwner(ownerOf(s));
