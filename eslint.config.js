@@ -2,6 +2,37 @@
 // error), with the project's own: no `any`, no ts-ignore, `import type` for types.
 import tseslint from 'typescript-eslint';
 
+/** What `npm run build` ships (services/, schemas/) never reaches into development code: tsc would compile whatever it imports into dist/. */
+const SHIPPED_ONLY = {
+  group: ['**/tools/*', '**/test/*', '**/bench/*', '**/scripts/*'],
+  message: 'The build ships services/ and schemas/ only; development launchers and helpers live in tools/.',
+};
+/** Ownership has one door: outside services/gateway/ownership/, only its entry file is imported (tests of its parts excepted). */
+const OWNERSHIP_DOOR = {
+  group: ['**/ownership/*', '!**/ownership/ownership.js'],
+  message: 'Stream ownership is reached through services/gateway/ownership/ownership.ts alone.',
+};
+const service = (name) => ({ group: [`**/${name}/*`], message: 'The ingress, the gateway and the admin service never import each other; what they share is in services/core/.' });
+/** The gateway's rooms, in the one direction data flows: stream <- delivery <- resume, ownership apart, the gateway's own files above them all. */
+const room = (name) => ({ group: [`../${name}/*`], message: `The gateway's rooms import one way (docs/ARCHITECTURE.md "The gateway's rooms"): not ${name}/ from here.` });
+const GATEWAY_TOP = { group: ['../*.js'], message: "A room of the gateway does not import the gateway's own files (gateway.ts and its wiring)." };
+
+function importBoundaries() {
+  const restrict = (files, patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
+  const g = 'services/gateway';
+  return [
+    restrict(['services/**/*.ts', 'schemas/**/*.ts'], [SHIPPED_ONLY, OWNERSHIP_DOOR]),
+    restrict(['bench/**/*.ts', 'tools/**/*.ts', 'scripts/**/*.ts'], [OWNERSHIP_DOOR]),
+    restrict(['services/ingress/**/*.ts'], [SHIPPED_ONLY, OWNERSHIP_DOOR, service('gateway'), service('admin')]),
+    restrict(['services/admin/**/*.ts'], [SHIPPED_ONLY, OWNERSHIP_DOOR, service('gateway'), service('ingress')]),
+    restrict([`${g}/**/*.ts`], [SHIPPED_ONLY, OWNERSHIP_DOOR, service('ingress'), service('admin')]),
+    restrict([`${g}/stream/**/*.ts`], [SHIPPED_ONLY, service('ingress'), service('admin'), room('delivery'), room('resume'), room('ownership'), GATEWAY_TOP]),
+    restrict([`${g}/delivery/**/*.ts`], [SHIPPED_ONLY, service('ingress'), service('admin'), room('resume'), room('ownership'), GATEWAY_TOP]),
+    restrict([`${g}/resume/**/*.ts`], [SHIPPED_ONLY, service('ingress'), service('admin'), room('ownership'), GATEWAY_TOP]),
+    restrict([`${g}/ownership/**/*.ts`], [SHIPPED_ONLY, service('ingress'), service('admin'), room('stream'), room('delivery'), room('resume'), GATEWAY_TOP]),
+  ];
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'clients/typescript/dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'bench/results/**', '.mesh/**'] },
   ...tseslint.configs.recommendedTypeChecked,
@@ -27,17 +58,9 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'The client library uses web APIs only (fetch, streams, crypto.randomUUID).' }] }],
     },
   },
-  {
-    // What `npm run build` ships (services/, schemas/) never reaches into the development tools,
-    // tests, benchmarks or scripts: tsc would compile whatever it imports into dist/.
-    files: ['services/**/*.ts', 'schemas/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/tools/*', '**/test/*', '**/bench/*', '**/scripts/*'], message: 'The build ships services/ and schemas/ only; development launchers and helpers live in tools/.' }] },
-      ],
-    },
-  },
+  // Import boundaries. ESLint keeps one set of options per rule for a file (a later block replaces
+  // an earlier one), so each block below lists every pattern that holds for its files.
+  ...importBoundaries(),
   {
     // vitest's asymmetric matchers (expect.any, expect.stringMatching) are typed `any` by design.
     files: ['test/**/*.ts'],

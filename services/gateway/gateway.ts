@@ -19,7 +19,7 @@ import { ChannelHub } from './delivery/channel-hub.js';
 import { Keepalives } from './delivery/keepalives.js';
 import { Ownership } from './ownership/ownership.js';
 import { Replayer } from './resume/replay.js';
-import { ResumeWindows } from './resume/resume-window.js';
+import { ResumeWindows } from './delivery/resume-window.js';
 import { SilenceRecovery } from './silence-recovery.js';
 import { ClientStream } from './stream/client-stream.js';
 import { CloseReason } from './stream/close-reason.js';

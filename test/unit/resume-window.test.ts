@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { RelayMetrics } from '../../services/core/metrics.js';
 import type { Frame } from '../../services/gateway/delivery/frame.js';
-import { ChannelWindow, ResumeWindows } from '../../services/gateway/resume/resume-window.js';
+import { ChannelWindow, ResumeWindows } from '../../services/gateway/delivery/resume-window.js';
 
 const frame = (seq: number, size = 100): Frame => ({
   seq,

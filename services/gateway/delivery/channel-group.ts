@@ -3,7 +3,7 @@
 // subject, so a message lost on the way (a reconnect, a slow route) shows up as a gap: live messages
 // wait, in order, while it is read from the log; after a reconnect the same read starts from the
 // last sequence dispatched. Every frame dispatched also enters the group's resume window
-// (resume/resume-window.ts), and is fanned out to its streams (fan-out.ts).
+// (resume-window.ts), and is fanned out to its streams (fan-out.ts).
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/nats-core';
@@ -13,7 +13,7 @@ import { fromSequence, readRange } from '../../core/log-reader.js';
 import type { Logger, ThrottledWarnings } from '../../core/logger.js';
 import type { RelayMetrics } from '../../core/metrics.js';
 import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_SUBJECTS } from '../../core/subjects.js';
-import { ChannelWindow, type ResumeWindows } from '../resume/resume-window.js';
+import { ChannelWindow, type ResumeWindows } from './resume-window.js';
 import type { ClientStream } from '../stream/client-stream.js';
 import type { TurnFlusher } from '../stream/turn-flusher.js';
 import { deliveryContext, fanOut } from './fan-out.js';

@@ -10,7 +10,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { MetaShape } from '../../../schemas/meta.js';
 import { ThrottledWarnings, type Logger } from '../../core/logger.js';
 import type { RelayMetrics } from '../../core/metrics.js';
-import type { ChannelWindow, ResumeWindows } from '../resume/resume-window.js';
+import type { ChannelWindow, ResumeWindows } from './resume-window.js';
 import type { ClientStream } from '../stream/client-stream.js';
 import type { TurnFlusher } from '../stream/turn-flusher.js';
 import { ALL_CHANNELS, ChannelGroup, type GroupContext } from './channel-group.js';

@@ -20,7 +20,7 @@ import type { ClientStream } from '../stream/client-stream.js';
 import { CloseReason } from '../stream/close-reason.js';
 import { hears } from '../delivery/delivery-rules.js';
 import { frameFromMessage } from '../delivery/frame.js';
-import type { ChannelWindow } from './resume-window.js';
+import type { ChannelWindow } from '../delivery/resume-window.js';
 import { ReplayTrace } from './replay-trace.js';
 import { encodeComment } from '../stream/sse.js';
 

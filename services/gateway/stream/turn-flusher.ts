@@ -5,12 +5,16 @@
 import type { RelayMetrics } from '../../core/metrics.js';
 import type { ClientStream } from './client-stream.js';
 import type { FlushScheduler } from './stream-context.js';
-import type { Frame } from '../delivery/frame.js';
+
+/** What the delivery lag is measured on: the ingress's publish time (epoch ms). */
+interface Published {
+  readonly publishedAt: number;
+}
 
 export class TurnFlusher implements FlushScheduler {
   private readonly metrics: RelayMetrics;
   private dirty: ClientStream[] = [];
-  private turnFrames: Frame[] = [];
+  private turnFrames: Published[] = [];
   /** Presence snapshots replaced in the streams' queues since the last flush. */
   private coalesced = 0;
   private flushScheduled = false;
@@ -30,7 +34,7 @@ export class TurnFlusher implements FlushScheduler {
   }
 
   /** A live frame some stream heard: its delivery lag is observed when the turn is written. */
-  heard(frame: Frame): void {
+  heard(frame: Published): void {
     this.turnFrames.push(frame);
     this.schedule();
   }

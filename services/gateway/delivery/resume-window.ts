@@ -15,7 +15,7 @@
 
 import { ArrayQueue } from '../../core/array-queue.js';
 import type { RelayMetrics } from '../../core/metrics.js';
-import type { Frame } from '../delivery/frame.js';
+import type { Frame } from './frame.js';
 
 /** Bookkeeping per kept frame besides its bytes (the entry, its slots in two queues). */
 const ENTRY_OVERHEAD = 64;
