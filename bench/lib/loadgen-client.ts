@@ -1,7 +1,7 @@
 // The harness side of the load generator: forks it and sends it commands.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Command } from './loadgen.js';
+import type { Command } from './loadgen-commands.js';
 
 export class LoadGen {
   private readonly child: ChildProcess;

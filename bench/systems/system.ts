@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { LOG_DIR } from '../lib/procs.js';
 // What a scenario needs from a system under test: how to open streams, how to publish, and which
 // processes to measure.
-import type { PublishSpec, StreamSpec } from '../lib/loadgen.js';
+import type { PublishSpec, StreamSpec } from '../lib/loadgen-commands.js';
 
 export interface System {
   name: string;
