@@ -1,20 +1,15 @@
-// The configuration schema: every environment variable of every service, its default (written here
-// once), its meaning and its unit. The loader validates and converts from it, `relay config` describes
+// The configuration schema: every environment variable of every service, its default (written once),
+// its meaning and its unit: those every service reads here, each service's own in <service>-env.ts,
+// tracing's in tracing-env.ts. The loader validates and converts from it, `relay config` describes
 // it, and scripts/generate-env-examples.ts writes infra/env/*.env.example from it.
 
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
-import { DURATION_PATTERN, SIZE_PATTERN } from '../units.js';
-import { MIN_RETRY_MS, STREAM_TIMINGS } from '../../../schemas/stream-timings.js';
+import { AdminEnv } from './admin-env.js';
+import { duration, lifetime, secret, size } from './env-annotations.js';
+import { GatewayEnv } from './gateway-env.js';
+import { IngressEnv } from './ingress-env.js';
 import { TracingEnv } from './tracing-env.js';
 
-/** Never echoed: not in error messages, `relay config` or the env examples. */
-const secret = { 'x-secret': true } as const;
-/** A duration that becomes a timer, so at most 24 days (Node's timers hold 2^31-1 ms). */
-const duration = { pattern: DURATION_PATTERN, 'x-unit': 'duration' } as const;
-/** A duration only compared or handed to NATS (retention, cache lifetimes): no timer bound. */
-const lifetime = { pattern: DURATION_PATTERN, 'x-unit': 'duration', 'x-timer': false } as const;
-/** Bytes, written like 512KiB or 1GiB. */
-const size = { pattern: SIZE_PATTERN, 'x-unit': 'size' } as const;
 
 
 const CommonEnv = {
@@ -171,121 +166,6 @@ const ClientPortEnv = {
     minimum: 0,
     description:
       'Connections one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may hold open to this process (streams and POSTs together); beyond it, new ones are reset at once, before anything is read. Peers named in TRUSTED_PROXIES are not capped. Raise it for many players behind one NAT address; 0: no cap.',
-  }),
-};
-
-const IngressEnv = {
-  BODY_LIMIT: Type.String({ default: '1MiB', ...size, description: 'Largest POST body (413 beyond).' }),
-  BATCH_MAX_ENTRIES: Type.Integer({ default: 256, minimum: 1, maximum: 100_000, description: 'Most entries in one POST (413 beyond).' }),
-  RATE_LIMIT_PER_SECOND: Type.Number({
-    default: 200,
-    minimum: 0,
-    description: 'Entries per second one account (or bridge key) may post; 429 rate_limited with Retry-After beyond. 0 turns the limit off.',
-  }),
-  RATE_LIMIT_BURST: Type.Integer({ default: 1000, minimum: 1, description: 'Entries one account may post at once before the rate applies.' }),
-  RATE_LIMIT_BYTES_PER_SECOND: Type.String({
-    default: '256KiB',
-    ...size,
-    description: 'Payload bytes per second one account (or bridge key) may post; 429 rate_limited with Retry-After beyond. 0 turns the byte limit off.',
-  }),
-  RATE_LIMIT_BYTES_BURST: Type.String({
-    default: '4MiB',
-    ...size,
-    description: 'Payload bytes one account may post at once before the byte rate applies.',
-  }),
-  ENTRY_MAX_BYTES: Type.String({
-    default: '64KiB',
-    ...size,
-    description: "Largest single entry as stored (payload JSON); 413 entry_too_large beyond, or beyond NATS's max_payload if that is smaller.",
-  }),
-  PUBLISH_TIMEOUT: Type.String({ default: '5s', ...duration, description: 'How long a JetStream acknowledgement may take.' }),
-};
-
-const GatewayEnv = {
-  KEEPALIVE_INTERVAL: Type.String({
-    default: `${STREAM_TIMINGS.keepaliveMs / 1000}s`,
-    ...duration,
-    description: `Server keepalive pair interval; must stay below the ${STREAM_TIMINGS.watchdogMs / 1000} s clients wait.`,
-  }),
-  STREAM_QUEUE_MAX_BYTES: Type.String({
-    default: '4MiB',
-    ...size,
-    description: 'Bytes a stream may have waiting for a slow client before it is closed.',
-  }),
-  META_AUTHORITATIVE_SENDER: Type.Union([Type.Literal('false'), Type.Literal('true')], {
-    default: 'false',
-    description:
-      "true: every meta frame also carries the published proxy client's shape, userAgent and authoritativeSender {id, username} (the session's profile name; null for a bridge's envelope and the relay's keepalives), beside the spec's uuid, agent and channel, which are unchanged. As authoritative as the key that sent the frame: an envelope's id is whatever UUID its bridge named.",
-  }),
-  RESUME_WINDOW_BYTES: Type.String({
-    default: '64MiB',
-    ...size,
-    description:
-      'Recent frames each gateway keeps (all its channels together, oldest out first) to answer a Last-Event-ID resume from memory; older gaps are read from the event log. 0: keep none (a resume at the newest frame still costs no JetStream request).',
-  }),
-  NODE_TIMEOUT: Type.String({
-    default: '15s',
-    ...duration,
-    description: 'A gateway whose heartbeat is not seen for this long is taken for dead and its stream claims are removed.',
-  }),
-  MAX_STREAMS_PER_ACCOUNT: Type.Integer({
-    default: 8,
-    minimum: 0,
-    description: 'Streams one account may hold across the mesh (on different channels); 429 too_many_streams beyond. 0: no limit.',
-  }),
-  MAX_STREAMS_PER_KEY: Type.Integer({
-    default: 64,
-    minimum: 0,
-    description: 'Streams opened without a session (bridge streams) one API key may hold across the mesh; 429 too_many_streams beyond. 0: no limit.',
-  }),
-  STREAM_OPEN_RATE: Type.Number({
-    default: 0.5,
-    minimum: 0,
-    description:
-      'Stream opens per second one account (or a bridge key without a session) may make on this gateway, a token bucket (each open replays what was missed, and reopening replaces the previous stream, so MAX_STREAMS_PER_ACCOUNT never applies); 429 too_many_opens with Retry-After beyond, never a ban. 0 turns the limit off.',
-  }),
-  STREAM_OPEN_BURST: Type.Integer({
-    default: 10,
-    minimum: 1,
-    description: 'Stream opens one account may make at once before STREAM_OPEN_RATE applies (reconnects with back-off and two copies of one account ping-ponging stay within it).',
-  }),
-  RETRY_MIN: Type.String({ default: `${MIN_RETRY_MS / 1000}s`, ...duration, description: `Shortest retry a draining gateway tells clients; at least ${MIN_RETRY_MS / 1000}s (schemas/stream-timings.ts MIN_RETRY_MS).` }),
-  RETRY_MAX: Type.String({ default: '5s', ...duration, description: 'Longest retry: a draining gateway tells clients.' }),
-};
-
-const AdminEnv = {
-  ADMIN_HOST: Type.String({
-    default: '127.0.0.1',
-    pattern: '^\\S+$',
-    description: "Address the admin service (console and admin API) listens on; this machine only unless set (0.0.0.0 behind the operators' proxy).",
-  }),
-  ADMIN_ALLOWED_HOSTS: Type.String({
-    default: '',
-    description: 'Host names the admin service answers to besides localhost, 127.0.0.1, [::1] and ADMIN_HOST: comma-separated host or host:port (the name operators reach it by through a proxy); any other Host is refused with 421.',
-  }),
-  ADMIN_PORT: Type.Integer({ default: 8090, minimum: 0, maximum: 65535, description: 'Port of the admin service, never the client port (0 picks a free one).' }),
-  ADMIN_MAX_CONNECTIONS: Type.Integer({
-    default: 8192,
-    minimum: 16,
-    maximum: 65_536,
-    description:
-      'Connections the admin service takes, every address together (about 10 KiB each); beyond it, new ones are reset at once. The last resort: with the default per-address cap it takes 64 addresses to fill it, and they can.',
-  }),
-  ADMIN_MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
-    default: 128,
-    minimum: 0,
-    description:
-      'Connections one client address (IPv6: one PROFILE_API_IPV6_PREFIX block) may hold open to the admin service (room for all 64 live tails it allows and more); beyond it, new ones are reset at once, before anything is read. At most a quarter of ADMIN_MAX_CONNECTIONS. Peers named in TRUSTED_PROXIES are not capped (every operator arrives through them). 0: no per-address cap.',
-  }),
-  ADMIN_TOKEN: Type.String({
-    default: '',
-    description: 'Bearer token of the console and admin API, named "admin" in the audit trail; at least 24 characters. npm start generates one.',
-    ...secret,
-  }),
-  ADMIN_TOKENS: Type.String({
-    default: '',
-    description: 'Several named tokens, name=token comma-separated (ana=...,ben=...), so the audit trail says who acted; with or instead of ADMIN_TOKEN.',
-    ...secret,
   }),
 };
 
