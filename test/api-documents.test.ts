@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { apiDocumentFiles } from '../schemas/api-documents.js';
 import { CLOSE_REASON_CODES, CLOSE_REASONS } from '../schemas/close.js';
 import { HTTP_ERROR_CODES, HTTP_ERRORS, type HttpErrorEntry } from '../schemas/http-errors.js';
-import { CREDENTIAL_PREFIXES } from '../schemas/openapi.js';
+import { CREDENTIAL_PREFIXES } from '../schemas/openapi-parameters.js';
 import { PAYLOAD_TYPES } from '../schemas/payload-types.js';
 import { BUILTIN_PREFIXES } from '../services/core/credentials.js';
 import { validPayloads } from './helpers/payloads.js';
