@@ -1,8 +1,8 @@
 // After a time the gateway could not hear the mesh, its claims are read again before any stream gets
 // another frame: a stream taken over meanwhile is evicted first. Three things say it could not hear:
 // its event loop was away (stall-watch.ts, asked before each live message), NATS reconnected (the
-// notices sent meanwhile are lost), or its heartbeat went unwritten (node-heartbeat.ts calls
-// `afterSilence`). While the claims are read the live feed is held (delivery/live-hold.ts).
+// notices sent meanwhile are lost), or its heartbeat went unwritten (node-heartbeat.ts tells server.ts,
+// which calls `afterSilence`). While the claims are read the live feed is held (delivery/live-hold.ts).
 
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../core/logger.js';

@@ -1,6 +1,7 @@
-// A gateway's part of a message's trace: one `deliver` span per sampled message it receives, a child
-// of the ingress's publish span (its context rides in the NATS headers), saying what the local
-// fan-out did with it. Unsampled messages (and every message while tracing is off) take the plain
+// The fan-out: a frame handed to each stream of its group that the delivery rules let hear it
+// (delivery-rules.ts). A sampled message also gets the gateway's part of its trace: one `deliver`
+// span, a child of the ingress's publish span (its context rides in the NATS headers), saying what
+// the fan-out did with it. Unsampled messages (and every message while tracing is off) take the plain
 // loop: no span, no counting, no header parsed beyond a `has`.
 
 import { SpanKind, type Context, type Tracer } from '@opentelemetry/api';
