@@ -38,3 +38,8 @@ export const SpanAttr = {
   /** Replay: links to the traces of the stored entries it sent again. */
   ReplayLinks: 'relay.replay.links',
 } as const;
+
+/** The messaging attributes of a span about a NATS message: the system, and what the span does with it. */
+export function natsMessaging(operation: 'send' | 'process'): Record<string, string> {
+  return { [SpanAttr.MessagingSystem]: 'nats', [SpanAttr.MessagingOperationType]: operation };
+}

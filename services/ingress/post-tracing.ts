@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE } from '@opentelemetry/semantic-conventions';
 import type { MsgHdrs } from '@nats-io/nats-core';
-import { SpanAttr } from '../core/span-attributes.js';
+import { natsMessaging, SpanAttr } from '../core/span-attributes.js';
 import { injectTrace, isSampled } from '../core/tracing.js';
 
 /** What a POST hands its publisher when its trace is sampled. */
@@ -62,20 +62,8 @@ export function postTrace(request: FastifyRequest, tracer: Tracer | null): PostT
 
 /** Starts one entry's publish span and writes its context into the entry's headers. */
 export function startPublishSpan(t: PostTrace, subject: string, channel: string, type: string, headers: MsgHdrs): Span {
-  const span = t.tracer.startSpan(
-    'publish',
-    {
-      kind: SpanKind.PRODUCER,
-      attributes: {
-        [SpanAttr.MessagingSystem]: 'nats',
-        [SpanAttr.MessagingOperationType]: 'send',
-        [SpanAttr.MessagingDestinationName]: subject,
-        [SpanAttr.Channel]: channel,
-        [SpanAttr.Type]: type,
-      },
-    },
-    t.parent,
-  );
+  const attributes = { ...natsMessaging('send'), [SpanAttr.MessagingDestinationName]: subject, [SpanAttr.Channel]: channel, [SpanAttr.Type]: type };
+  const span = t.tracer.startSpan('publish', { kind: SpanKind.PRODUCER, attributes }, t.parent);
   injectTrace(trace.setSpan(t.parent, span), headers);
   return span;
 }

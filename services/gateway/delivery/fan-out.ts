@@ -6,7 +6,7 @@
 
 import { SpanKind, type Context, type Tracer } from '@opentelemetry/api';
 import type { MsgHdrs } from '@nats-io/nats-core';
-import { SpanAttr } from '../../core/span-attributes.js';
+import { natsMessaging, SpanAttr } from '../../core/span-attributes.js';
 import { sampledContext } from '../../core/tracing.js';
 import type { ClientStream } from '../stream/client-stream.js';
 import { hears } from './delivery-rules.js';
@@ -24,19 +24,8 @@ export function fanOut(streams: Iterable<ClientStream>, frame: Frame, traced: Co
     }
     return heard;
   }
-  const span = tracer.startSpan(
-    'deliver',
-    {
-      kind: SpanKind.CONSUMER,
-      attributes: {
-        [SpanAttr.MessagingSystem]: 'nats',
-        [SpanAttr.MessagingOperationType]: 'process',
-        [SpanAttr.Channel]: channel,
-        [SpanAttr.Sequence]: frame.seq,
-      },
-    },
-    traced,
-  );
+  const attributes = { ...natsMessaging('process'), [SpanAttr.Channel]: channel, [SpanAttr.Sequence]: frame.seq };
+  const span = tracer.startSpan('deliver', { kind: SpanKind.CONSUMER, attributes }, traced);
   const counts = { queued: 0, coalesced: 0, dropped: 0, skipped: 0, filtered: 0 };
   for (const s of streams) {
     if (hears(s, frame)) counts[s.deliver(frame)]++;
