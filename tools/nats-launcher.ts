@@ -54,6 +54,11 @@ export interface NatsNodeOptions {
   env?: NodeJS.ProcessEnv;
   /** The nats-server binary to run (the fault campaign compares versions); found on the machine otherwise. */
   binary?: string;
+  /**
+   * How long to wait for /healthz (15 s). A clustered node restarted after a fault says "stream not
+   * current" until it has caught up, which under load took longer than that; a supervisor waits.
+   */
+  healthTimeoutMs?: number;
 }
 
 export interface NatsNode {
@@ -130,7 +135,7 @@ async function startNatsNodeOnce(options: NatsNodeOptions): Promise<NatsNode> {
     },
   };
   try {
-    await waitHealthy(node, options.cluster === undefined ? 'js-enabled-only=true' : '', child);
+    await waitHealthy(node, options.cluster === undefined ? 'js-enabled-only=true' : '', child, options.healthTimeoutMs);
   } catch (err) {
     await node.kill().catch(() => undefined);
     throw new Error(`${err instanceof Error ? err.message : String(err)}: ${logTail(logFile)}`, { cause: err });

@@ -45,6 +45,7 @@ export class RelayMetrics {
   readonly connectionsRefused: CataloguedCounter<'reason', ConnectionRefusal>;
   readonly entriesPublished: Counter<'type'>;
   readonly publishDuration: Histogram;
+  readonly acksRepeated: Counter;
   readonly bansIssued: Counter;
   readonly profileCalls: CataloguedCounter<'outcome', ProfileOutcome>;
   readonly lookupRefusals: CataloguedCounter<'reason', LookupRefusal>;
@@ -127,6 +128,11 @@ export class RelayMetrics {
       name: 'relay_publish_duration_seconds',
       help: 'Time for JetStream to acknowledge every entry of one POST',
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      registers,
+    });
+    this.acksRepeated = new Counter({
+      name: 'relay_publish_acks_repeated_total',
+      help: 'Entries JetStream acknowledged twice though published once: the log holds them twice (a NATS fault, see docs/RELIABILITY.md)',
       registers,
     });
     this.bansIssued = new Counter({ name: 'relay_bans_issued_total', help: 'Accounts banned for cracked clients', registers });

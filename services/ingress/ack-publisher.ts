@@ -44,26 +44,40 @@ interface Pending {
 }
 
 const SWEEP_MS = 100;
+/** How long an expired publish's id is remembered, so that its late acknowledgement is told from a repeated one. */
+const LATE_ACK_MEMORY_MS = 60_000;
 
 export class AckPublisher {
   private readonly nc: NatsConnection;
   private readonly prefix: string;
   private readonly sub: Subscription;
   private readonly pending = new Map<number, Pending>();
+  /** Ids of publishes that expired unanswered, with when: an acknowledgement may still come for them. */
+  private readonly expired = new Map<number, number>();
+  private readonly onRepeatedAck: () => void;
   private readonly sweeper: NodeJS.Timeout;
   private next = 0;
   private outgoing: Outgoing[] = [];
 
-  /** `inbox`: the connection's inbox prefix, the only one its role may subscribe under. */
-  constructor(nc: NatsConnection, inbox: string) {
+  /**
+   * `inbox`: the connection's inbox prefix, the only one its role may subscribe under.
+   * `onRepeatedAck`: called when a publish already acknowledged is acknowledged again. Each publish
+   * goes out once with its own reply subject, so a second answer means JetStream stored it twice.
+   */
+  constructor(nc: NatsConnection, inbox: string, onRepeatedAck: () => void = () => undefined) {
     this.nc = nc;
+    this.onRepeatedAck = onRepeatedAck;
     this.prefix = `${createInbox(inbox)}.`;
     this.sub = nc.subscribe(`${this.prefix}*`, {
       callback: (err, msg) => {
         if (err !== null) return;
         const id = Number(msg.subject.slice(this.prefix.length));
         const p = this.pending.get(id);
-        if (p === undefined) return;
+        if (p === undefined) {
+          // Late (its publish expired) or repeated: ids are never reused, nothing else answers here.
+          if (!this.expired.delete(id) && Number.isInteger(id) && id < this.next) this.onRepeatedAck();
+          return;
+        }
         this.pending.delete(id);
         if (msg.headers?.code === 503 || msg.data.length === 0) {
           p.reject(new PublishError('no JetStream responder (the stream has no leader right now)'));
@@ -117,8 +131,13 @@ export class AckPublisher {
     for (const [id, p] of this.pending) {
       if (p.deadline <= now) {
         this.pending.delete(id);
+        this.expired.set(id, now);
         p.reject(new PublishError('the event log did not acknowledge in time', 'unknown'));
       }
+    }
+    for (const [id, at] of this.expired) {
+      if (at > now - LATE_ACK_MEMORY_MS) break; // in order of expiry
+      this.expired.delete(id);
     }
   }
 

@@ -9,7 +9,7 @@ import type { RelayFleet, RelaySlot } from './relay-fleet.js';
 
 const PROBE_MS = 1000;
 /** Counters the report sums (across processes and their restarts). */
-export const COUNTERS = ['relay_idempotency_unrecorded_total', 'relay_evictions_total', 'relay_live_gaps_filled_total'] as const;
+export const COUNTERS = ['relay_idempotency_unrecorded_total', 'relay_publish_acks_repeated_total', 'relay_evictions_total', 'relay_live_gaps_filled_total'] as const;
 
 export interface ReadinessStats {
   /** ms each relay answered /readyz 200 while the event log had no leader. */
