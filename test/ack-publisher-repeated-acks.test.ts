@@ -22,16 +22,23 @@ afterAll(async () => {
   await nats.stop();
 });
 
-/** Answers every publish on `subject` with an acknowledgement at seq 1, 2, ... `answers` times, after `delayMs`. */
-function playStream(subject: string, answers: number, delayMs = 0): void {
+/**
+ * Answers every publish on `subject` `answers` times, after `delayMs`: stored at seq 1, 2, ... or,
+ * with `deduplicated`, the repeats flagged as JetStream flags a message id already stored.
+ */
+function playStream(subject: string, answers: number, o: { delayMs?: number; deduplicated?: boolean } = {}): void {
   let seq = 0;
   nc.subscribe(subject, {
     callback: (_err, msg) => {
       const reply = msg.reply;
       if (reply === undefined) return;
       setTimeout(() => {
-        for (let i = 0; i < answers; i++) nc.publish(reply, JSON.stringify({ stream: 'RELAY', seq: ++seq }));
-      }, delayMs);
+        const first = ++seq;
+        nc.publish(reply, JSON.stringify({ stream: 'RELAY', seq: first }));
+        for (let i = 1; i < answers; i++) {
+          nc.publish(reply, JSON.stringify(o.deduplicated === true ? { stream: 'RELAY', seq: first, duplicate: true } : { stream: 'RELAY', seq: ++seq }));
+        }
+      }, o.delayMs ?? 0);
     },
   });
 }
@@ -43,16 +50,33 @@ async function flushed(): Promise<void> {
 }
 
 describe('a publish acknowledged twice', () => {
-  it('is reported once per extra acknowledgement, and the POST still gets the first', async () => {
+  it('is reported once per extra acknowledgement, with where it was stored again, and the POST still gets the first', async () => {
     playStream('twice.acks', 2);
-    let repeated = 0;
-    const acks = new AckPublisher(nc, '_INBOX.test', () => repeated++);
+    const repeats: StoredAck[] = [];
+    const acks = new AckPublisher(nc, '_INBOX.test', (again) => repeats.push(again));
     try {
       const first: StoredAck = await acks.publish('twice.acks', 'one', headers(), 2000);
       const second: StoredAck = await acks.publish('twice.acks', 'two', headers(), 2000);
       await flushed();
       expect([first.seq, second.seq]).toEqual([1, 3]);
-      expect(repeated).toBe(2);
+      expect(repeats).toEqual([
+        { stream: 'RELAY', seq: 2, duplicate: false },
+        { stream: 'RELAY', seq: 4, duplicate: false },
+      ]);
+    } finally {
+      acks.close();
+    }
+  });
+
+  it('says when the duplicate window caught the repeat, so the log holds the entry once', async () => {
+    playStream('caught.acks', 2, { deduplicated: true });
+    const repeats: StoredAck[] = [];
+    const acks = new AckPublisher(nc, '_INBOX.test', (again) => repeats.push(again));
+    try {
+      const first = await acks.publish('caught.acks', 'one', headers(), 2000);
+      await flushed();
+      expect(first).toEqual({ stream: 'RELAY', seq: 1, duplicate: false });
+      expect(repeats).toEqual([{ stream: 'RELAY', seq: 1, duplicate: true }]);
     } finally {
       acks.close();
     }
@@ -72,7 +96,7 @@ describe('a publish acknowledged twice', () => {
   });
 
   it('is told apart from a late answer to a publish that timed out', async () => {
-    playStream('late.acks', 1, 400);
+    playStream('late.acks', 1, { delayMs: 400 });
     let repeated = 0;
     const acks = new AckPublisher(nc, '_INBOX.test', () => repeated++);
     try {

@@ -48,9 +48,10 @@ export class Ingress {
     this.core = core;
     const { nats, metrics, logger, config } = core;
     const warnings = new ThrottledWarnings(logger);
-    this.acks = new AckPublisher(nats.nc, nats.inboxPrefix, () => {
-      metrics.acksRepeated.inc();
-      warnings.warn('repeated', {}, 'JetStream acknowledged an entry published once a second time: the event log holds it twice');
+    this.acks = new AckPublisher(nats.nc, nats.inboxPrefix, (again) => {
+      metrics.acksRepeated.inc({ stored: again.duplicate ? 'deduplicated' : 'twice' });
+      const what = again.duplicate ? 'its duplicate window caught the repeat' : 'the event log holds it twice';
+      warnings.warn(`repeated ${String(again.duplicate)}`, { seq: again.seq }, `JetStream acknowledged an entry published once a second time: ${what}`);
     });
     this.publisher = new Publisher(this.acks, metrics, logger, config.ingress.publishTimeoutMs);
     this.limiter = new RateLimiter([
