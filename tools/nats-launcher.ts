@@ -59,6 +59,12 @@ export interface NatsNodeOptions {
    * current" until it has caught up, which under load took longer than that; a supervisor waits.
    */
   healthTimeoutMs?: number;
+  /**
+   * Return the node still running when it is not healthy in time, as a supervisor leaves a node
+   * that is catching up (its health is then the caller's to watch); by default it is killed and the
+   * start fails.
+   */
+  keepUnhealthy?: boolean;
 }
 
 export interface NatsNode {
@@ -137,6 +143,7 @@ async function startNatsNodeOnce(options: NatsNodeOptions): Promise<NatsNode> {
   try {
     await waitHealthy(node, options.cluster === undefined ? 'js-enabled-only=true' : '', child, options.healthTimeoutMs);
   } catch (err) {
+    if (options.keepUnhealthy === true && running(child)) return node;
     await node.kill().catch(() => undefined);
     throw new Error(`${err instanceof Error ? err.message : String(err)}: ${logTail(logFile)}`, { cause: err });
   }

@@ -97,6 +97,7 @@ export class ChaosNats {
         logFile: join(logDir, `nats-n${i + 1}.log`),
         ...(binary !== undefined ? { binary } : {}),
         healthTimeoutMs: RESTART_PATIENCE_MS,
+        keepUnhealthy: true,
         cluster: {
           name: 'chaos',
           port: clusterPorts[i]!,
