@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_ERROR_CODES } from '../schemas/http-errors.js';
 import { PAYLOAD_TYPES } from '../schemas/payload-types.js';
-import { FRAME_DROP_REASONS, RESUME_ANSWERS } from '../services/core/metrics.js';
+import { FRAME_DROP_REASONS, REPEATED_ACK_OUTCOMES, RESUME_ANSWERS } from '../services/core/metrics.js';
 import { LOOKUP_REFUSALS, PROFILE_OUTCOMES } from '../services/core/profile.js';
 import { CloseReason } from '../services/gateway/stream/close-reason.js';
 import { POST_STATUSES } from '../services/ingress/ingress.js';
@@ -26,6 +26,7 @@ const KNOWN_SERIES: Array<[name: string, label: string, values: readonly string[
   ['relay_profile_api_calls_total', 'outcome', PROFILE_OUTCOMES],
   ['relay_session_lookups_refused_total', 'reason', LOOKUP_REFUSALS],
   ['relay_resumes_total', 'answered', RESUME_ANSWERS],
+  ['relay_publish_acks_repeated_total', 'stored', REPEATED_ACK_OUTCOMES],
   // A cached session makes no call: no duration.
   ['relay_profile_api_duration_seconds_count', 'outcome', PROFILE_OUTCOMES.filter((o) => o !== 'cached')],
 ];

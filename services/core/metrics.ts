@@ -17,6 +17,8 @@ import { LOOKUP_REFUSALS, PROFILE_OUTCOMES, type LookupRefusal, type ProfileOutc
 /** `not_republished`: a live message that did not come from the log's RePublish (a consumer aimed at live.channel.>). */
 export const FRAME_DROP_REASONS = ['coalesced', 'slow_consumer', 'not_republished'] as const;
 /** What answered a resume: the window in memory, or a read of the log. */
+/** What became of an entry that reached the log a second time (relay_publish_acks_repeated_total). */
+export const REPEATED_ACK_OUTCOMES = ['twice', 'deduplicated'] as const;
 export const RESUME_ANSWERS = ['memory', 'log'] as const;
 
 /** A counter whose label `L` takes only the values `V` of a catalogue (checked when compiled). */
@@ -45,6 +47,7 @@ export class RelayMetrics {
   readonly connectionsRefused: CataloguedCounter<'reason', ConnectionRefusal>;
   readonly entriesPublished: Counter<'type'>;
   readonly publishDuration: Histogram;
+  readonly acksRepeated: Counter<'stored'>;
   readonly bansIssued: Counter;
   readonly profileCalls: CataloguedCounter<'outcome', ProfileOutcome>;
   readonly lookupRefusals: CataloguedCounter<'reason', LookupRefusal>;
@@ -129,6 +132,13 @@ export class RelayMetrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
       registers,
     });
+    this.acksRepeated = new Counter({
+      name: 'relay_publish_acks_repeated_total',
+      help: 'Entries JetStream acknowledged twice though published once (a NATS fault, see docs/RELIABILITY.md), by stored: twice (the log holds the entry twice), deduplicated (its duplicate window caught the repeat)',
+      labelNames: ['stored'],
+      registers,
+    });
+    startAtZero(this.acksRepeated, 'stored', REPEATED_ACK_OUTCOMES);
     this.bansIssued = new Counter({ name: 'relay_bans_issued_total', help: 'Accounts banned for cracked clients', registers });
     this.profileCalls = new Counter({
       name: 'relay_profile_api_calls_total',

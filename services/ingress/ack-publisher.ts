@@ -6,7 +6,7 @@
 // event-loop turn are handed to the client together, so they leave in one socket write instead of
 // one per POST (on this kind of machine most of the cost of a publish is the system call).
 
-import { createInbox, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 
 export interface StoredAck {
   stream: string;
@@ -45,42 +45,58 @@ interface Pending {
 
 const SWEEP_MS = 100;
 
+/** What JetStream answered a publish: where it stored it, or why not. */
+function readAck(msg: Msg): StoredAck | PublishError {
+  if (msg.headers?.code === 503 || msg.data.length === 0) return new PublishError('no JetStream responder (the stream has no leader right now)');
+  let body: { stream?: string; seq?: number; duplicate?: boolean; error?: { description?: string } };
+  try {
+    body = msg.json();
+  } catch {
+    return new PublishError('unreadable acknowledgement', 'unknown');
+  }
+  if (body.error !== undefined) return new PublishError(body.error.description ?? 'refused by JetStream');
+  if (body.stream === undefined || body.seq === undefined) return new PublishError('invalid acknowledgement', 'unknown');
+  return { stream: body.stream, seq: body.seq, duplicate: body.duplicate === true };
+}
+/** How long an expired publish's id is remembered, so that its late acknowledgement is told from a repeated one. */
+const LATE_ACK_MEMORY_MS = 60_000;
+
 export class AckPublisher {
   private readonly nc: NatsConnection;
   private readonly prefix: string;
   private readonly sub: Subscription;
   private readonly pending = new Map<number, Pending>();
+  /** Ids of publishes that expired unanswered, with when: an acknowledgement may still come for them. */
+  private readonly expired = new Map<number, number>();
+  private readonly onRepeatedAck: (again: StoredAck) => void;
   private readonly sweeper: NodeJS.Timeout;
   private next = 0;
   private outgoing: Outgoing[] = [];
 
-  /** `inbox`: the connection's inbox prefix, the only one its role may subscribe under. */
-  constructor(nc: NatsConnection, inbox: string) {
+  /**
+   * `inbox`: the connection's inbox prefix, the only one its role may subscribe under.
+   * `onRepeatedAck`: called with the second answer to a publish already answered. Each publish goes
+   * out once with its own reply subject, so a second answer means the message reached the stream
+   * twice: stored again, or caught by the duplicate window (`duplicate`, with a Nats-Msg-Id only).
+   */
+  constructor(nc: NatsConnection, inbox: string, onRepeatedAck: (again: StoredAck) => void = () => undefined) {
     this.nc = nc;
+    this.onRepeatedAck = onRepeatedAck;
     this.prefix = `${createInbox(inbox)}.`;
     this.sub = nc.subscribe(`${this.prefix}*`, {
       callback: (err, msg) => {
         if (err !== null) return;
         const id = Number(msg.subject.slice(this.prefix.length));
         const p = this.pending.get(id);
-        if (p === undefined) return;
+        const ack = readAck(msg);
+        if (p === undefined) {
+          // Late (its publish expired) or repeated: ids are never reused, nothing else answers here.
+          if (!this.expired.delete(id) && Number.isInteger(id) && id < this.next && !(ack instanceof PublishError)) this.onRepeatedAck(ack);
+          return;
+        }
         this.pending.delete(id);
-        if (msg.headers?.code === 503 || msg.data.length === 0) {
-          p.reject(new PublishError('no JetStream responder (the stream has no leader right now)'));
-          return;
-        }
-        let body: { stream?: string; seq?: number; duplicate?: boolean; error?: { description?: string } };
-        try {
-          body = msg.json();
-        } catch {
-          p.reject(new PublishError('unreadable acknowledgement', 'unknown'));
-          return;
-        }
-        if (body.error !== undefined || body.stream === undefined || body.seq === undefined) {
-          p.reject(body.error !== undefined ? new PublishError(body.error.description ?? 'refused by JetStream') : new PublishError('invalid acknowledgement', 'unknown'));
-          return;
-        }
-        p.resolve({ stream: body.stream, seq: body.seq, duplicate: body.duplicate === true });
+        if (ack instanceof PublishError) p.reject(ack);
+        else p.resolve(ack);
       },
     });
     this.sweeper = setInterval(() => this.expire(), SWEEP_MS);
@@ -117,8 +133,13 @@ export class AckPublisher {
     for (const [id, p] of this.pending) {
       if (p.deadline <= now) {
         this.pending.delete(id);
+        this.expired.set(id, now);
         p.reject(new PublishError('the event log did not acknowledge in time', 'unknown'));
       }
+    }
+    for (const [id, at] of this.expired) {
+      if (at > now - LATE_ACK_MEMORY_MS) break; // in order of expiry
+      this.expired.delete(id);
     }
   }
 

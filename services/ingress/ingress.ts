@@ -7,6 +7,7 @@ import { PAYLOAD_TYPES } from '../../schemas/payload-types.js';
 import { requestChannel } from '../core/channel.js';
 import { CLIENT_PATHS, isClientPath } from '../core/http.js';
 import { RelayError } from '../core/errors.js';
+import { ThrottledWarnings } from '../core/logger.js';
 import { ownerOf } from '../core/owner.js';
 import { startAtZero } from '../core/metrics.js';
 import type { RelayCore } from '../core/runtime.js';
@@ -47,7 +48,12 @@ export class Ingress {
   constructor(core: RelayCore) {
     this.core = core;
     const { nats, metrics, logger, config } = core;
-    this.acks = new AckPublisher(nats.nc, nats.inboxPrefix);
+    const warnings = new ThrottledWarnings(logger);
+    this.acks = new AckPublisher(nats.nc, nats.inboxPrefix, (again) => {
+      metrics.acksRepeated.inc({ stored: again.duplicate ? 'deduplicated' : 'twice' });
+      const what = again.duplicate ? 'its duplicate window caught the repeat' : 'the event log holds it twice';
+      warnings.warn(`repeated ${String(again.duplicate)}`, { seq: again.seq }, `JetStream acknowledged an entry published once a second time: ${what}`);
+    });
     this.publisher = new Publisher(this.acks, metrics, logger, config.ingress.publishTimeoutMs);
     this.limiter = new RateLimiter([
       { perSecond: config.ingress.ratePerSecond, burst: config.ingress.rateBurst },

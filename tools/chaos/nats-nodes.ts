@@ -17,6 +17,8 @@ import { TcpProxy, type ProxyMode } from './tcp-proxy.js';
  */
 const STORE_BYTES = 512 * 1024 * 1024;
 const MONITOR_TIMEOUT_MS = 1000;
+/** How long a restarted node may take to say healthy (caught up) before the campaign gives up on it, as a supervisor would wait. */
+const RESTART_PATIENCE_MS = 120_000;
 
 export interface NodeSlot {
   index: number;
@@ -94,6 +96,8 @@ export class ChaosNats {
         serverName: `n${i + 1}`,
         logFile: join(logDir, `nats-n${i + 1}.log`),
         ...(binary !== undefined ? { binary } : {}),
+        healthTimeoutMs: RESTART_PATIENCE_MS,
+        keepUnhealthy: true,
         cluster: {
           name: 'chaos',
           port: clusterPorts[i]!,

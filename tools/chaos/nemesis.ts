@@ -61,7 +61,9 @@ export class Nemesis {
       }
       history.record('fault', `#${f.id}`, `${done.text} under way${done.notes.length > 0 ? `: ${done.notes.join('; ')}` : ''}`);
       await sleep(start + f.durationMs - history.now());
-      await heal();
+      // A heal that fails (a node that cannot start) is the run's finding, not its end: the
+      // supervisors keep trying, the probes and the checker report what it left behind.
+      await heal().catch((e: unknown) => void done.notes.push(`could not heal: ${e instanceof Error ? e.message.slice(0, 300) : String(e)}`));
       done.end = history.now();
       history.record('fault', `#${f.id}`, `healed ${done.text}${done.notes.length > 0 ? ` (${done.notes.join('; ')})` : ''}`);
     }

@@ -9,7 +9,13 @@ import type { RelayFleet, RelaySlot } from './relay-fleet.js';
 
 const PROBE_MS = 1000;
 /** Counters the report sums (across processes and their restarts). */
-export const COUNTERS = ['relay_idempotency_unrecorded_total', 'relay_evictions_total', 'relay_live_gaps_filled_total'] as const;
+export const COUNTERS = [
+  'relay_idempotency_unrecorded_total',
+  'relay_publish_acks_repeated_total{stored="twice"}',
+  'relay_publish_acks_repeated_total{stored="deduplicated"}',
+  'relay_evictions_total',
+  'relay_live_gaps_filled_total',
+] as const;
 
 export interface ReadinessStats {
   /** ms each relay answered /readyz 200 while the event log had no leader. */
@@ -109,13 +115,18 @@ export class Probes {
   }
 }
 
-/** The sum of a metric's samples in Prometheus text (every label set). */
+/**
+ * The sum of a metric's samples in Prometheus text: every label set, or with `name{label="value"}`
+ * (its first label, as prom-client writes it before the node's) those with that value.
+ */
 export function sum(text: string, name: string): number {
+  const wanted = name.endsWith('}') ? name.slice(0, -1) : name;
+  const next = wanted === name ? [' ', '{'] : [',', '}'];
   let total = 0;
   for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const rest = line.slice(name.length);
-    if (rest[0] !== ' ' && rest[0] !== '{') continue;
+    if (!line.startsWith(wanted)) continue;
+    const rest = line.slice(wanted.length);
+    if (!next.includes(rest[0] ?? '')) continue;
     const value = Number(line.split(' ').at(-1));
     if (Number.isFinite(value)) total += value;
   }

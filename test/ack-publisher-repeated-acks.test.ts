@@ -1,0 +1,113 @@
+// A publish goes out once with its own reply subject, so a second acknowledgement for it means the
+// store kept it twice (nats-server 2.9 did, in the fault campaign: docs/RELIABILITY.md). The
+// publisher reports that, and tells it apart from a late answer to a publish that timed out. The
+// stream here is played by a plain subscriber on a real nats-server: JetStream cannot be made to
+// store one message twice on purpose.
+
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AckPublisher, type StoredAck } from '../services/ingress/ack-publisher.js';
+import { startTestNats, type TestNats } from './helpers/nats.js';
+
+let nats: TestNats;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startTestNats();
+  nc = await connect({ servers: nats.url, inboxPrefix: '_INBOX.test' });
+});
+
+afterAll(async () => {
+  await nc.close();
+  await nats.stop();
+});
+
+/**
+ * Answers every publish on `subject` `answers` times, after `delayMs`: stored at seq 1, 2, ... or,
+ * with `deduplicated`, the repeats flagged as JetStream flags a message id already stored.
+ */
+function playStream(subject: string, answers: number, o: { delayMs?: number; deduplicated?: boolean } = {}): void {
+  let seq = 0;
+  nc.subscribe(subject, {
+    callback: (_err, msg) => {
+      const reply = msg.reply;
+      if (reply === undefined) return;
+      setTimeout(() => {
+        const first = ++seq;
+        nc.publish(reply, JSON.stringify({ stream: 'RELAY', seq: first }));
+        for (let i = 1; i < answers; i++) {
+          nc.publish(reply, JSON.stringify(o.deduplicated === true ? { stream: 'RELAY', seq: first, duplicate: true } : { stream: 'RELAY', seq: ++seq }));
+        }
+      }, o.delayMs ?? 0);
+    },
+  });
+}
+
+async function flushed(): Promise<void> {
+  // Two round trips: the stream's answers have reached the publisher's subscription once both return.
+  await nc.flush();
+  await nc.flush();
+}
+
+describe('a publish acknowledged twice', () => {
+  it('is reported once per extra acknowledgement, with where it was stored again, and the POST still gets the first', async () => {
+    playStream('twice.acks', 2);
+    const repeats: StoredAck[] = [];
+    const acks = new AckPublisher(nc, '_INBOX.test', (again) => repeats.push(again));
+    try {
+      const first: StoredAck = await acks.publish('twice.acks', 'one', headers(), 2000);
+      const second: StoredAck = await acks.publish('twice.acks', 'two', headers(), 2000);
+      await flushed();
+      expect([first.seq, second.seq]).toEqual([1, 3]);
+      expect(repeats).toEqual([
+        { stream: 'RELAY', seq: 2, duplicate: false },
+        { stream: 'RELAY', seq: 4, duplicate: false },
+      ]);
+    } finally {
+      acks.close();
+    }
+  });
+
+  it('says when the duplicate window caught the repeat, so the log holds the entry once', async () => {
+    playStream('caught.acks', 2, { deduplicated: true });
+    const repeats: StoredAck[] = [];
+    const acks = new AckPublisher(nc, '_INBOX.test', (again) => repeats.push(again));
+    try {
+      const first = await acks.publish('caught.acks', 'one', headers(), 2000);
+      await flushed();
+      expect(first).toEqual({ stream: 'RELAY', seq: 1, duplicate: false });
+      expect(repeats).toEqual([{ stream: 'RELAY', seq: 1, duplicate: true }]);
+    } finally {
+      acks.close();
+    }
+  });
+
+  it('is not reported when every publish is acknowledged once', async () => {
+    playStream('once.acks', 1);
+    let repeated = 0;
+    const acks = new AckPublisher(nc, '_INBOX.test', () => repeated++);
+    try {
+      await Promise.all([1, 2, 3].map((i) => acks.publish('once.acks', String(i), headers(), 2000)));
+      await flushed();
+      expect(repeated).toBe(0);
+    } finally {
+      acks.close();
+    }
+  });
+
+  it('is told apart from a late answer to a publish that timed out', async () => {
+    playStream('late.acks', 1, { delayMs: 400 });
+    let repeated = 0;
+    const acks = new AckPublisher(nc, '_INBOX.test', () => repeated++);
+    try {
+      await expect(acks.publish('late.acks', 'late', headers(), 100)).rejects.toThrow(/did not acknowledge in time/);
+      // The answer comes 400 ms after the publish, after the 100 ms deadline and the sweep; a
+      // watcher on every inbox sees it arrive on this connection.
+      await new Promise<void>((resolve) => nc.subscribe('_INBOX.test.>', { max: 1, callback: () => resolve() }));
+      await flushed();
+      expect(repeated).toBe(0);
+    } finally {
+      acks.close();
+    }
+  });
+});
