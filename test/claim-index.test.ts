@@ -112,6 +112,24 @@ describe('claim index', () => {
     expect(await sweeper.sweepNode('gw-dead')).toBe(0);
     expect((await store.get(streamClaimKey(taken)))?.claim?.node).toBe('gw-alive');
   });
+
+  it('a gateway that cannot hear the mesh sweeps nobody, however long the others look silent', async () => {
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const silent = indexFor('gw-silent', store);
+    await silent.start(60_000);
+    const s = stream('silent.example.net');
+    await silent.claiming(streamClaimKey(s));
+    await store.write(streamClaimKey(s), claimRecord('gw-silent', s), 0);
+    silent.stop();
+    let hearing = false;
+    const view = { isAlive: (node: string) => node === 'gw-deaf', hearing: () => hearing, mirror: { values: () => [{ node: 'gw-silent', role: 'gateway' }, { node: 'gw-deaf', role: 'gateway' }] } };
+    const deaf = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-deaf', liveness: view, logger: quiet, swept: () => undefined });
+    expect(await deaf.sweepDead()).toBe(0);
+    expect((await store.get(streamClaimKey(s)))?.claim?.node).toBe('gw-silent');
+    hearing = true;
+    expect(await deaf.sweepDead()).toBe(1);
+    expect((await store.get(streamClaimKey(s)))?.claim).toBeNull();
+  });
 });
 
 describe('claim index messages', () => {

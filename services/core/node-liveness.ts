@@ -1,7 +1,7 @@
 // Which nodes are alive, judged from their heartbeats (node-heartbeat.ts) in KV relay-nodes: every
 // watcher notes when it last saw each node's record change, by its own clock, so clock skew between
-// hosts does not matter. A node unseen for the timeout is gone: gateways sweep its stream claims,
-// the console shows it silent.
+// hosts does not matter. A node unseen for the timeout is gone (unless the watcher was deaf
+// meanwhile: sightings.ts): gateways sweep its stream claims, the console shows it silent.
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NodeRecord } from '../../schemas/records.js';
@@ -9,6 +9,7 @@ import { KvMirror } from './kv-mirror.js';
 import type { Logger } from './logger.js';
 import { heartbeatKey } from './node-heartbeat.js';
 import { parseNodeRecord } from './records.js';
+import { Sightings } from './sightings.js';
 import { BUCKET_NODES } from './subjects.js';
 
 /**
@@ -22,29 +23,32 @@ function parseHeartbeat(value: unknown, key: string): NodeRecord | null {
 
 export class NodeLiveness {
   readonly mirror: KvMirror<NodeRecord>;
-  private readonly lastSeen = new Map<string, number>();
-  private readonly startedWatching = Date.now();
-  private readonly timeoutMs: number;
+  private readonly sightings: Sightings;
 
-  constructor(js: JetStreamClient, timeoutMs: number, logger: Logger) {
-    this.timeoutMs = timeoutMs;
+  /** `self`: this process's node id, when it beats: while it does not see its own beat, it concludes nothing. */
+  constructor(js: JetStreamClient, timeoutMs: number, logger: Logger, self?: string) {
+    this.sightings = new Sightings(timeoutMs, self, Date.now());
     this.mirror = new KvMirror(js, BUCKET_NODES, parseHeartbeat, logger);
-    this.mirror.on('put', (_key, record) => this.lastSeen.set(record.node, Date.now()));
+    this.mirror.on('put', (_key, record) => this.sightings.seen(record.node, Date.now()));
   }
 
   async start(): Promise<void> {
     await this.mirror.start();
   }
 
-  /** Unknown nodes count as alive until this watcher has watched for a full timeout. */
+  /** Unknown nodes count as alive until this watcher has watched for a full timeout (sightings.ts). */
   isAlive(node: string, now = Date.now()): boolean {
-    const seen = this.lastSeen.get(node) ?? this.startedWatching;
-    return now - seen < this.timeoutMs;
+    return this.sightings.isAlive(node, now);
+  }
+
+  /** Whether this watcher hears the mesh now; a deaf one must not take others for dead. */
+  hearing(now = Date.now()): boolean {
+    return this.sightings.hearing(now);
   }
 
   /** When this watcher last saw the node beat (epoch ms), if ever. */
   lastBeat(node: string): number | undefined {
-    return this.lastSeen.get(node);
+    return this.sightings.lastBeat(node);
   }
 
   async stop(): Promise<void> {

@@ -60,7 +60,7 @@ export class Gateway {
     });
     this.replayer = new Replayer({ js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer });
     this.keepalives = new Keepalives(this.hub, config.gateway.keepaliveMs);
-    this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger);
+    this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger, config.nodeId);
     this.ownership = Ownership.overNats({
       nats,
       nodeId: config.nodeId,

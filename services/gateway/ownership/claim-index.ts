@@ -23,7 +23,7 @@ export interface ClaimIndexOptions {
   store: ClaimStore;
   nodeId: string;
   /** Which gateways there are (their heartbeats) and which of them are alive. */
-  liveness: Pick<NodeLiveness, 'isAlive'> & { readonly mirror: { values(): Iterable<{ node: string; role: string }> } };
+  liveness: Pick<NodeLiveness, 'isAlive' | 'hearing'> & { readonly mirror: { values(): Iterable<{ node: string; role: string }> } };
   logger: Logger;
   /** A swept claim: the owner's holdings forget it. */
   swept: (key: string, claim: StreamClaim) => void;
@@ -89,9 +89,10 @@ export class ClaimIndex implements ClaimNotes {
     return this.flushed;
   }
 
-  /** Sweeps each dead gateway once, if this is the live gateway with the lowest id. */
+  /** Sweeps each dead gateway once, if this is the live gateway with the lowest id and hears the mesh. */
   async sweepDead(now = Date.now()): Promise<number> {
     const { liveness, nodeId } = this.o;
+    if (!liveness.hearing(now)) return 0;
     const gateways = [...liveness.mirror.values()].filter((n) => GATEWAY_ROLES.has(n.role)).map((n) => n.node);
     const dead = gateways.filter((n) => n !== nodeId && !liveness.isAlive(n, now));
     for (const n of this.swept) if (liveness.isAlive(n, now)) this.swept.delete(n);

@@ -48,7 +48,7 @@ export class TwinNode {
       hints: this.hints,
       indexLog: new TwinIndexLog(mesh),
       ownerRecords: new TwinOwnerRecords(mesh, id),
-      liveness: { isAlive: (node) => mesh.isAlive(node), mirror: { values: () => [] } },
+      liveness: { isAlive: (node) => mesh.isAlive(node), hearing: () => true, mirror: { values: () => [] } },
       logger: quiet,
       claimTtlMs: CLAIM_TTL_MS,
       evict: (streamId) => this.evict(streamId),
