@@ -31,6 +31,19 @@ describe('the resume window', () => {
     expect(w.newest).toBe(12);
   });
 
+  it('does not answer a client whose id is past the newest frame heard here: this gateway may be behind, and the log answers', () => {
+    const windows = new ResumeWindows(1 << 20, new RelayMetrics('t'));
+    const w = new ChannelWindow();
+    windows.record(w, frame(10), 7);
+    windows.record(w, frame(12), 10);
+    expect(w.covers(12)).toBe(true);
+    expect(w.covers(13)).toBe(false);
+    // Frame 14 (13 was another channel's) reaches this gateway late: then it covers the client's id.
+    windows.record(w, frame(14), 12);
+    expect(w.covers(13)).toBe(true);
+    expect(w.since(13).map((f) => f.seq)).toEqual([14]);
+  });
+
   it('evicts the oldest frame of all channels past the budget, and covers only what follows the evicted', () => {
     const metrics = new RelayMetrics('t');
     const windows = new ResumeWindows(3 * (100 + 64), metrics);

@@ -56,7 +56,9 @@ export class ChannelWindow {
 
   /** The window can answer a client that has every frame up to `lastId`. */
   covers(lastId: number): boolean {
-    return this.coverFrom !== null && lastId >= this.coverFrom;
+    // Not an id past the newest heard: this gateway may be behind the one the client came from,
+    // and frames up to that id, arriving late, would be sent again (the log knows; seed 2029).
+    return this.coverFrom !== null && lastId >= this.coverFrom && lastId <= this.newestSeq;
   }
 
   /** Frames after `lastId`, in sequence order. */

@@ -62,8 +62,8 @@ export class Replayer {
           stream.deliverReplayed(f);
           traced?.sent(f.seq, undefined);
         }
-        // Held frames up to the client's id were seen already (unless it names one not yet heard here).
-        stream.resumeAfter(Math.min(lastId, now.window.newest));
+        // Held frames up to the client's id were seen already.
+        stream.resumeAfter(lastId);
         metrics.resumes.inc({ answered: 'memory' });
         traced?.end('memory');
       } else {
