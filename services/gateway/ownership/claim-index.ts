@@ -3,7 +3,8 @@
 // stream RELAY_CLAIM_INDEX), before the claim itself, and the keys it renews, one message per
 // event-loop turn; the log keeps them CLAIM_TTL, as long as the claims bucket keeps an unrenewed
 // claim. When a gateway's heartbeat stops, one gateway (the live one with the lowest id, so not all
-// of them) reads that node's list and deletes each key that still names the dead node. A restarted
+// of them, and only while it hears the mesh: core/sightings.ts) reads that node's list and deletes
+// each key that still names the dead node. A restarted
 // node does the same for its previous life. The list is never emptied (no role may purge a
 // stream): its messages age out after CLAIM_TTL, and a sweep that reads a key twice finds it no
 // longer names the node. What the sweep misses ages out of the bucket by its max age.
