@@ -132,7 +132,8 @@ describe('a production install (runtime dependencies only, as the image has them
     expect(lines.filter((l) => /pino-pretty, a development dependency, is not installed/.test(l))).toHaveLength(1);
   });
 
-  it('bin/relay.js in a checkout pruned to production dependencies (tools/ there, tsx not) runs dist/', async () => {
+  it('bin/relay.js in a checkout pruned to production dependencies (tools/ there, esbuild not) runs dist/', async () => {
+    expect(existsSync(join(install!.dir, 'node_modules', 'esbuild'))).toBe(false);
     const gateway = await startRelayProcess('gateway', env, { command: [join(install!.dir, 'bin', 'relay.js'), 'serve', 'gateway'] });
     procs.push(gateway);
     const key = await admin.createKey();

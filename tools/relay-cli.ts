@@ -1,12 +1,12 @@
 // The `relay` command in a checkout (bin/relay.js runs this through tsx): the built CLI plus the
 // development relay, `relay dev` (npm start), which the build does not ship.
-import { CliError } from '../services/cli/admin.js';
+import { CliError } from '../services/cli/cli-error.js';
 import { runRelayCli } from '../services/cli/program.js';
-import { runDevServer } from './dev-server.js';
-import { NatsServerMissing } from './nats-launcher.js';
 
 await runRelayCli({
   dev: async () => {
+    // Loaded when it runs: the operator's commands do not load the development relay.
+    const [{ runDevServer }, { NatsServerMissing }] = await Promise.all([import('./dev-server.js'), import('./nats-launcher.js')]);
     try {
       await runDevServer();
     } catch (e) {

@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../core/logger.js';
 import { maskServerList } from '../core/secret-shapes.js';
 import { openNatsContext, type NatsContext } from '../core/nats.js';
 import { NatsSetupError } from '../core/nats-refusal.js';
+import { CliError } from './cli-error.js';
 
 export interface Admin {
   config: RelayConfig;
@@ -24,14 +25,6 @@ export interface Admin {
    */
   audited(entry: Omit<AuditRecord, 'at' | 'actor'>): Promise<void>;
   close(): Promise<void>;
-}
-
-export class CliError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 1) {
-    super(message);
-    this.exitCode = exitCode;
-  }
 }
 
 export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}): Promise<Admin> {

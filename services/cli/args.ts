@@ -4,7 +4,7 @@ import { normaliseUuid } from '../../schemas/uuid.js';
 import { normaliseChannel } from '../core/channel.js';
 import { isRelayError } from '../core/errors.js';
 import { parseExpiry } from '../core/units.js';
-import { CliError } from './admin.js';
+import { CliError } from './cli-error.js';
 
 /** --expires of keys create and bans add, as an ISO time; exit 2 for anything else or a past time. */
 export function expiryArg(text: string): string {

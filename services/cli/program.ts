@@ -2,10 +2,11 @@
 // by main.ts as built into dist/, and by tools/relay-cli.ts in a checkout, which adds the
 // development relay (`relay dev`, npm start) that the build does not ship.
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../core/config.js';
+// Not the config barrel: that loads the schemas and their validator, which --help does not need.
+import { ConfigError } from '../core/config/config-error.js';
 import { escapeControlChars } from '../core/display.js';
 import { RELAY_VERSION } from '../core/version.js';
-import { CliError } from './admin.js';
+import { CliError } from './cli-error.js';
 import { registerAudit } from './commands/audit.js';
 import { registerBans } from './commands/bans.js';
 import { registerConfig } from './commands/config.js';

@@ -6,5 +6,6 @@
 
 export type { RelayConfig } from './config/build.js';
 export { describeConfig } from './config/describe.js';
-export { ConfigError, loadConfig } from './config/load.js';
+export { ConfigError } from './config/config-error.js';
+export { loadConfig } from './config/load.js';
 export { ENV_SCHEMAS, envVariables, isSecretVariable, type Env, type ServiceKind } from './config/schema.js';

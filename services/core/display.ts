@@ -2,7 +2,8 @@
 // characters are shown as escapes instead of reaching a terminal (URLs lose their secrets in
 // secret-shapes.ts).
 
-import { UNSAFE_TEXT_CHARS } from '../../schemas/text.js';
+// unsafe-text.js, not text.js: the schema library is not loaded to print a table.
+import { UNSAFE_TEXT_CHARS } from '../../schemas/unsafe-text.js';
 
 // The characters that could move, erase, recolour or reorder a terminal's display (schemas/text.ts).
 const UNSAFE = new RegExp(`[${UNSAFE_TEXT_CHARS}]`, 'gu');

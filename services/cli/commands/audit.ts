@@ -2,7 +2,7 @@
 // and when: the newest records (--limit), printed oldest first as `tail` prints a file.
 import type { Command } from 'commander';
 import { parseSince, parseWholeNumber } from '../../core/units.js';
-import { CliError, withAdmin } from '../admin.js';
+import { CliError } from '../cli-error.js';
 import { printJson, printTable } from '../output.js';
 
 export function registerAudit(program: Command): void {
@@ -21,6 +21,8 @@ export function registerAudit(program: Command): void {
         if (!parsed.ok) throw new CliError(`--since ${parsed.problem} (got "${opts.since}").`, 2);
         since = parsed.iso;
       }
+      // Loaded when it runs: `relay --help` does not load the mesh's code.
+      const { withAdmin } = await import('../admin.js');
       const records = await withAdmin({}, (admin) => admin.audit.newest(since, limit));
       if (opts.json) return printJson(records);
       printTable(

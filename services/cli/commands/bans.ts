@@ -1,9 +1,7 @@
 // relay bans list|add|remove
+// Each action loads what it needs when it runs (await import): `relay --help` loads none of it.
 import type { Command } from 'commander';
-import { plainTextProblem } from '../../../schemas/text.js';
-import { currentActor } from '../../core/audit.js';
-import { CliError, withAdmin } from '../admin.js';
-import { expiryArg, uuidArg } from '../args.js';
+import { CliError } from '../cli-error.js';
 import { printJson, printTable } from '../output.js';
 
 export function registerBans(program: Command): void {
@@ -14,6 +12,7 @@ export function registerBans(program: Command): void {
     .description('list banned accounts')
     .option('--json', 'print a JSON array')
     .action(async (opts: { json?: boolean }) => {
+      const { withAdmin } = await import('../admin.js');
       const list = await withAdmin({ bans: true }, async (admin) => admin.bans.list());
       if (opts.json) return printJson(list);
       printTable(
@@ -39,6 +38,12 @@ export function registerBans(program: Command): void {
     .option('--expires <when>', 'a duration from now (30d, 12h) or an ISO 8601 date or time (2030-01-31, 2030-01-31T12:00:00Z)')
     .option('--json', 'print the ban as JSON')
     .action(async (value: string, opts: { reason: string; expires?: string; json?: boolean }) => {
+      const [{ withAdmin }, { expiryArg, uuidArg }, { plainTextProblem }, { currentActor }] = await Promise.all([
+        import('../admin.js'),
+        import('../args.js'),
+        import('../../../schemas/text.js'),
+        import('../../core/audit.js'),
+      ]);
       const uuid = uuidArg(value);
       // The same rule as the admin API's (schemas/text.ts): a reason is read by other operators.
       const reasonProblem = plainTextProblem('--reason', opts.reason);
@@ -58,6 +63,7 @@ export function registerBans(program: Command): void {
     .description('lift a ban')
     .argument('<uuid>')
     .action(async (value: string) => {
+      const [{ withAdmin }, { uuidArg }] = await Promise.all([import('../admin.js'), import('../args.js')]);
       const uuid = uuidArg(value);
       const lifted = await withAdmin({}, async (admin) => {
         const was = await admin.bans.unban(uuid);

@@ -2,7 +2,7 @@
 // launcher installs and starts nats-server, which a build must not ship): tools/relay-cli.ts hands
 // it in; without it, as in a built image, the command says where to find it.
 import type { Command } from 'commander';
-import { CliError } from '../admin.js';
+import { CliError } from '../cli-error.js';
 
 export function registerDev(program: Command, run?: () => Promise<void>): void {
   program

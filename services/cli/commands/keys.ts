@@ -1,10 +1,7 @@
 // relay keys create|list|revoke
+// Each action loads what it needs when it runs (await import): `relay --help` loads none of it.
 import type { Command } from 'commander';
-import { isRelayError } from '../../core/errors.js';
-import { ALL_SCOPES } from '../../core/scopes.js';
-import { keyStatus, keyView } from '../../core/key-view.js';
-import { CliError, withAdmin } from '../admin.js';
-import { clientIdArg, expiryArg } from '../args.js';
+import { CliError } from '../cli-error.js';
 import { printJson, printTable } from '../output.js';
 
 export function registerKeys(program: Command): void {
@@ -18,6 +15,12 @@ export function registerKeys(program: Command): void {
     .option('--expires <when>', 'a duration from now (30d, 12h, 90m) or an ISO 8601 date or time (2030-01-31, 2030-01-31T12:00:00Z)')
     .option('--json', 'print {"clientId","clientSecret","scopes"} as JSON')
     .action(async (opts: { scopes: string; label?: string; expires?: string; json?: boolean }) => {
+      const [{ withAdmin }, { expiryArg }, { isRelayError }, { ALL_SCOPES }] = await Promise.all([
+        import('../admin.js'),
+        import('../args.js'),
+        import('../../core/errors.js'),
+        import('../../core/scopes.js'),
+      ]);
       const scopes = opts.scopes.split(',').map((s) => s.trim()).filter((s) => s !== '');
       const expiresAt = opts.expires === undefined ? undefined : expiryArg(opts.expires);
       const created = await withAdmin({}, async (admin) => {
@@ -56,6 +59,7 @@ export function registerKeys(program: Command): void {
     .description('list keys (never their secrets)')
     .option('--json', 'print a JSON array')
     .action(async (opts: { json?: boolean }) => {
+      const [{ withAdmin }, { keyStatus, keyView }] = await Promise.all([import('../admin.js'), import('../../core/key-view.js')]);
       const list = await withAdmin({ keys: true }, async (admin) => admin.keys.list());
       if (opts.json) return printJson(list.map((k) => keyView(k)));
       printTable(
@@ -78,6 +82,12 @@ export function registerKeys(program: Command): void {
     .argument('<clientId>')
     .option('--json', 'print the revoked key as JSON')
     .action(async (value: string, opts: { json?: boolean }) => {
+      const [{ withAdmin }, { clientIdArg }, { isRelayError }, { keyView }] = await Promise.all([
+        import('../admin.js'),
+        import('../args.js'),
+        import('../../core/errors.js'),
+        import('../../core/key-view.js'),
+      ]);
       const clientId = clientIdArg(value);
       const revoked = await withAdmin({}, async (admin) => {
         const { key, changed } = await admin.keys.revoke(clientId).catch((e: unknown) => {

@@ -1,10 +1,6 @@
 // relay stats: the event log's size, retention and per-channel message counts.
 import type { Command } from 'commander';
-import { millis } from '@nats-io/nats-core';
-import { channelFromToken } from '../../core/channel.js';
-import { CHANNEL_SUBJECT_PREFIX, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
 import { escapeControlChars } from '../../core/display.js';
-import { withAdmin } from '../admin.js';
 import { printJson, printTable } from '../output.js';
 
 function human(bytes: number): string {
@@ -30,6 +26,13 @@ export function registerStats(program: Command): void {
     .description("the event log: size, retention, first and last sequence, messages per channel")
     .option('--json', 'print one JSON object')
     .action(async (opts: { json?: boolean }) => {
+      // Loaded when it runs: `relay --help` does not load the mesh's code.
+      const [{ withAdmin }, { millis }, { channelFromToken }, { CHANNEL_SUBJECT_PREFIX, STREAM_NAME, STREAM_SUBJECTS }] = await Promise.all([
+        import('../admin.js'),
+        import('@nats-io/nats-core'),
+        import('../../core/channel.js'),
+        import('../../core/subjects.js'),
+      ]);
       const result = await withAdmin({}, async (admin) => {
         const info = await admin.nats.jsm.streams.info(STREAM_NAME, { subjects_filter: STREAM_SUBJECTS });
         const subjects = info.state.subjects ?? {};

@@ -1,10 +1,5 @@
 // relay streams: who holds which stream on which node (KV relay-streams).
 import type { Command } from 'commander';
-import { KvMirror } from '../../core/kv-mirror.js';
-import { parseStreamClaim } from '../../core/records.js';
-import { BUCKET_STREAMS } from '../../core/subjects.js';
-import { withAdmin } from '../admin.js';
-import { channelArg } from '../args.js';
 import { printJson, printTable } from '../output.js';
 
 export function registerStreams(program: Command): void {
@@ -14,6 +9,14 @@ export function registerStreams(program: Command): void {
     .option('--json', 'print a JSON array')
     .option('--channel <name>', 'only this channel')
     .action(async (opts: { json?: boolean; channel?: string }) => {
+      // Loaded when it runs: `relay --help` does not load the mesh's code.
+      const [{ withAdmin }, { channelArg }, { KvMirror }, { parseStreamClaim }, { BUCKET_STREAMS }] = await Promise.all([
+        import('../admin.js'),
+        import('../args.js'),
+        import('../../core/kv-mirror.js'),
+        import('../../core/records.js'),
+        import('../../core/subjects.js'),
+      ]);
       // Lower-casing alone (below) missed "play.example.net." and ":25565" and said "No streams open".
       if (opts.channel !== undefined) opts.channel = channelArg(opts.channel);
       const claims = await withAdmin({}, async (admin) => {

@@ -2,11 +2,8 @@
 // into the message headers, so an operator can look it up in their tracing backend.
 import type { Command } from 'commander';
 import { escapeControlChars } from '../../core/display.js';
-import { Header } from '../../core/wire-headers.js';
-import { STREAM_NAME } from '../../core/subjects.js';
-import { traceIdOf } from '../../core/tracing.js';
 import { parseWholeNumber } from '../../core/units.js';
-import { CliError, withAdmin } from '../admin.js';
+import { CliError } from '../cli-error.js';
 import { printJson } from '../output.js';
 
 interface TraceAnswer {
@@ -27,6 +24,13 @@ export function registerTrace(program: Command): void {
     .action(async (seqText: string, opts: { json?: boolean }) => {
       const seq = parseWholeNumber(seqText);
       if (seq === null || seq < 1) throw new CliError(`<seq> must be a whole number of at least 1, digits only (got "${seqText}").`, 2);
+      // Loaded when it runs: `relay --help` does not load the mesh's code.
+      const [{ withAdmin }, { Header }, { STREAM_NAME }, { traceIdOf }] = await Promise.all([
+        import('../admin.js'),
+        import('../../core/wire-headers.js'),
+        import('../../core/subjects.js'),
+        import('../../core/tracing.js'),
+      ]);
       const answer = await withAdmin({}, async (admin): Promise<TraceAnswer> => {
         const m = await admin.nats.jsm.streams.getMessage(STREAM_NAME, { seq }).catch((e: unknown) => {
           throw new CliError(`No entry #${seq} is stored (${e instanceof Error ? e.message : String(e)}): it may have aged out of the event log.`);

@@ -3,29 +3,26 @@
 // each problem keeps its own sentence), then the checks the schema cannot express. Every problem is
 // reported at once; a service starts only on a configuration with none.
 
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { ConfigError } from './config-error.js';
 import { buildConfig, type RelayConfig } from './build.js';
 import { crossChecks } from './checks.js';
 import { trustedProxiesProblems } from '../client-address.js';
 import { ENV_SCHEMAS, envVariables, type Env, type ServiceKind } from './schema.js';
 import { envProblem } from './wording.js';
 
-export class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-}
-
 const envAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, verbose: true });
-const validators = {
-  ingress: envAjv.compile(ENV_SCHEMAS.ingress),
-  gateway: envAjv.compile(ENV_SCHEMAS.gateway),
-  admin: envAjv.compile(ENV_SCHEMAS.admin),
-  all: envAjv.compile<Env>(ENV_SCHEMAS.all),
-};
+// Compiled when first asked for: a process loads one service's configuration (and 'all'), and the
+// CLI's read commands should not pay for four compilations at start.
+const validators = new Map<ServiceKind, ValidateFunction<Env>>();
+function validator(kind: ServiceKind): ValidateFunction<Env> {
+  let v = validators.get(kind);
+  if (v === undefined) {
+    v = envAjv.compile<Env>(ENV_SCHEMAS[kind]);
+    validators.set(kind, v);
+  }
+  return v;
+}
 
 /** Reads and checks the environment for one service; throws ConfigError listing every problem. */
 export function loadConfig(service: ServiceKind, source: NodeJS.ProcessEnv = process.env): RelayConfig {
@@ -35,7 +32,7 @@ export function loadConfig(service: ServiceKind, source: NodeJS.ProcessEnv = pro
     const value = source[name];
     if (value !== undefined && value !== '') values[name] = value;
   }
-  const validate = validators[service];
+  const validate = validator(service);
   // One line per variable: several keywords (anyOf and each branch) may fail for one value.
   const failed = new Map<string, string>();
   for (const e of validate(values) ? [] : (validate.errors ?? [])) {
@@ -47,7 +44,8 @@ export function loadConfig(service: ServiceKind, source: NodeJS.ProcessEnv = pro
   // The other services' variables take their defaults: a gateway's config still has an ingress
   // section, the schema's, so code shared by both never meets a missing value.
   const env: unknown = values;
-  if (!validators.all(env)) throw new ConfigError((validators.all.errors ?? []).map((e) => envProblem(e, source)));
+  const all = validator('all');
+  if (!all(env)) throw new ConfigError((all.errors ?? []).map((e) => envProblem(e, source)));
   return buildConfig(service, env, new Set(Object.keys(values)));
 }
 

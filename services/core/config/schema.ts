@@ -9,6 +9,9 @@ import { duration, lifetime, secret, size } from './env-annotations.js';
 import { GatewayEnv } from './gateway-env.js';
 import { IngressEnv } from './ingress-env.js';
 import { TracingEnv } from './tracing-env.js';
+import type { ServiceKind } from './service-kinds.js';
+
+export type { ServiceKind };
 
 
 
@@ -182,9 +185,8 @@ export const ENV_SCHEMAS = {
   // NODE_TIMEOUT: the console judges a node's heartbeat the way the gateways do.
   admin: Type.Object({ ...CommonEnv, ...AdminEnv, NODE_TIMEOUT: GatewayEnv.NODE_TIMEOUT }),
   all: Type.Object({ ...CommonEnv, ...ClientPortEnv, ...IngressEnv, ...GatewayEnv, ...AdminEnv, ...DevEnv, ...TracingEnv }),
-} as const;
+} as const satisfies Record<ServiceKind, TObject>;
 
-export type ServiceKind = keyof typeof ENV_SCHEMAS;
 /** Every variable, typed: what the loader hands the mapping once defaults are applied. */
 export type Env = Static<(typeof ENV_SCHEMAS)['all']>;
 
