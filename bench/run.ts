@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { met, targetTable, type ScenarioOptions, type ScenarioResult } from './lib/report.js';
+import { cliScenario } from './scenarios/cli.js';
 import { connectScenario } from './scenarios/connect.js';
 import { evictionScenario } from './scenarios/eviction.js';
 import { fanoutScenario } from './scenarios/fanout.js';
@@ -25,9 +26,10 @@ const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>>
   resume: resumeScenario,
   scale: scaleScenario,
   tracing: tracingScenario,
+  cli: cliScenario,
 };
-/** Run only when named: 100,000 streams take the machine for minutes, and `all` stays comparable to earlier runs. */
-const NAMED_ONLY = new Set(['scale', 'resume']);
+/** Run only when named: 100,000 streams take the machine for minutes, and `all` stays comparable to earlier runs (cli times the operator's command, not the relay). */
+const NAMED_ONLY = new Set(['scale', 'resume', 'cli']);
 
 function usage(): never {
   process.stderr.write(`usage: npm run bench -- <${[...Object.keys(SCENARIOS), 'all'].join('|')}> [--quick] [--cluster] [--million] [--json FILE]\n`);
