@@ -25,7 +25,11 @@ function esbuildVersion() {
 const compiler = existsSync(checkout) ? esbuildVersion() : undefined;
 if (compiler !== undefined) {
   const { compiledCheckout } = await import('./compiled-checkout.js');
-  const dir = await compiledCheckout(root, compiler);
+  const dir = await compiledCheckout(root, compiler).catch((e) => {
+    // One sentence, as every relay failure: esbuild's own trace says nothing an operator can act on.
+    process.stderr.write(`relay: the checkout's TypeScript could not be compiled: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
   // Stack traces name the .ts lines where they are read: the services' logs, and the CLI's failures
   // at LOG_LEVEL=debug. Elsewhere reading the maps would cost an operator's command about 0.08 s.
   const command = process.argv[2];

@@ -2,7 +2,7 @@
 // set of sources (bin/compiled-checkout.js). Each test builds a small checkout of its own (bin/ as
 // shipped, esbuild linked in, a tools/relay-cli.ts that shows what it ran) and runs it as a process.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -112,4 +112,70 @@ describe('relay in a checkout', () => {
     expect(r).toMatchObject({ code: 1, stdout: '' });
     expect(r.stderr).toBe('relay: esbuild (a development dependency) is not installed and dist/ is absent; run npm ci, or npm run build.\n');
   });
+
+  it('an edit that keeps the file\'s size and time (touch -r, cp -p, a 1 s clock) runs the edit', async () => {
+    const root = checkout('alpha');
+    expect(await relay(root)).toMatchObject({ code: 0, stdout: 'alpha a-checkout\n' });
+    const file = join(root, 'services', 'word.ts');
+    const before = statSync(file);
+    setWord(root, 'omega');
+    utimesSync(file, before.atime, before.mtime);
+    expect(statSync(file)).toMatchObject({ size: before.size, mtimeMs: before.mtimeMs });
+    expect(await relay(root)).toMatchObject({ code: 0, stdout: 'omega a-checkout\n' });
+  });
+
+  it('a checkout moved elsewhere, its node_modules with it, reads its own files, not the old place\'s', async () => {
+    const root = checkout('moved');
+    expect(await relay(root)).toMatchObject({ code: 0, stdout: 'moved a-checkout\n' });
+    const moved = `${root}-moved`;
+    roots.push(moved);
+    renameSync(root, moved);
+    writeFileSync(join(moved, 'package.json'), JSON.stringify({ name: 'the-moved-checkout', type: 'module' }));
+    expect(await relay(moved)).toMatchObject({ code: 0, stdout: 'moved the-moved-checkout\n' });
+  });
+
+  it('an editor\'s lock file (.#word.ts, a symlink to nowhere) and a stray entry in the cache stop nothing', async () => {
+    const root = checkout('locked');
+    expect(await relay(root)).toMatchObject({ code: 0, stdout: 'locked a-checkout\n' });
+    symlinkSync('user@host.1234:1700000000', join(root, 'services', '.#word.ts'));
+    // What another process's build folder is when it vanishes between the listing and the look at it.
+    symlinkSync(join(root, 'nowhere'), join(root, 'node_modules', '.cache', 'channel-relay', 'cli-vanished.1-ab'));
+    setWord(root, 'unlocked');
+    expect(await relay(root)).toMatchObject({ code: 0, stdout: 'unlocked a-checkout\n' });
+  });
+
+  it('a syntax error in a file relay does not load does not stop it; in one it loads, relay says where in one sentence', async () => {
+    const root = checkout('whole');
+    writeFileSync(join(root, 'tools', 'scratch.ts'), 'export const half = ;\n');
+    expect(await relay(root)).toMatchObject({ code: 0, stdout: 'whole a-checkout\n' });
+    // The command's own file broken: it fails, naming the file and line.
+    writeFileSync(join(root, 'services', 'word.ts'), "export const word = 'broken\n");
+    const r = await relay(root);
+    expect(r).toMatchObject({ code: 1, stdout: '' });
+    expect(r.stderr).toMatch(/^relay: the checkout's TypeScript could not be compiled: services\/word\.ts:1:\d+: Unterminated string literal\n$/);
+  });
+
+  it('dist/ removed after the sources were compiled is there again for what writes through it (the console build)', async () => {
+    const root = checkout('built');
+    expect(await relay(root)).toMatchObject({ code: 0, stdout: 'built a-checkout\n' });
+    rmSync(join(root, 'dist'), { recursive: true, force: true });
+    await relay(root);
+    expect(statSync(join(root, 'dist')).isDirectory()).toBe(true);
+  });
+
+  it('where node_modules/.cache cannot be written, relay still runs (compiled into a folder of the user\'s own)', async () => {
+    const root = checkout('elsewhere');
+    // A file where the folder would go: as refused as a read-only node_modules, and root cannot bypass it.
+    writeFileSync(join(root, 'node_modules', '.cache'), '');
+    // A package of the checkout's is found from the folder elsewhere too.
+    mkdirSync(join(root, 'node_modules', 'a-dependency'));
+    writeFileSync(join(root, 'node_modules', 'a-dependency', 'package.json'), JSON.stringify({ name: 'a-dependency', type: 'module', main: 'index.js' }));
+    writeFileSync(join(root, 'node_modules', 'a-dependency', 'index.js'), "export const suffix = '';\n");
+    writeFileSync(join(root, 'tools', 'dependency.ts'), "import { suffix } from 'a-dependency';\nexport const used: string = suffix;\n");
+    writeFileSync(join(root, 'tools', 'relay-cli.ts'), `import './dependency.js';\n${readFileSync(join(root, 'tools', 'relay-cli.ts'), 'utf8')}`);
+    const tmp = mkdtempSync(join(tmpdir(), 'relay-tmp-'));
+    roots.push(tmp);
+    expect(await relay(root, [], { TMPDIR: tmp })).toMatchObject({ code: 0, stdout: 'elsewhere a-checkout\n' });
+  });
 });
+

@@ -3,7 +3,7 @@
 // is revalidated, so a new release is picked up at once and a slow link fetches the bundle once.
 // They are the one public part besides the probes: every route registered here declares it.
 
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
@@ -14,8 +14,14 @@ const CANDIDATES = ['../../dist/console/', '../../console/'].map((p) => fileURLT
 /** The built console, not the source folder console/ of a checkout. */
 const MARKER = 'index.html.gz';
 
+/**
+ * The folder as the checkout names it: run from a compiled checkout, this file's own dist/ is a link
+ * in node_modules/.cache that is removed a day after the sources change, under a service still
+ * serving from it.
+ */
 export function consoleDir(): string | null {
-  return CANDIDATES.find((dir) => existsSync(dir + MARKER)) ?? null;
+  const dir = CANDIDATES.find((d) => existsSync(d + MARKER));
+  return dir === undefined ? null : `${realpathSync(dir)}/`;
 }
 
 export async function registerConsole(app: FastifyInstance): Promise<void> {
