@@ -51,10 +51,10 @@ export async function readFromLeader(jsm: JetStreamManager, bucket: string, key:
   return m === null ? null : { operation: kvOperation(m.header), revision: m.seq, headers: m.header, json: () => m.json<unknown>() };
 }
 
-/** What kv.delete publishes (a marker at an expected revision), with headers of the caller's on it. */
-export async function deleteWithHeaders(js: JetStreamClient, bucket: string, key: string, revision: number, extra: Readonly<Record<string, string>>): Promise<void> {
+/** What kv.delete publishes (a marker at an expected revision), with headers of the caller's on it; resolves to the marker's revision. */
+export async function deleteWithHeaders(js: JetStreamClient, bucket: string, key: string, revision: number, extra: Readonly<Record<string, string>>): Promise<number> {
   const h = headers();
   h.set(KV_OPERATION, 'DEL');
   for (const [name, value] of Object.entries(extra)) h.set(name, value);
-  await js.publish(kvSubject(bucket, key), Empty, { headers: h, expect: { lastSubjectSequence: revision } });
+  return (await js.publish(kvSubject(bucket, key), Empty, { headers: h, expect: { lastSubjectSequence: revision } })).seq;
 }

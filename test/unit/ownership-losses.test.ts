@@ -55,7 +55,7 @@ function stream(channel: string): ClaimedStream {
 async function replaced(s: ClaimedStream): Promise<ClaimNotice> {
   const key = claimKey(ACCOUNT, s.channel!);
   const revision = await store.write(key, claimRecord('b', { ...s, id: `${s.id}-elsewhere` }), store.peek(key)!.revision);
-  return { key, conn: s.id, revision };
+  return { kind: 'replaced', key, conn: s.id, revision };
 }
 
 /** Lets the microtasks queued by the step run. */

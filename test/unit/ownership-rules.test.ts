@@ -86,7 +86,7 @@ describe('claim rules', () => {
     const second = stream();
     await b.ownership.claim(second);
     await settle();
-    expect(b.hints.told).toEqual([{ node: 'a', notice: { key: KEY, conn: first.id, revision: store.peek(KEY)!.revision } }]);
+    expect(b.hints.told).toEqual([{ node: 'a', notice: { kind: 'replaced', key: KEY, conn: first.id, revision: store.peek(KEY)!.revision } }]);
     if (renewal) {
       expect(a.evicted).toEqual([]);
       await a.ownership.renewals.onTick(); // one tick per renewal period here (60 s / 2 / 1 s = 30 slices): run them all

@@ -1,7 +1,9 @@
 // What tells a gateway, without a copy of the bucket, that one of its claims may have changed hands:
-//  - a notice on the node's own subject, sent by the node whose compare-and-set replaced the claim
-//    (it read the previous holder from the key); this is the eviction's path, and the rules act on
-//    it without a read: only a write the bucket accepted is followed by a notice;
+//  - a notice on the node's own subject, sent by the node that changed the claim and read its holder
+//    from the key first: an open whose compare-and-set replaced it (the eviction's path: believed
+//    without a read, as only a write the bucket accepted is followed by one), or a sweep that
+//    deleted it, taking the node for dead (read before acting: the claim is written back unless
+//    another stream claimed the key since);
 //  - a core subscription per account this node holds streams for, `$KV.relay-streams.<account>.>`:
 //    KV writes are ordinary publishes, so it hears every later write and delete of that account's
 //    keys (a claim swept from under a live stream, or the write behind a notice that was lost). A
@@ -15,11 +17,16 @@ import { kvOperation, kvSubject } from '../../core/kv-internals.js';
 import { BUCKET_STREAMS, CLAIM_NOTICE_PREFIX } from '../../core/subjects.js';
 import { accountClaimKeys } from './claim-keys.js';
 
-/** Another connection's claim replaced `conn`'s on `key`, at `revision`. */
+/**
+ * What one node tells another of a claim of the other's stream `conn` on `key`: `replaced`, another
+ * stream's claim was written over it at `revision`; `swept`, a sweep deleted it, leaving its marker
+ * at `revision`.
+ */
 export interface ClaimNotice {
-  key: string;
-  conn: string;
-  revision: number;
+  readonly kind: 'replaced' | 'swept';
+  readonly key: string;
+  readonly conn: string;
+  readonly revision: number;
 }
 
 /** What the ownership rules are told, and how they tell others. */
@@ -41,7 +48,7 @@ export interface HintListener {
    * renewals come back this way, and need no read.
    */
   hint(key: string, writer: string | null): void;
-  /** The node whose compare-and-set replaced `notice.conn`'s claim says so: believed without a read. */
+  /** A node that replaced or swept `notice.conn`'s claim says so (claim-rules.ts says what each means). */
   noticed(notice: ClaimNotice): void;
 }
 
@@ -97,7 +104,7 @@ export class NatsClaimHints implements ClaimHints {
   }
 
   tell(node: string, notice: ClaimNotice): void {
-    this.nc.publish(CLAIM_NOTICE_PREFIX + node, JSON.stringify(notice));
+    this.nc.publish(CLAIM_NOTICE_PREFIX + node, encodeNotice(notice));
   }
 
   close(): void {
@@ -119,10 +126,22 @@ function writerOf(msg: Msg): string | null {
   }
 }
 
+/**
+ * A replacement goes as earlier versions sent it, `{key, conn, revision}`. A sweep names its
+ * revision `swept` instead: an earlier version, which reads only `revision`, ignores it (and hears
+ * the sweep on its account subscription) rather than take it for an eviction.
+ */
+function encodeNotice(n: ClaimNotice): string {
+  const { key, conn, revision } = n;
+  return JSON.stringify(n.kind === 'replaced' ? { key, conn, revision } : { key, conn, swept: revision });
+}
+
 function parseNotice(text: string): ClaimNotice | null {
   try {
-    const v = JSON.parse(text) as Partial<ClaimNotice>;
-    if (typeof v.key === 'string' && typeof v.conn === 'string' && typeof v.revision === 'number') return { key: v.key, conn: v.conn, revision: v.revision };
+    const v = JSON.parse(text) as { key?: unknown; conn?: unknown; revision?: unknown; swept?: unknown };
+    if (typeof v.key !== 'string' || typeof v.conn !== 'string') return null;
+    if (typeof v.revision === 'number') return { kind: 'replaced', key: v.key, conn: v.conn, revision: v.revision };
+    if (typeof v.swept === 'number') return { kind: 'swept', key: v.key, conn: v.conn, revision: v.swept };
   } catch {
     // Not ours: ignored.
   }

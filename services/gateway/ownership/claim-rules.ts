@@ -121,17 +121,30 @@ export class ClaimRules implements HintListener {
     if (!this.claims.has(c)) return this.releases.add({ key, revision, conn: stream.id });
     c.revision = revision;
     this.schedule.add(c);
-    // A notice came first: a newer claim replaced ours before we heard our own answer.
+    // A notice came first: a newer claim replaced ours, or a sweep deleted it, before we heard our own answer.
     if (c.foreignRevision > revision) this.lose(c);
+    else if (c.sweptRevision > revision) void this.checks.check(c, { recheck: false });
   }
 
-  /** A node whose write replaced one of ours says so: believed without a read (see the top of this file). */
+  /**
+   * A node that replaced or swept one of our claims says so. A replacement is believed without a
+   * read; a sweep's delete is followed by a read, and the claim written back unless another stream
+   * claimed the key since (reconcile). A notice of a claim we no longer hold, or older than the
+   * revision we know (we wrote since), says nothing new.
+   */
   noticed(n: ClaimNotice): void {
     const c = this.claims.get(n.conn);
-    if (c === undefined || c.key !== n.key) return;
-    // Ours is still being written: whichever revision is later decides, once ours is known.
-    if (c.revision === 0) c.foreignRevision = Math.max(c.foreignRevision, n.revision);
-    else if (n.revision > c.revision) this.lose(c);
+    if (c === undefined || c.key !== n.key || c.lost) return;
+    // Ours is still being written: compared once its revision is known.
+    if (c.revision === 0) {
+      if (n.kind === 'replaced') c.foreignRevision = Math.max(c.foreignRevision, n.revision);
+      else c.sweptRevision = Math.max(c.sweptRevision, n.revision);
+      return;
+    }
+    if (n.revision <= c.revision) return;
+    if (n.kind === 'replaced') this.lose(c);
+    // Read from the leader: the sweep's delete was stored before its notice was sent.
+    else void this.checks.check(c, { recheck: false });
   }
 
   /**

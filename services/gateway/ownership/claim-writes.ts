@@ -25,7 +25,7 @@ export async function writeOver(store: ClaimStore, hints: ClaimHints, key: strin
     try {
       const revision = await store.write(key, record, now?.revision ?? 0);
       const replaced = now?.claim;
-      if (replaced != null && replaced.conn !== record.conn) hints.tell(replaced.node, { key, conn: replaced.conn, revision });
+      if (replaced != null && replaced.conn !== record.conn) hints.tell(replaced.node, { kind: 'replaced', key, conn: replaced.conn, revision });
       return revision;
     } catch (err) {
       if (!(err instanceof RevisionConflict) || attempt >= WRITE_ATTEMPTS) throw err;

@@ -9,8 +9,10 @@ export interface LocalClaim {
   readonly key: string;
   /** The revision our claim was written at; 0 while the write is in flight. */
   revision: number;
-  /** The newest revision a notice named while ours was still being written (compared once ours is known). */
+  /** The newest revision a replacement's notice named while ours was still being written (compared once ours is known). */
   foreignRevision: number;
+  /** Likewise for a sweep's notice: once ours is known, an older claim was swept and the key is read. */
+  sweptRevision: number;
   /** Another connection's claim replaced ours: nothing to renew or delete any more, its stream evicted. */
   lost: boolean;
   /** The account whose keys are heard for this claim, until it is forgotten; null: none. */
@@ -23,7 +25,7 @@ export class LocalClaims {
 
   /** A claim about to be written for `stream` under `key`. */
   add(stream: ClaimedStream, key: string, watched: string | null): LocalClaim {
-    const c: LocalClaim = { stream, key, revision: 0, foreignRevision: 0, lost: false, watched };
+    const c: LocalClaim = { stream, key, revision: 0, foreignRevision: 0, sweptRevision: 0, lost: false, watched };
     this.byStream.set(stream.id, c);
     this.byKey.add(key, c);
     return c;

@@ -101,6 +101,7 @@ export class Ownership {
       liveness,
       logger: p.logger,
       timers,
+      notices: this.hints,
       swept: (key, claim) => this.owners.drop(ownerOf({ account: claim.uuid, clientId: claim.clientId }), key, claim.node),
     });
     this.rules = new ClaimRules({

@@ -52,14 +52,14 @@ export class TwinClaimStore implements ClaimStore {
     });
   }
 
-  remove(key: string, revision: number, freed: Freed): Promise<void> {
+  remove(key: string, revision: number, freed: Freed): Promise<number> {
     this.mesh.publish(this.node, key, null);
     const what = `${freed.by === 'sweep' ? 'sweep' : 'delete'} ${key} (${freed.conn}) at @${revision}`;
-    const apply = (): void => {
+    const apply = (): number => {
       if (freed.by === 'sweep' && this.mesh.claims.peek(key)?.revision !== revision) this.mesh.witness('a sweep finds the key claimed again since it read it');
-      this.mesh.claims.removeNow(key, revision, freed);
+      return this.mesh.claims.removeNow(key, revision, freed);
     };
-    return this.mesh.request(this.node, 'claims', { touches: `key:${key}`, what, read: false, apply, say: () => 'deleted' });
+    return this.mesh.request(this.node, 'claims', { touches: `key:${key}`, what, read: false, apply, say: (r) => `deleted @${r}` });
   }
 }
 
@@ -123,8 +123,10 @@ export class TwinHints implements ClaimHints {
   }
 
   tell(node: string, notice: ClaimNotice): void {
-    this.mesh.network.send(this.node, node, `notice: ${notice.key} of ${notice.conn} replaced @${notice.revision}`, () => {
-      if (this.mesh.inFlight(node, (op) => op.writes === notice.conn)) this.mesh.witness('a notice arrives before its node hears its own write answered');
+    this.mesh.network.send(this.node, node, `notice: ${notice.key} of ${notice.conn} ${notice.kind} @${notice.revision}`, () => {
+      if (this.mesh.inFlight(node, (op) => op.writes === notice.conn)) {
+        this.mesh.witness(notice.kind === 'replaced' ? 'a notice arrives before its node hears its own write answered' : 'a sweep’s notice arrives before its node hears its own write answered');
+      }
       this.mesh.nodes.get(node)?.hints.listener?.noticed(notice);
     });
   }
