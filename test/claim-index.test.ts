@@ -18,7 +18,7 @@ import { batches, NatsClaimIndexLog } from '../services/gateway/ownership/claim-
 import { claimRecord, streamClaimKey, type ClaimedStream } from '../services/gateway/ownership/claim-keys.js';
 import { NatsClaimStore } from '../services/gateway/ownership/claim-store.js';
 import { ClaimRules as Ownership } from '../services/gateway/ownership/claim-rules.js';
-import { NatsClaimHints } from '../services/gateway/ownership/claim-hints.js';
+import { NatsClaimNotices } from '../services/gateway/ownership/claim-notices.js';
 import { Counter } from 'prom-client';
 import { startTestNats, type TestNats } from './helpers/nats.js';
 import { setUpNats } from './helpers/nats-setup.js';
@@ -35,12 +35,12 @@ function stream(channel: string | null): ClaimedStream {
   return { id: `conn-${n}`, account: channel === null ? null : `acct-${n}`, clientId: 'relay_key', channel, openedAt: Date.now() };
 }
 
-function hintsFor(node: string): NatsClaimHints {
-  return new NatsClaimHints(ctx.nc, node, new Counter({ name: 'claim_index_test_notices', help: 'test', registers: [] }));
+function noticesFor(node: string): NatsClaimNotices {
+  return new NatsClaimNotices(ctx.nc, node, new Counter({ name: 'claim_index_test_notices', help: 'test', registers: [] }));
 }
 
 function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm)): ClaimIndex {
-  return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, notices: hintsFor(node), swept: () => undefined });
+  return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, notices: noticesFor(node), swept: () => undefined });
 }
 
 /** Resolves with the payload of the next message on `subject` that `matches` (subscribed before this returns). */
@@ -78,8 +78,8 @@ describe('claim index', () => {
     const index = indexFor('gw-order');
     await index.start(60_000);
     const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
-    const hints = hintsFor('gw-order');
-    const ownership = new Ownership({ store, hints, nodeId: 'gw-order', evict: () => undefined, index });
+    const notices = noticesFor('gw-order');
+    const ownership = new Ownership({ store, notices, nodeId: 'gw-order', evict: () => undefined, index });
     // One watcher connection, one subscription for both: the order it hears is the order on the wire.
     const heard: Array<{ kind: 'index' | 'claim'; keys: string[] }> = [];
     const prefix = kvSubject(BUCKET_STREAMS, '');
@@ -107,7 +107,7 @@ describe('claim index', () => {
     expect(heard.filter((h) => h.kind === 'index').length).toBeLessThanOrEqual(3);
     for (const sub of subs) sub.unsubscribe();
     ownership.stop();
-    hints.close();
+    notices.close();
     index.stop();
   });
 
@@ -154,10 +154,10 @@ describe('claim index', () => {
     const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
     const index = indexFor('gw-paused', store);
     await index.start(60_000);
-    const hints = hintsFor('gw-paused');
+    const notices = noticesFor('gw-paused');
     const evicted: string[] = [];
-    const holder = new Ownership({ store, hints, nodeId: 'gw-paused', evict: (id) => evicted.push(id), index });
-    hints.listen(holder);
+    const holder = new Ownership({ store, notices, nodeId: 'gw-paused', evict: (id) => evicted.push(id), index });
+    notices.listen(holder);
     const s = stream('paused.example.net');
     const key = streamClaimKey(s);
     await holder.claim(s);
@@ -169,7 +169,7 @@ describe('claim index', () => {
     expect(evicted).toEqual([]);
     expect(holder.holds(s.id)).toBe(true);
     holder.stop();
-    hints.close();
+    notices.close();
     index.stop();
   });
 
@@ -183,7 +183,7 @@ describe('claim index', () => {
     silent.stop();
     let hearing = false;
     const view = { isAlive: (node: string) => node === 'gw-deaf', hearing: () => hearing, mirror: { values: () => [{ node: 'gw-silent', role: 'gateway' }, { node: 'gw-deaf', role: 'gateway' }] } };
-    const deaf = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-deaf', liveness: view, logger: quiet, notices: hintsFor('gw-deaf'), swept: () => undefined });
+    const deaf = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-deaf', liveness: view, logger: quiet, notices: noticesFor('gw-deaf'), swept: () => undefined });
     expect(await deaf.sweepDead()).toBe(0);
     expect((await store.get(streamClaimKey(s)))?.claim?.node).toBe('gw-silent');
     hearing = true;

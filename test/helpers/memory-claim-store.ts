@@ -6,7 +6,7 @@
 // `...Now` methods apply an operation at once: the interleaving tests call them when they decide an
 // operation lands (test/helpers/interleavings/).
 import type { StreamClaim } from '../../schemas/records.js';
-import type { ClaimHints, ClaimNotice, HintListener } from '../../services/gateway/ownership/claim-hints.js';
+import type { ClaimNotice, ClaimNotices, NoticeListener } from '../../services/gateway/ownership/claim-notices.js';
 import type { ClaimIndexLog } from '../../services/gateway/ownership/claim-index-log.js';
 import { RevisionConflict as ClaimConflict } from '../../services/core/jetstream-errors.js';
 import type { ClaimStore, Freed, StoredClaim } from '../../services/gateway/ownership/claim-store.js';
@@ -30,8 +30,6 @@ export class MemoryClaimStore implements ClaimStore {
   /** Writes' answers wait for `hearAnswers` (each write is applied as it is made). */
   holdAnswers = false;
   private readonly heldAnswers: Array<() => void> = [];
-  /** Called after each applied write or delete (a subscriber of the key's subject hears it). */
-  onChange: (key: string) => void = () => undefined;
 
   constructor(private readonly maxAgeMs = 60_000) {}
 
@@ -68,7 +66,6 @@ export class MemoryClaimStore implements ClaimStore {
     this.expect(key, revision);
     const entry = { claim, revision: ++this.seq, writtenAt: this.now };
     this.entries.set(key, entry);
-    this.onChange(key);
     return entry.revision;
   }
 
@@ -79,7 +76,6 @@ export class MemoryClaimStore implements ClaimStore {
   removeNow(key: string, revision: number, freed?: Freed): number {
     this.expect(key, revision);
     this.entries.set(key, { claim: null, revision: ++this.seq, writtenAt: this.now, ...(freed !== undefined ? { freed } : {}) });
-    this.onChange(key);
     return this.seq;
   }
 
@@ -121,33 +117,22 @@ export class MemoryClaimStore implements ClaimStore {
   }
 }
 
-/** Notices and account subscriptions between in-memory nodes. */
-export class MemoryHints implements ClaimHints {
+/** Notices between in-memory nodes. */
+export class MemoryNotices implements ClaimNotices {
   readonly told: Array<{ node: string; notice: ClaimNotice }> = [];
   /** Delivered notices go to the node's listener unless `dropNotices`; `holdNotices`: when `deliverHeld` says. */
   dropNotices = false;
   holdNotices = false;
   private readonly held: Array<() => void> = [];
-  readonly watched = new Map<string, number>();
 
-  constructor(private readonly nodes: Map<string, HintListener>) {}
+  constructor(private readonly nodes: Map<string, NoticeListener>) {}
 
   listen(): void {
     // The nodes' listeners are the map given to the constructor.
   }
 
   close(): void {
-    this.watched.clear();
-  }
-
-  watchAccount(account: string): void {
-    this.watched.set(account, (this.watched.get(account) ?? 0) + 1);
-  }
-
-  unwatchAccount(account: string): void {
-    const n = (this.watched.get(account) ?? 0) - 1;
-    if (n > 0) this.watched.set(account, n);
-    else this.watched.delete(account);
+    this.held.length = 0;
   }
 
   tell(node: string, notice: ClaimNotice): void {

@@ -2,15 +2,15 @@
 // node on its own subject, and the rules act on what it says (claim-rules.ts `noticed`): a
 // replacement ends the stream at once; a sweep is read, and the claim written back unless another
 // stream claimed the key since. A notice of a claim the node holds no longer, or older than what it
-// wrote since, does nothing. Nothing else tells the nodes here: no account subscription, only
-// notices, renewals and verify().
+// wrote since, does nothing. Nothing else tells the nodes here, as in a gateway: notices, renewals
+// and verify() are all there is.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../services/core/logger.js';
-import type { ClaimNotice, HintListener } from '../../services/gateway/ownership/claim-hints.js';
+import type { ClaimNotice, NoticeListener } from '../../services/gateway/ownership/claim-notices.js';
 import { ClaimIndex } from '../../services/gateway/ownership/claim-index.js';
 import { claimKey, claimRecord, type ClaimedStream } from '../../services/gateway/ownership/claim-keys.js';
 import { ClaimRules } from '../../services/gateway/ownership/claim-rules.js';
-import { MemoryClaimStore, MemoryHints, MemoryIndexLog } from '../helpers/memory-claim-store.js';
+import { MemoryClaimStore, MemoryNotices, MemoryIndexLog } from '../helpers/memory-claim-store.js';
 
 const quiet = createLogger({ level: 'silent', pretty: false });
 const ACCOUNT = '11111111-2222-3333-4444-555555555555';
@@ -19,7 +19,7 @@ const KEY = claimKey(ACCOUNT, CHANNEL);
 
 interface Node {
   rules: ClaimRules;
-  hints: MemoryHints;
+  notices: MemoryNotices;
   /** Its sweeps (claim-index.ts), over the same index log as every node's. */
   index: ClaimIndex;
   evicted: string[];
@@ -27,20 +27,20 @@ interface Node {
 
 let store: MemoryClaimStore;
 let log: MemoryIndexLog;
-let listeners: Map<string, HintListener>;
+let listeners: Map<string, NoticeListener>;
 let nodes: Node[];
 let n = 0;
 
 function node(id: string): Node {
-  const hints = new MemoryHints(listeners);
+  const notices = new MemoryNotices(listeners);
   const evicted: string[] = [];
   const liveness = { isAlive: () => true, hearing: () => true, mirror: { values: () => [] } };
-  const index = new ClaimIndex({ log, store, nodeId: id, liveness, logger: quiet, notices: hints, swept: () => undefined });
-  const rules = new ClaimRules({ store, hints, nodeId: id, evict: (s) => evicted.push(s), index });
+  const index = new ClaimIndex({ log, store, nodeId: id, liveness, logger: quiet, notices, swept: () => undefined });
+  const rules = new ClaimRules({ store, notices, nodeId: id, evict: (s) => evicted.push(s), index });
   // 60 s claims: a renewal period of 30 ticks.
   rules.start(60_000);
   listeners.set(id, rules);
-  const made = { rules, hints, index, evicted };
+  const made = { rules, notices, index, evicted };
   nodes.push(made);
   return made;
 }
@@ -77,7 +77,7 @@ describe('a sweep tells the node it swept', () => {
     await a.rules.claim(s);
     const claimed = store.peek(KEY)!.revision;
     expect(await b.index.sweepNode('a')).toBe(1);
-    expect(b.hints.told).toEqual([{ node: 'a', notice: { kind: 'swept', key: KEY, conn: s.id, revision: claimed + 1 } }]);
+    expect(b.notices.told).toEqual([{ node: 'a', notice: { kind: 'swept', key: KEY, conn: s.id, revision: claimed + 1 } }]);
     await settle();
     expect(store.peek(KEY)?.claim).toMatchObject({ node: 'a', conn: s.id });
     expect(store.peek(KEY)!.revision).toBe(claimed + 2);
@@ -89,14 +89,14 @@ describe('a sweep tells the node it swept', () => {
     const [a, b, c] = [node('a'), node('b'), node('c')];
     const s = stream();
     await a.rules.claim(s);
-    b.hints.holdNotices = true;
+    b.notices.holdNotices = true;
     await b.index.sweepNode('a');
     const newer = stream();
     await c.rules.claim(newer);
-    expect(c.hints.told).toEqual([]);
+    expect(c.notices.told).toEqual([]);
     await settle();
     expect(a.evicted).toEqual([]);
-    b.hints.deliverHeld();
+    b.notices.deliverHeld();
     await settle();
     expect(a.evicted).toEqual([s.id]);
     expect(c.evicted).toEqual([]);
@@ -107,10 +107,10 @@ describe('a sweep tells the node it swept', () => {
     const [a, b, c] = [node('a'), node('b'), node('c')];
     const s = stream();
     await a.rules.claim(s);
-    b.hints.holdNotices = true;
+    b.notices.holdNotices = true;
     await b.index.sweepNode('a');
     const newer = stream();
-    b.hints.deliverHeld();
+    b.notices.deliverHeld();
     await Promise.all([c.rules.claim(newer), settle()]);
     await settle();
     expect(a.evicted).toEqual([s.id]);
@@ -124,7 +124,7 @@ describe('a sweep tells the node it swept', () => {
     listeners.delete('a');
     const restarted = node('a');
     expect(await restarted.index.sweepNode('a')).toBe(1);
-    expect(restarted.hints.told).toEqual([]);
+    expect(restarted.notices.told).toEqual([]);
   });
 });
 
@@ -161,13 +161,13 @@ describe('a notice of a claim held no longer, or older than the claim, does noth
     const [a, b] = [node('a'), node('b')];
     const s = stream();
     await a.rules.claim(s);
-    b.hints.holdNotices = true;
+    b.notices.holdNotices = true;
     await b.index.sweepNode('a');
     await recover(a);
     const now = store.peek(KEY);
     expect(now?.claim?.conn).toBe(s.id);
     const reads = store.reads;
-    b.hints.deliverHeld();
+    b.notices.deliverHeld();
     await settle();
     expect(store.reads).toBe(reads);
     expect(store.peek(KEY)).toEqual(now);

@@ -14,7 +14,7 @@ import type { StreamClaim } from '../../../schemas/records.js';
 import type { Logger } from '../../core/logger.js';
 import { retry } from '../../core/nats.js';
 import type { NodeLiveness } from '../../core/node-liveness.js';
-import type { ClaimHints } from './claim-hints.js';
+import type { ClaimNotices } from './claim-notices.js';
 import type { ClaimIndexLog } from './claim-index-log.js';
 import type { ClaimStore } from './claim-store.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
@@ -29,7 +29,7 @@ export interface ClaimIndexOptions {
   liveness: Pick<NodeLiveness, 'isAlive' | 'hearing'> & { readonly mirror: { values(): Iterable<{ node: string; role: string }> } };
   logger: Logger;
   /** Where the swept node is told of each claim swept from it. */
-  notices: Pick<ClaimHints, 'tell'>;
+  notices: Pick<ClaimNotices, 'tell'>;
   /** A swept claim: the owner's holdings forget it. */
   swept: (key: string, claim: StreamClaim) => void;
   timers?: Timers;

@@ -56,7 +56,7 @@ export interface ClaimStore {
    * The key's current state; null when it was never written or has aged out. Read from any replica
    * (a follower may lag: a write at its revision then conflicts and is retried); `fresh` reads from
    * the stream's leader, for a check that must not be answered with the state before a write it
-   * heard of (a hint's, the owner holdings'), and tells a sweep's marker from a release's.
+   * heard of (a notice's, the owner holdings'), and tells a sweep's marker from a release's.
    */
   get(key: string, fresh?: boolean): Promise<StoredClaim | null>;
   /** Writes the claim if the key is at `revision` (0: absent), else throws RevisionConflict. Resolves to the new revision. */
