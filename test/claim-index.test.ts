@@ -173,6 +173,22 @@ describe('claim index', () => {
     index.stop();
   });
 
+  it('a sweep whose notice cannot be sent (its connection closed) still deletes and counts the claim', async () => {
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const dead = indexFor('gw-unheard', store);
+    await dead.start(60_000);
+    const s = stream('unheard.example.net');
+    await dead.claiming(streamClaimKey(s));
+    await store.write(streamClaimKey(s), claimRecord('gw-unheard', s), 0);
+    dead.stop();
+    const closed = await connect({ servers: nats.url });
+    await closed.close();
+    const notices = new NatsClaimNotices(closed, 'gw-closing', new Counter({ name: 'claim_index_test_closed', help: 'test', registers: [] }));
+    const sweeper = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-closing', liveness, logger: quiet, notices, swept: () => undefined });
+    expect(await sweeper.sweepNode('gw-unheard')).toBe(1);
+    expect((await store.get(streamClaimKey(s), true))?.freed).toEqual({ by: 'sweep', conn: s.id });
+  });
+
   it('a gateway that cannot hear the mesh sweeps nobody, however long the others look silent', async () => {
     const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
     const silent = indexFor('gw-silent', store);

@@ -6,9 +6,10 @@
 // of them, and only while it hears the mesh: core/sightings.ts) reads that node's list and deletes
 // each key that still names the dead node, and tells that node (a notice on its own subject, as an
 // eviction's: a node taken for dead may only have been paused, and writes back the claims of its
-// streams still open). A restarted node does the same for its previous life, and tells nobody. The list is never emptied (no role may purge a
-// stream): its messages age out after CLAIM_TTL, and a sweep that reads a key twice finds it no
-// longer names the node. What the sweep misses ages out of the bucket by its max age.
+// streams still open). A restarted node does the same for its previous life, and tells nobody. The
+// list is never emptied (no role may purge a stream): its messages age out after CLAIM_TTL, and a
+// sweep that reads a key twice finds it no longer names the node. What the sweep misses ages out
+// of the bucket by its max age.
 
 import type { StreamClaim } from '../../../schemas/records.js';
 import type { Logger } from '../../core/logger.js';

@@ -64,7 +64,11 @@ export class NatsClaimNotices implements ClaimNotices {
   }
 
   tell(node: string, notice: ClaimNotice): void {
-    this.nc.publish(CLAIM_NOTICE_PREFIX + node, encodeNotice(notice));
+    try {
+      this.nc.publish(CLAIM_NOTICE_PREFIX + node, encodeNotice(notice));
+    } catch {
+      // The connection is closed (this node is stopping): as a notice lost, the holder's renewal finds the change.
+    }
   }
 
   close(): void {
