@@ -1,7 +1,8 @@
 // The crash index at its own level, over a real nats-server: every key a gateway claims is on its
 // subject of RELAY_CLAIM_INDEX before the claim reaches the bucket (a crash between the two still
-// leaves the key findable), a burst of opens costs one index message rather than one per key, and
-// a sweep of a dead node deletes exactly the claims still naming it.
+// leaves the key findable), a burst of opens costs one index message rather than one per key, a
+// sweep of a dead node deletes exactly the claims still naming it and tells that node of each, and a
+// node that was only paused writes back, on that notice alone, the claims of its streams still open.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
@@ -11,13 +12,13 @@ import { createLogger } from '../services/core/logger.js';
 import { openNatsContext, type NatsContext } from '../services/core/nats.js';
 import { NodeLiveness } from '../services/core/node-liveness.js';
 import { kvSubject } from '../services/core/kv-internals.js';
-import { BUCKET_STREAMS, CLAIM_INDEX_PREFIX } from '../services/core/subjects.js';
+import { BUCKET_STREAMS, CLAIM_INDEX_PREFIX, CLAIM_NOTICE_PREFIX } from '../services/core/subjects.js';
 import { ClaimIndex } from '../services/gateway/ownership/claim-index.js';
 import { batches, NatsClaimIndexLog } from '../services/gateway/ownership/claim-index-log.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from '../services/gateway/ownership/claim-keys.js';
 import { NatsClaimStore } from '../services/gateway/ownership/claim-store.js';
 import { ClaimRules as Ownership } from '../services/gateway/ownership/claim-rules.js';
-import { NatsClaimHints } from '../services/gateway/ownership/claim-hints.js';
+import { NatsClaimNotices } from '../services/gateway/ownership/claim-notices.js';
 import { Counter } from 'prom-client';
 import { startTestNats, type TestNats } from './helpers/nats.js';
 import { setUpNats } from './helpers/nats-setup.js';
@@ -34,8 +35,27 @@ function stream(channel: string | null): ClaimedStream {
   return { id: `conn-${n}`, account: channel === null ? null : `acct-${n}`, clientId: 'relay_key', channel, openedAt: Date.now() };
 }
 
+function noticesFor(node: string): NatsClaimNotices {
+  return new NatsClaimNotices(ctx.nc, node, new Counter({ name: 'claim_index_test_notices', help: 'test', registers: [] }));
+}
+
 function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm)): ClaimIndex {
-  return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, swept: () => undefined });
+  return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, notices: noticesFor(node), swept: () => undefined });
+}
+
+/** Resolves with the payload of the next message on `subject` that `matches` (subscribed before this returns). */
+async function next(subject: string, matches: (payload: string, deleted: boolean) => boolean): Promise<() => Promise<string>> {
+  let heard!: (payload: string) => void;
+  const got = new Promise<string>((resolve) => (heard = resolve));
+  const sub = watcher.subscribe(subject, {
+    callback: (_err, m) => {
+      if (!matches(m.string(), m.headers?.get('KV-Operation') === 'DEL')) return;
+      sub.unsubscribe();
+      heard(m.string());
+    },
+  });
+  await watcher.flush();
+  return () => got;
 }
 
 beforeAll(async () => {
@@ -58,8 +78,8 @@ describe('claim index', () => {
     const index = indexFor('gw-order');
     await index.start(60_000);
     const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
-    const hints = new NatsClaimHints(ctx.nc, 'gw-order', new Counter({ name: 'claim_index_test_hints', help: 'test', registers: [] }));
-    const ownership = new Ownership({ store, hints, nodeId: 'gw-order', evict: () => undefined, index });
+    const notices = noticesFor('gw-order');
+    const ownership = new Ownership({ store, notices, nodeId: 'gw-order', evict: () => undefined, index });
     // One watcher connection, one subscription for both: the order it hears is the order on the wire.
     const heard: Array<{ kind: 'index' | 'claim'; keys: string[] }> = [];
     const prefix = kvSubject(BUCKET_STREAMS, '');
@@ -87,7 +107,7 @@ describe('claim index', () => {
     expect(heard.filter((h) => h.kind === 'index').length).toBeLessThanOrEqual(3);
     for (const sub of subs) sub.unsubscribe();
     ownership.stop();
-    hints.close();
+    notices.close();
     index.stop();
   });
 
@@ -113,6 +133,62 @@ describe('claim index', () => {
     expect((await store.get(streamClaimKey(taken)))?.claim?.node).toBe('gw-alive');
   });
 
+  it('a sweep tells the swept node, on its own notice subject, of each claim it deleted: the stream and the marker’s revision', async () => {
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const dead = indexFor('gw-told', store);
+    await dead.start(60_000);
+    const s = stream('told.example.net');
+    const key = streamClaimKey(s);
+    await dead.claiming(key);
+    await store.write(key, claimRecord('gw-told', s), 0);
+    dead.stop();
+    const notice = await next(CLAIM_NOTICE_PREFIX + 'gw-told', () => true);
+    expect(await indexFor('gw-teller', store).sweepNode('gw-told')).toBe(1);
+    const marker = await store.get(key, true);
+    expect(marker?.freed).toEqual({ by: 'sweep', conn: s.id });
+    // `swept`, not `revision`: an earlier version reads only `revision`, and must not take a sweep for an eviction.
+    expect(JSON.parse(await notice())).toEqual({ key, conn: s.id, swept: marker!.revision });
+  });
+
+  it('a node swept while it was only paused writes the claim of its open stream back on the sweep’s notice, and keeps the stream', async () => {
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const index = indexFor('gw-paused', store);
+    await index.start(60_000);
+    const notices = noticesFor('gw-paused');
+    const evicted: string[] = [];
+    const holder = new Ownership({ store, notices, nodeId: 'gw-paused', evict: (id) => evicted.push(id), index });
+    notices.listen(holder);
+    const s = stream('paused.example.net');
+    const key = streamClaimKey(s);
+    await holder.claim(s);
+    await ctx.nc.flush();
+    const writtenBack = await next(kvSubject(BUCKET_STREAMS, key), (payload, deleted) => !deleted && payload.includes(s.id));
+    expect(await indexFor('gw-awake', store).sweepNode('gw-paused')).toBe(1);
+    await writtenBack();
+    expect((await store.get(key, true))?.claim).toMatchObject({ node: 'gw-paused', conn: s.id });
+    expect(evicted).toEqual([]);
+    expect(holder.holds(s.id)).toBe(true);
+    holder.stop();
+    notices.close();
+    index.stop();
+  });
+
+  it('a sweep whose notice cannot be sent (its connection closed) still deletes and counts the claim', async () => {
+    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const dead = indexFor('gw-unheard', store);
+    await dead.start(60_000);
+    const s = stream('unheard.example.net');
+    await dead.claiming(streamClaimKey(s));
+    await store.write(streamClaimKey(s), claimRecord('gw-unheard', s), 0);
+    dead.stop();
+    const closed = await connect({ servers: nats.url });
+    await closed.close();
+    const notices = new NatsClaimNotices(closed, 'gw-closing', new Counter({ name: 'claim_index_test_closed', help: 'test', registers: [] }));
+    const sweeper = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-closing', liveness, logger: quiet, notices, swept: () => undefined });
+    expect(await sweeper.sweepNode('gw-unheard')).toBe(1);
+    expect((await store.get(streamClaimKey(s), true))?.freed).toEqual({ by: 'sweep', conn: s.id });
+  });
+
   it('a gateway that cannot hear the mesh sweeps nobody, however long the others look silent', async () => {
     const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
     const silent = indexFor('gw-silent', store);
@@ -123,7 +199,7 @@ describe('claim index', () => {
     silent.stop();
     let hearing = false;
     const view = { isAlive: (node: string) => node === 'gw-deaf', hearing: () => hearing, mirror: { values: () => [{ node: 'gw-silent', role: 'gateway' }, { node: 'gw-deaf', role: 'gateway' }] } };
-    const deaf = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-deaf', liveness: view, logger: quiet, swept: () => undefined });
+    const deaf = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-deaf', liveness: view, logger: quiet, notices: noticesFor('gw-deaf'), swept: () => undefined });
     expect(await deaf.sweepDead()).toBe(0);
     expect((await store.get(streamClaimKey(s)))?.claim?.node).toBe('gw-silent');
     hearing = true;

@@ -37,7 +37,7 @@ export async function startSimulatedMesh(natsUrl: string, claims = SIMULATED_CLA
   return { pid: proc.pid, writtenInSeconds, stop: () => proc.stop() };
 }
 
-/** Each gateway's relay_claim_messages_received_total (notices and account-subscription messages). */
+/** Each gateway's relay_claim_messages_received_total (the claim notices it heard: evictions and sweeps of its claims). */
 export async function claimMessagesReceived(gatewayPorts: number[]): Promise<number[]> {
   return Promise.all(
     gatewayPorts.map(async (port) => {

@@ -106,7 +106,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const rest = pids.map((p, i) => ((cpuSeconds(p) - before[i]!) / (REST_MS / 1000)) * 100);
     await new Promise((r) => setTimeout(r, Math.max(0, AT_REST_MS - (performance.now() - restStart))));
     const claims1 = await claimMessagesReceived(relay.gatewayPorts);
-    // Notices and account-subscription messages heard per gateway per second while nothing happens.
+    // Claim notices heard per gateway per second while nothing happens.
     const claimRate = claims1.map((c, i) => (c - claims0[i]!) / ((performance.now() - restStart) / 1000));
     const memoryAtRest = await Promise.all(gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
     opts.log(`scale: at rest: ${claimRate.map((r) => r.toFixed(1)).join(', ')} claim messages/s per gateway`);
@@ -170,7 +170,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const text =
       (opts.cluster ? 'On a cluster of three nats-servers, the event log and the buckets replicated three times (each relay process connected to a node picked at random). ' : '') +
       (opts.million === true ? `In a simulated mesh of a million: ${SIMULATED_CLAIMS.toLocaleString('en-US')} more claims, of ${SIMULATED_GATEWAYS} simulated gateways, written before the opens (in ${(simWritten ?? 0).toFixed(0)} s) and renewed every 30 min throughout, as the default CLAIM_TTL has them. ` : '') +
-      `${n} streams, each a distinct account, over ${plan.length} channels (5 of ${big.map((p) => p.count).join('/')} streams, the rest 2-50; every channel's streams spread over all gateways), on ${groups} gateway processes with ${groups} load generators (${per} sockets each; open-files limit 20,000 per process). Memory after a forced GC, growth over the empty gateway divided by its streams, right after the opens and ${AT_REST_MS / 1000} s later with nothing posted (at rest); CPU at rest over ${REST_MS / 1000} s with every stream open and nothing posted; claim messages (notices and account subscriptions) each gateway heard per second at rest.\n\n` +
+      `${n} streams, each a distinct account, over ${plan.length} channels (5 of ${big.map((p) => p.count).join('/')} streams, the rest 2-50; every channel's streams spread over all gateways), on ${groups} gateway processes with ${groups} load generators (${per} sockets each; open-files limit 20,000 per process). Memory after a forced GC, growth over the empty gateway divided by its streams, right after the opens and ${AT_REST_MS / 1000} s later with nothing posted (at rest); CPU at rest over ${REST_MS / 1000} s with every stream open and nothing posted; claim notices each gateway heard per second at rest.\n\n` +
       table(['process', 'streams', 'RSS MiB', 'RSS KiB/stream', 'RSS KiB/stream at rest', 'heap KiB/stream', 'CPU % at rest', 'claim messages/s at rest'], memRows) +
       `\n\nLive delivery with every stream open, posting to the five big channels (p50/p99 from the scheduled send to the frame read, all generators merged):\n\n` +
       table(['target deliveries/s', 'posts/s', 'delivered/s', 'p50 ms', 'p99 ms', 'gateway us/delivery', 'relay us/delivery', 'max loadgen CPU %', 'post errors'], deliveryRows) +

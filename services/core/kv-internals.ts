@@ -4,10 +4,10 @@
 // only in its internal module, the operation header not at all), and offers no call for what the
 // relay needs of them:
 //  - a read from the bucket's stream leader: kv.get() is a direct get that any replica answers, and
-//    a replica a moment behind a write the caller heard of (a key just created, a claim a hint
+//    a replica a moment behind a write the caller heard of (a key just created, a claim a notice
 //    announced) would answer with the state before it;
-//  - a delete marker with a header of the relay's own (kv.delete() sends none): who left a claim;
-//  - a core subscription to a bucket's writes (kv.watch() is a consumer per watcher);
+//  - a delete marker with a header of the relay's own (kv.delete() sends none): who left a claim,
+//    and the marker's revision (kv.delete() answers nothing);
 //  - the bucket's stream itself: for setup, readiness, and how many messages it holds.
 // Everything else goes through the KV client's typed calls.
 
@@ -27,12 +27,12 @@ export function isKvStream(stream: string): boolean {
   return stream.startsWith(KV_STREAM_PREFIX);
 }
 
-/** The subject a write to `key` of a KV bucket is published on (core subscribers see it too). */
+/** The subject a write to `key` of a KV bucket is published on. */
 export function kvSubject(bucket: string, key: string): string {
   return `$KV.${bucket}.${key}`;
 }
 
-/** What a stored or heard KV message does to its key: PUT (a put carries no header), DEL or PURGE. */
+/** What a stored KV message does to its key: PUT (a put carries no header), DEL or PURGE. */
 export function kvOperation(h: MsgHdrs | undefined): string {
   return h?.get(KV_OPERATION) || 'PUT';
 }
@@ -51,10 +51,10 @@ export async function readFromLeader(jsm: JetStreamManager, bucket: string, key:
   return m === null ? null : { operation: kvOperation(m.header), revision: m.seq, headers: m.header, json: () => m.json<unknown>() };
 }
 
-/** What kv.delete publishes (a marker at an expected revision), with headers of the caller's on it. */
-export async function deleteWithHeaders(js: JetStreamClient, bucket: string, key: string, revision: number, extra: Readonly<Record<string, string>>): Promise<void> {
+/** What kv.delete publishes (a marker at an expected revision), with headers of the caller's on it; resolves to the marker's revision. */
+export async function deleteWithHeaders(js: JetStreamClient, bucket: string, key: string, revision: number, extra: Readonly<Record<string, string>>): Promise<number> {
   const h = headers();
   h.set(KV_OPERATION, 'DEL');
   for (const [name, value] of Object.entries(extra)) h.set(name, value);
-  await js.publish(kvSubject(bucket, key), Empty, { headers: h, expect: { lastSubjectSequence: revision } });
+  return (await js.publish(kvSubject(bucket, key), Empty, { headers: h, expect: { lastSubjectSequence: revision } })).seq;
 }

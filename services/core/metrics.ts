@@ -95,7 +95,7 @@ export class RelayMetrics {
     this.evictions = new Counter({ name: 'relay_evictions_total', help: 'Streams closed because the account opened another on the same channel', registers });
     this.claimMessages = new Counter({
       name: 'relay_claim_messages_received_total',
-      help: 'Claim writes and eviction notices this gateway received (the claims of its own accounts, not the mesh)',
+      help: 'Claim notices this gateway received: evictions and sweeps of its own claims (it hears nothing else of the claims bucket)',
       registers,
     });
     this.gapsFilled = new Counter({ name: 'relay_live_gaps_filled_total', help: 'Frames missing from the live feed, fetched from the stream', registers });

@@ -12,10 +12,11 @@ import { StallWatch } from './stall-watch.js';
 
 const CATCH_UP_AGAIN_MS = 2000;
 /**
- * An event loop away longer than NODE_TIMEOUT / this re-reads its claims. Only a sweep takes a claim
- * without a notice, and a sweep needs the heartbeat (every NODE_TIMEOUT / 3) unseen for NODE_TIMEOUT:
- * a shorter stall only queues notices, which arrive as they would have. A re-read of every claim
- * holds every stream's live frames, so a loaded gateway's second-long pauses must not cause one.
+ * An event loop away longer than NODE_TIMEOUT / this re-reads its claims. A sweep needs the
+ * heartbeat (every NODE_TIMEOUT / 3) unseen for NODE_TIMEOUT, and its notice, like every message,
+ * waits behind the live frames that came in meanwhile: after a shorter stall no claim can have been
+ * swept, only replaced, and those notices arrive as they would have. A re-read of every claim holds
+ * every stream's live frames, so a loaded gateway's second-long pauses must not cause one.
  */
 const STALL_FRACTION = 3;
 /** The longest a re-read of the claims holds the live feed. */

@@ -1,11 +1,13 @@
 // An in-memory claims bucket with JetStream's revision semantics, for the ownership rules' own
 // tests: one sequence for the whole bucket, writes and deletes at an expected revision (0: absent,
 // which a delete marker is not), delete markers, a max age after which an unrenewed key is gone with
-// no marker, and answers that can be lost (the write applied, the caller told it failed). The
+// no marker, and answers that can be lost (the write applied, the caller told it failed) or held
+// (the write applied, its answer heard when the test says). The
 // `...Now` methods apply an operation at once: the interleaving tests call them when they decide an
 // operation lands (test/helpers/interleavings/).
 import type { StreamClaim } from '../../schemas/records.js';
-import type { ClaimHints, ClaimNotice, HintListener } from '../../services/gateway/ownership/claim-hints.js';
+import type { ClaimNotice, ClaimNotices, NoticeListener } from '../../services/gateway/ownership/claim-notices.js';
+import type { ClaimIndexLog } from '../../services/gateway/ownership/claim-index-log.js';
 import { RevisionConflict as ClaimConflict } from '../../services/core/jetstream-errors.js';
 import type { ClaimStore, Freed, StoredClaim } from '../../services/gateway/ownership/claim-store.js';
 
@@ -25,8 +27,9 @@ export class MemoryClaimStore implements ClaimStore {
   reads = 0;
   /** The next write's answer is lost: it is applied, and the caller gets an error. */
   loseNextAnswer = false;
-  /** Called after each applied write or delete (a subscriber of the key's subject hears it). */
-  onChange: (key: string) => void = () => undefined;
+  /** Writes' answers wait for `hearAnswers` (each write is applied as it is made). */
+  holdAnswers = false;
+  private readonly heldAnswers: Array<() => void> = [];
 
   constructor(private readonly maxAgeMs = 60_000) {}
 
@@ -38,13 +41,20 @@ export class MemoryClaimStore implements ClaimStore {
 
   async write(key: string, claim: StreamClaim, revision: number): Promise<number> {
     await Promise.resolve();
-    return this.answer(this.writeNow(key, claim, revision));
+    const written = this.writeNow(key, claim, revision);
+    if (this.holdAnswers) await new Promise<void>((resolve) => this.heldAnswers.push(resolve));
+    return this.answer(written);
   }
 
-  async remove(key: string, revision: number, freed: Freed): Promise<void> {
+  /** The writers hear the answers held so far, in order (and later writes are answered at once). */
+  hearAnswers(): void {
+    this.holdAnswers = false;
+    for (const hear of this.heldAnswers.splice(0)) hear();
+  }
+
+  async remove(key: string, revision: number, freed: Freed): Promise<number> {
     await Promise.resolve();
-    this.removeNow(key, revision, freed);
-    this.answer(0);
+    return this.answer(this.removeNow(key, revision, freed));
   }
 
   getNow(key: string): StoredClaim | null {
@@ -56,7 +66,6 @@ export class MemoryClaimStore implements ClaimStore {
     this.expect(key, revision);
     const entry = { claim, revision: ++this.seq, writtenAt: this.now };
     this.entries.set(key, entry);
-    this.onChange(key);
     return entry.revision;
   }
 
@@ -67,7 +76,6 @@ export class MemoryClaimStore implements ClaimStore {
   removeNow(key: string, revision: number, freed?: Freed): number {
     this.expect(key, revision);
     this.entries.set(key, { claim: null, revision: ++this.seq, writtenAt: this.now, ...(freed !== undefined ? { freed } : {}) });
-    this.onChange(key);
     return this.seq;
   }
 
@@ -109,35 +117,49 @@ export class MemoryClaimStore implements ClaimStore {
   }
 }
 
-/** Notices and account subscriptions between in-memory nodes. */
-export class MemoryHints implements ClaimHints {
+/** Notices between in-memory nodes. */
+export class MemoryNotices implements ClaimNotices {
   readonly told: Array<{ node: string; notice: ClaimNotice }> = [];
-  /** Delivered notices go to the node's listener unless `dropNotices`. */
+  /** Delivered notices go to the node's listener unless `dropNotices`; `holdNotices`: when `deliverHeld` says. */
   dropNotices = false;
-  readonly watched = new Map<string, number>();
+  holdNotices = false;
+  private readonly held: Array<() => void> = [];
 
-  constructor(private readonly nodes: Map<string, HintListener>) {}
+  constructor(private readonly nodes: Map<string, NoticeListener>) {}
 
   listen(): void {
     // The nodes' listeners are the map given to the constructor.
   }
 
   close(): void {
-    this.watched.clear();
-  }
-
-  watchAccount(account: string): void {
-    this.watched.set(account, (this.watched.get(account) ?? 0) + 1);
-  }
-
-  unwatchAccount(account: string): void {
-    const n = (this.watched.get(account) ?? 0) - 1;
-    if (n > 0) this.watched.set(account, n);
-    else this.watched.delete(account);
+    this.held.length = 0;
   }
 
   tell(node: string, notice: ClaimNotice): void {
     this.told.push({ node, notice });
-    if (!this.dropNotices) this.nodes.get(node)?.noticed(notice);
+    if (this.dropNotices) return;
+    const deliver = (): void => this.nodes.get(node)?.noticed(notice);
+    if (this.holdNotices) this.held.push(deliver);
+    else deliver();
+  }
+
+  /** Delivers the notices held so far, in the order they were told. */
+  deliverHeld(): void {
+    for (const deliver of this.held.splice(0)) deliver();
+  }
+}
+
+/** RELAY_CLAIM_INDEX in memory: each node's claimed keys (never emptied, as there). */
+export class MemoryIndexLog implements ClaimIndexLog {
+  private readonly lists = new Map<string, Set<string>>();
+
+  append(node: string, keys: string[]): void {
+    const list = this.lists.get(node) ?? new Set<string>();
+    for (const k of keys) list.add(k);
+    this.lists.set(node, list);
+  }
+
+  read(node: string): Promise<Set<string>> {
+    return Promise.resolve(new Set(this.lists.get(node)));
   }
 }

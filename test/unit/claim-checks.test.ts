@@ -1,20 +1,17 @@
-// Reading a claim's key after a hint, one read at a time per claim (claim-checks.ts). A caller that
+// Reading a claim's key after a notice or a refused renewal, one read at a time per claim (claim-checks.ts). A caller that
 // asks while a read is in flight must be able to wait for a read made after its call: verify() holds
 // a woken gateway's live feed until then, and a read that began before the wake may have seen the
 // key as it was before the takeover.
 import { describe, expect, it } from 'vitest';
 import { ClaimChecks } from '../../services/gateway/ownership/claim-checks.js';
-import type { Timers } from '../../services/core/timers.js';
-
-const noTimers: Timers = { after: () => () => undefined, afterTurn: (fire) => fire() };
 
 function gatedReads(): { checks: ClaimChecks<object>; reads: Array<() => void>; started: number[] } {
   const reads: Array<() => void> = [];
   const started: number[] = [];
   const checks = new ClaimChecks<object>(() => {
     started.push(reads.length);
-    return new Promise<boolean>((resolve) => reads.push(() => resolve(false)));
-  }, noTimers);
+    return new Promise<void>((resolve) => reads.push(resolve));
+  });
   return { checks, reads, started };
 }
 
@@ -24,10 +21,10 @@ describe('claim checks', () => {
     const claim = {};
     let firstDone = false;
     let secondDone = false;
-    void checks.check(claim, { recheck: false }).then(() => (firstDone = true));
+    void checks.check(claim).then(() => (firstDone = true));
     await Promise.resolve();
     expect(reads).toHaveLength(1);
-    void checks.check(claim, { recheck: false }).then(() => (secondDone = true));
+    void checks.check(claim).then(() => (secondDone = true));
     reads[0]!();
     await new Promise((r) => setImmediate(r));
     // The read that began before the second call ended: the second caller still waits.
@@ -42,7 +39,7 @@ describe('claim checks', () => {
   it('never reads one claim twice at once, however many ask meanwhile', async () => {
     const { checks, reads } = gatedReads();
     const claim = {};
-    const asked = Array.from({ length: 5 }, () => checks.check(claim, { recheck: false }));
+    const asked = Array.from({ length: 5 }, () => checks.check(claim));
     await Promise.resolve();
     expect(reads).toHaveLength(1);
     reads[0]!();
@@ -57,7 +54,7 @@ describe('claim checks', () => {
     const { checks, reads } = gatedReads();
     const busy = {};
     const idle = {};
-    void checks.check(busy, { recheck: false });
+    void checks.check(busy);
     await Promise.resolve();
     let all = false;
     void checks.checkAll([busy, idle]).then(() => (all = true));

@@ -3,26 +3,26 @@
 // lost, or queued behind the frames it should have stopped. The fault campaign found a paused
 // gateway delivering 430 frames on a stream taken over while it slept (docs/RELIABILITY.md, seed 31).
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { HintListener } from '../../services/gateway/ownership/claim-hints.js';
+import type { NoticeListener } from '../../services/gateway/ownership/claim-notices.js';
 import { claimKey, type ClaimedStream } from '../../services/gateway/ownership/claim-keys.js';
 import { LiveHold } from '../../services/gateway/delivery/live-hold.js';
 import { ClaimRules as Ownership } from '../../services/gateway/ownership/claim-rules.js';
-import { MemoryClaimStore, MemoryHints } from '../helpers/memory-claim-store.js';
+import { MemoryClaimStore, MemoryNotices } from '../helpers/memory-claim-store.js';
 
 const ACCOUNT = '11111111-2222-3333-4444-555555555555';
 const CHANNEL = 'play.example.net';
 const KEY = claimKey(ACCOUNT, CHANNEL);
 
 let store: MemoryClaimStore;
-let listeners: Map<string, HintListener>;
+let listeners: Map<string, NoticeListener>;
 let n = 0;
 
-function node(id: string): { ownership: Ownership; hints: MemoryHints; evicted: string[] } {
-  const hints = new MemoryHints(listeners);
+function node(id: string): { ownership: Ownership; notices: MemoryNotices; evicted: string[] } {
+  const notices = new MemoryNotices(listeners);
   const evicted: string[] = [];
-  const ownership = new Ownership({ store, hints, nodeId: id, evict: (s) => evicted.push(s) });
+  const ownership = new Ownership({ store, notices, nodeId: id, evict: (s) => evicted.push(s) });
   listeners.set(id, ownership);
-  return { ownership, hints, evicted };
+  return { ownership, notices, evicted };
 }
 
 function stream(): ClaimedStream {
@@ -41,7 +41,7 @@ describe('claims after a time this node could not hear', () => {
     const old = stream();
     await sleeper.ownership.claim(old);
     // The notice the takeover sends never reaches the sleeper.
-    awake.hints.dropNotices = true;
+    awake.notices.dropNotices = true;
     await awake.ownership.claim(stream());
     expect(sleeper.evicted).toEqual([]);
     await sleeper.ownership.verify();

@@ -47,10 +47,11 @@ describe('the ownership rules at every interleaving', () => {
  */
 const regressions: Array<{ name: string; scenario: string; guards: string; schedule: string[] }> = [
   {
+    // Found with account subscriptions (a hint read the release's marker); replayed since through the renewal, the notice last.
     name: 'a claim replaced and then released is not written back by the stream it replaced',
-    scenario: 'a hint arrives while the key is being read',
+    scenario: 'a notice arrives while the key is being read',
     guards: 'ownership-rules: lose: a claim replaced and then released ...',
-    schedule: ['act:b opens b1', 'timer:b', 'land:b:claims', 'msg:b>a', 'msg:b>b', 'land:b:claims', 'answer:b:claims', 'land:b:owners', 'land:b:claims', 'land:b:owners', 'answer:b:owners', 'act:b1 leaves', 'land:b:claims', 'land:a:claims', 'answer:b:claims', 'land:b:owners', 'answer:b:owners', 'timer:a', 'msg:a>a', 'land:a:claims'],
+    schedule: ['act:b opens b1', 'timer:b', 'land:b:claims', 'land:b:claims', 'answer:b:claims', 'land:b:owners', 'land:b:claims', 'land:b:owners', 'answer:b:owners', 'act:b1 leaves', 'land:b:claims', 'answer:b:claims', 'land:b:owners', 'answer:b:owners', 'act:a renews', 'timer:a', 'land:a:claims', 'answer:a:claims', 'land:a:claims', 'timer:a', 'land:a:claims', 'answer:a:claims', 'msg:b>a'],
   },
   {
     name: 'an open whose claim was replaced does not write its key over the newer holder’s in the owner record',

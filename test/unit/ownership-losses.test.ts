@@ -1,50 +1,27 @@
 // A lost claim ends its stream, and the end comes back into the ownership rules (the gateway's
 // `evict` closes the stream, whose end calls `release`). These tests hold the rules to handling a
-// loss once, after the step that found it (claim-losses.ts), never inside a notice, a release or a
-// forget still on the stack. The gateway's evict is played by a callback that releases at once, as
+// loss once, after the step that found it (claim-losses.ts), never inside a notice, a release or an
+// eviction still on the stack. The gateway's evict is played by a callback that releases at once, as
 // gateway.ts does.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ClaimHints, ClaimNotice, HintListener } from '../../services/gateway/ownership/claim-hints.js';
+import type { ClaimNotice, ClaimNotices } from '../../services/gateway/ownership/claim-notices.js';
 import { claimKey, claimRecord, type ClaimedStream } from '../../services/gateway/ownership/claim-keys.js';
 import { ClaimRules as Ownership } from '../../services/gateway/ownership/claim-rules.js';
 import { MemoryClaimStore } from '../helpers/memory-claim-store.js';
 
 const ACCOUNT = '11111111-2222-3333-4444-555555555555';
 
-/** Notices held by the subscription and handed over as it is closed (as a draining subscription would). */
-class DrainingHints implements ClaimHints {
-  readonly held: ClaimNotice[] = [];
-  watched = 0;
-  /** unwatchAccount calls on the stack now, and the most there were at once. */
-  private depth = 0;
-  maxDepth = 0;
-  private listener: HintListener | undefined;
-
-  listen(listener: HintListener): void {
-    this.listener = listener;
-  }
-  watchAccount(): void {
-    this.watched++;
-  }
-  unwatchAccount(): void {
-    this.maxDepth = Math.max(this.maxDepth, ++this.depth);
-    for (const n of this.held.splice(0)) this.listener?.noticed(n);
-    this.watched--;
-    this.depth--;
-  }
-  tell(): void {
-    // Nobody else in these tests.
-  }
-  close(): void {
-    this.held.length = 0;
-  }
-}
+/** Nobody else in these tests: the notices are handed to the rules by the tests themselves. */
+const nobody: ClaimNotices = { listen: () => undefined, tell: () => undefined, close: () => undefined };
 
 let store: MemoryClaimStore;
-let hints: DrainingHints;
 let ownership: Ownership;
 /** What happened, in order: evictions, and what the test did. */
 let log: string[];
+/** Notices heard while the gateway's evict runs (as from another callback in the same turn), and evictions on the stack now / at most. */
+let heardDuringEvict: ClaimNotice[];
+let depth: number;
+let maxDepth: number;
 let n = 0;
 
 function stream(channel: string): ClaimedStream {
@@ -55,7 +32,7 @@ function stream(channel: string): ClaimedStream {
 async function replaced(s: ClaimedStream): Promise<ClaimNotice> {
   const key = claimKey(ACCOUNT, s.channel!);
   const revision = await store.write(key, claimRecord('b', { ...s, id: `${s.id}-elsewhere` }), store.peek(key)!.revision);
-  return { key, conn: s.id, revision };
+  return { kind: 'replaced', key, conn: s.id, revision };
 }
 
 /** Lets the microtasks queued by the step run. */
@@ -65,18 +42,22 @@ async function afterStep(): Promise<void> {
 
 beforeEach(() => {
   store = new MemoryClaimStore();
-  hints = new DrainingHints();
   log = [];
+  heardDuringEvict = [];
+  depth = maxDepth = 0;
   ownership = new Ownership({
     store,
-    hints,
+    notices: nobody,
     nodeId: 'a',
     evict: (id) => {
+      maxDepth = Math.max(maxDepth, ++depth);
       log.push(`evict ${id}`);
+      for (const n of heardDuringEvict.splice(0)) ownership.noticed(n);
       ownership.release(id);
+      log.push(`released ${id}`);
+      depth--;
     },
   });
-  hints.listen(ownership);
 });
 
 describe('a loss is handled once, after the step that found it', () => {
@@ -87,23 +68,21 @@ describe('a loss is handled once, after the step that found it', () => {
     ownership.noticed(notice);
     log.push('noticed returned');
     await afterStep();
-    expect(log).toEqual(['noticed returned', `evict ${s.id}`]);
+    expect(log).toEqual(['noticed returned', `evict ${s.id}`, `released ${s.id}`]);
     expect(ownership.holds(s.id)).toBe(false);
   });
 
-  it('a loss found while a release forgets its claim is evicted after the release, and the subscription is never re-entered', async () => {
-    const [leaving, replacedStream] = [stream('one.example.net'), stream('two.example.net')];
-    await ownership.claim(leaving);
-    await ownership.claim(replacedStream);
-    hints.held.push(await replaced(replacedStream));
-    ownership.release(leaving.id);
-    log.push(`released ${leaving.id}`);
+  it('a loss found while an eviction runs (its release, a notice heard meanwhile) is evicted after it, never inside it', async () => {
+    const [first, second] = [stream('one.example.net'), stream('two.example.net')];
+    await ownership.claim(first);
+    await ownership.claim(second);
+    heardDuringEvict.push(await replaced(second));
+    ownership.noticed(await replaced(first));
     await afterStep();
-    expect(log).toEqual([`released ${leaving.id}`, `evict ${replacedStream.id}`]);
-    expect(hints.maxDepth).toBe(1);
-    expect(hints.watched).toBe(0);
+    expect(log).toEqual([`evict ${first.id}`, `released ${first.id}`, `evict ${second.id}`, `released ${second.id}`]);
+    expect(maxDepth).toBe(1);
     await ownership.settled();
-    // The lost claim's end deletes nothing: the key is the other node's.
+    // The lost claims' ends delete nothing: the keys are the other node's.
     expect(store.peek(claimKey(ACCOUNT, 'two.example.net'))?.claim?.node).toBe('b');
   });
 
@@ -114,7 +93,7 @@ describe('a loss is handled once, after the step that found it', () => {
     ownership.noticed(notice);
     ownership.noticed(notice);
     await afterStep();
-    expect(log).toEqual([`evict ${s.id}`]);
+    expect(log).toEqual([`evict ${s.id}`, `released ${s.id}`]);
   });
 
   it('a lost claim whose stream ended before its eviction’s turn evicts nothing', async () => {

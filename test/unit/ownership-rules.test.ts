@@ -1,11 +1,12 @@
 // The claim rules at their own level: several nodes' Ownership over one in-memory bucket with
 // JetStream's revision semantics (test/helpers/memory-claim-store.ts). Write, renew, lose, reclaim,
 // lost answers, takeover of a dead node's claim, release; the mesh tests cover the same over NATS.
+// A node hears only notices (ownership-notices.test.ts); what no notice tells, its renewal finds.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { HintListener } from '../../services/gateway/ownership/claim-hints.js';
+import type { NoticeListener } from '../../services/gateway/ownership/claim-notices.js';
 import { claimKey, type ClaimedStream } from '../../services/gateway/ownership/claim-keys.js';
 import { ClaimRules as Ownership } from '../../services/gateway/ownership/claim-rules.js';
-import { MemoryClaimStore, MemoryHints } from '../helpers/memory-claim-store.js';
+import { MemoryClaimStore, MemoryNotices } from '../helpers/memory-claim-store.js';
 
 const ACCOUNT = '11111111-2222-3333-4444-555555555555';
 const CHANNEL = 'play.example.net';
@@ -13,23 +14,21 @@ const KEY = claimKey(ACCOUNT, CHANNEL);
 
 interface Node {
   ownership: Ownership;
-  hints: MemoryHints;
+  notices: MemoryNotices;
   evicted: string[];
 }
 
 let store: MemoryClaimStore;
-let listeners: Map<string, HintListener>;
+let listeners: Map<string, NoticeListener>;
 let nodes: Map<string, Node>;
-/** Whether the nodes' account subscriptions hear writes (off: only notices and renewals tell). */
-let subscriptions: boolean;
 let n = 0;
 
 function node(id: string): Node {
-  const hints = new MemoryHints(listeners);
+  const notices = new MemoryNotices(listeners);
   const evicted: string[] = [];
-  const ownership = new Ownership({ store, hints, nodeId: id, evict: (s) => evicted.push(s) });
+  const ownership = new Ownership({ store, notices, nodeId: id, evict: (s) => evicted.push(s) });
   ownership.start(60_000);
-  const made = { ownership, hints, evicted };
+  const made = { ownership, notices, evicted };
   listeners.set(id, ownership);
   nodes.set(id, made);
   return made;
@@ -44,16 +43,16 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
 }
 
+/** One whole renewal period (60 s / 2 / 1 s = 30 ticks): every claim of the node is rewritten, or found changed. */
+async function renewAll(x: Node): Promise<void> {
+  for (let i = 0; i < 30; i++) await x.ownership.renewals.onTick();
+  await settle();
+}
+
 beforeEach(() => {
   store = new MemoryClaimStore(60_000);
   listeners = new Map();
   nodes = new Map();
-  subscriptions = true;
-  store.onChange = (key) => {
-    if (!subscriptions) return;
-    const writer = store.peek(key)?.claim?.conn ?? null;
-    for (const x of nodes.values()) if (x.hints.watched.has(key.split('.')[0]!)) x.ownership.hint(key, writer);
-  };
 });
 afterEach(() => {
   for (const x of nodes.values()) x.ownership.stop();
@@ -61,37 +60,31 @@ afterEach(() => {
 });
 
 describe('claim rules', () => {
-  it('write: an open on a free key claims it, and the node hears the account while it holds it', async () => {
+  it('write: an open on a free key claims it, and its release deletes it', async () => {
     const a = node('a');
     const s = stream();
     await a.ownership.claim(s);
     expect(store.peek(KEY)?.claim).toMatchObject({ node: 'a', conn: s.id, uuid: ACCOUNT, channel: CHANNEL });
-    expect(a.hints.watched.get(ACCOUNT)).toBe(1);
     a.ownership.release(s.id);
     await a.ownership.settled();
-    expect(a.hints.watched.has(ACCOUNT)).toBe(false);
     expect(store.peek(KEY)?.claim).toBeNull();
   });
 
   it.each([
-    { how: 'a notice from the new holder', drop: false, subs: false, renewal: false },
-    { how: 'the account subscription, the notice lost', drop: true, subs: true, renewal: false },
-    { how: 'the renewal, notice and subscription both lost', drop: true, subs: false, renewal: true },
-  ])('lose: a later open on another node replaces the claim; the first hears it through $how', async ({ drop, subs, renewal }) => {
+    { how: 'a notice from the new holder, at once', drop: false },
+    { how: 'its renewal, the notice lost', drop: true },
+  ])('lose: a later open on another node replaces the claim; the first hears it through $how', async ({ drop }) => {
     const [a, b] = [node('a'), node('b')];
     const first = stream();
     await a.ownership.claim(first);
-    a.hints.dropNotices = b.hints.dropNotices = drop;
-    subscriptions = subs;
+    a.notices.dropNotices = b.notices.dropNotices = drop;
     const second = stream();
     await b.ownership.claim(second);
     await settle();
-    expect(b.hints.told).toEqual([{ node: 'a', notice: { key: KEY, conn: first.id, revision: store.peek(KEY)!.revision } }]);
-    if (renewal) {
+    expect(b.notices.told).toEqual([{ node: 'a', notice: { kind: 'replaced', key: KEY, conn: first.id, revision: store.peek(KEY)!.revision } }]);
+    if (drop) {
       expect(a.evicted).toEqual([]);
-      await a.ownership.renewals.onTick(); // one tick per renewal period here (60 s / 2 / 1 s = 30 slices): run them all
-      for (let i = 0; i < 30; i++) await a.ownership.renewals.onTick();
-      await settle();
+      await renewAll(a);
     }
     expect(a.evicted).toEqual([first.id]);
     expect(b.evicted).toEqual([]);
@@ -130,44 +123,25 @@ describe('claim rules', () => {
     expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
   });
 
-  it('renew: the node hears its own renewal on the account’s subscription and reads nothing for it', async () => {
+  it('renew: a renewal is one write, and reads nothing', async () => {
     const a = node('a');
     await a.ownership.claim(stream());
     await settle();
     const reads = store.reads;
     store.now = 40_000;
-    for (let i = 0; i < 31; i++) await a.ownership.renewals.onTick();
-    await settle();
+    await renewAll(a);
     expect(store.peek(KEY)!.revision).toBeGreaterThan(1);
     expect(store.reads).toBe(reads);
   });
 
-  it('reclaim: a claim swept from under a live stream (a sweep that took its node for dead) is written again', async () => {
+  it('reclaim: a claim swept from under a live stream (a sweep that took its node for dead), its notice lost, is written again by the renewal', async () => {
     const a = node('a');
     const s = stream();
     await a.ownership.claim(s);
-    await store.remove(KEY, store.peek(KEY)!.revision, { by: 'sweep', conn: s.id });
-    await settle();
-    expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
-    expect(a.evicted).toEqual([]);
-  });
-
-  // Guards: subscribers hear a write as it is routed, before the stream leader has stored it; the
-  // check made on the hint still read our claim, did nothing, and the deleted claim stayed deleted
-  // until the renewal (a mesh test timed out waiting for it now and then).
-  it('reclaim: a hint heard before its delete is stored is checked again a moment later, and the claim written back', async () => {
-    const a = node('a');
-    const s = stream();
-    await a.ownership.claim(s);
-    vi.useFakeTimers({ toFake: ['setTimeout'] });
-    subscriptions = false;
-    a.ownership.hint(KEY, null); // the sweep's message, ahead of the sweep itself
-    await settle();
     await store.remove(KEY, store.peek(KEY)!.revision, { by: 'sweep', conn: s.id });
     await settle();
     expect(store.peek(KEY)?.claim).toBeNull();
-    vi.advanceTimersByTime(1000);
-    await settle();
+    await renewAll(a);
     expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
     expect(a.evicted).toEqual([]);
   });
@@ -175,44 +149,42 @@ describe('claim rules', () => {
   // Guards (issue 27, found by test/unit/ownership-interleavings.test.ts): a stream replaced by
   // another node's open, which then closed before its notice arrived, took the delete of the newer
   // claim for a sweep, wrote its own claim back and outlived the open that should have evicted it.
-  it('lose: a claim replaced and then released (a release’s marker) ends the stream rather than being written back', async () => {
+  it('lose: a claim replaced and then released (a release’s marker), the notice lost, ends the stream at its renewal rather than being written back', async () => {
     const [a, b] = [node('a'), node('b')];
     const first = stream();
     await a.ownership.claim(first);
-    // The notice is lost, and the subscription's hint of the newer claim arrives after its delete.
-    a.hints.dropNotices = b.hints.dropNotices = true;
-    subscriptions = false;
+    b.notices.dropNotices = true;
     const second = stream();
     await b.ownership.claim(second);
     b.ownership.release(second.id);
     await b.ownership.settled();
-    a.ownership.hint(KEY, second.id);
-    await settle();
+    await renewAll(a);
     expect(a.evicted).toEqual([first.id]);
     expect(store.peek(KEY)?.claim).toBeNull();
   });
 
-  it('lose: a claim replaced by a stream whose node then crashed and was swept ends the stream rather than being written back', async () => {
+  it('lose: a claim replaced by a stream whose node then crashed and was swept, the notice lost, ends the stream at its renewal rather than being written back', async () => {
     const [a, b] = [node('a'), node('b')];
     const first = stream();
     await a.ownership.claim(first);
-    a.hints.dropNotices = b.hints.dropNotices = true;
-    subscriptions = false;
+    b.notices.dropNotices = true;
     const second = stream();
     await b.ownership.claim(second);
     listeners.delete('b');
     await store.remove(KEY, store.peek(KEY)!.revision, { by: 'sweep', conn: second.id });
-    a.ownership.hint(KEY, null);
-    await settle();
+    await renewAll(a);
     expect(a.evicted).toEqual([first.id]);
   });
 
-  it('reclaim: a delete marker that says nothing (an earlier version’s release or sweep) is taken for a sweep, as that version took it', async () => {
+  // Nobody tells of a write by hand: the renewal, refused at its stale revision, finds it (within CLAIM_TTL/2).
+  it('reclaim: a key deleted by hand (`nats kv del`: a marker that says nothing, no notice) is written back at the next renewal, the stream kept', async () => {
     const a = node('a');
     const s = stream();
     await a.ownership.claim(s);
     store.removeNow(KEY, store.peek(KEY)!.revision);
     await settle();
+    expect(store.peek(KEY)?.claim).toBeNull();
+    await renewAll(a);
     expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
     expect(a.evicted).toEqual([]);
   });
@@ -223,8 +195,7 @@ describe('claim rules', () => {
     await a.ownership.claim(s);
     store.now = 61_000;
     expect(store.peek(KEY)).toBeUndefined();
-    for (let i = 0; i < 30; i++) await a.ownership.renewals.onTick();
-    await settle();
+    await renewAll(a);
     expect(store.peek(KEY)?.claim?.conn).toBe(s.id);
   });
 
@@ -296,7 +267,6 @@ describe('claim rules', () => {
     await a.ownership.claim(second);
     await settle();
     expect(a.evicted).toEqual([first.id]);
-    expect(a.hints.watched.get(ACCOUNT)).toBe(2);
   });
 
   it('streams without a channel each have a key of their own and evict nothing', async () => {
@@ -307,6 +277,6 @@ describe('claim rules', () => {
     expect(store.peek(`solo.${x.id}`)?.claim?.conn).toBe(x.id);
     expect(store.peek(`solo.${y.id}`)?.claim?.conn).toBe(y.id);
     expect(a.evicted).toEqual([]);
-    expect(a.hints.told).toEqual([]);
+    expect(a.notices.told).toEqual([]);
   });
 });

@@ -4,15 +4,18 @@
 // event-loop turn; the log keeps them CLAIM_TTL, as long as the claims bucket keeps an unrenewed
 // claim. When a gateway's heartbeat stops, one gateway (the live one with the lowest id, so not all
 // of them, and only while it hears the mesh: core/sightings.ts) reads that node's list and deletes
-// each key that still names the dead node. A restarted
-// node does the same for its previous life. The list is never emptied (no role may purge a
-// stream): its messages age out after CLAIM_TTL, and a sweep that reads a key twice finds it no
-// longer names the node. What the sweep misses ages out of the bucket by its max age.
+// each key that still names the dead node, and tells that node (a notice on its own subject, as an
+// eviction's: a node taken for dead may only have been paused, and writes back the claims of its
+// streams still open). A restarted node does the same for its previous life, and tells nobody. The
+// list is never emptied (no role may purge a stream): its messages age out after CLAIM_TTL, and a
+// sweep that reads a key twice finds it no longer names the node. What the sweep misses ages out
+// of the bucket by its max age.
 
 import type { StreamClaim } from '../../../schemas/records.js';
 import type { Logger } from '../../core/logger.js';
 import { retry } from '../../core/nats.js';
 import type { NodeLiveness } from '../../core/node-liveness.js';
+import type { ClaimNotices } from './claim-notices.js';
 import type { ClaimIndexLog } from './claim-index-log.js';
 import type { ClaimStore } from './claim-store.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
@@ -26,6 +29,8 @@ export interface ClaimIndexOptions {
   /** Which gateways there are (their heartbeats) and which of them are alive. */
   liveness: Pick<NodeLiveness, 'isAlive' | 'hearing'> & { readonly mirror: { values(): Iterable<{ node: string; role: string }> } };
   logger: Logger;
+  /** Where the swept node is told of each claim swept from it. */
+  notices: Pick<ClaimNotices, 'tell'>;
   /** A swept claim: the owner's holdings forget it. */
   swept: (key: string, claim: StreamClaim) => void;
   timers?: Timers;
@@ -109,7 +114,7 @@ export class ClaimIndex implements ClaimNotes {
     return removed;
   }
 
-  /** Deletes every claim the node's list holds that still names the node. */
+  /** Deletes every claim the node's list holds that still names the node, and tells the node of each. */
   async sweepNode(node: string): Promise<number> {
     const keys = await this.o.log.read(node);
     let removed = 0;
@@ -118,7 +123,8 @@ export class ClaimIndex implements ClaimNotes {
       if (now?.claim?.node !== node) continue;
       try {
         // A marker naming the swept stream: if its node was only paused, it writes the claim back.
-        await this.o.store.remove(key, now.revision, { by: 'sweep', conn: now.claim.conn });
+        const revision = await this.o.store.remove(key, now.revision, { by: 'sweep', conn: now.claim.conn });
+        if (node !== this.o.nodeId) this.o.notices.tell(node, { kind: 'swept', key, conn: now.claim.conn, revision });
         this.o.swept(key, now.claim);
         removed++;
       } catch {

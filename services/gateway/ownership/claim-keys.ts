@@ -8,11 +8,6 @@ export function claimKey(account: string, channel: string): string {
   return `${account}.${channelToken(channel)}`;
 }
 
-/** Every claim key of one account, as a subject wildcard (what a gateway listens to for it). */
-export function accountClaimKeys(account: string): string {
-  return `${account}.>`;
-}
-
 /** What a claim says of the stream behind it. */
 export interface ClaimedStream {
   readonly id: string;

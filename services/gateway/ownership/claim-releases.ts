@@ -60,7 +60,8 @@ export class ClaimReleases {
     const freed = { by: 'release', conn: claim.conn } as const;
     if (claim.attempt === 0) {
       try {
-        return await this.store.remove(claim.key, claim.revision, freed);
+        await this.store.remove(claim.key, claim.revision, freed);
+        return;
       } catch {
         // Replaced (what we want), or not answered: the key says which.
       }

@@ -1,22 +1,28 @@
 // The claim rules: what this node believes of each claim it holds, and what it does about it. It
-// holds its own claims, renews them (claim-renewals.ts), deletes them when its streams end
-// (claim-releases.ts), and hears only the writes to the keys of the accounts it holds streams for.
-// How it learns its claim was replaced:
-//  - a notice is acted on without a read: only a node whose compare-and-set succeeded sends one,
-//    naming the revision it wrote, so a notice newer than the claim proves the claim replaced;
-//  - a hint (a write or delete heard on the account's subscription) is checked by reading the key
-//    (claim-checks.ts): subscribers also hear writes the server refused, and hear them before they
-//    are stored. A hint naming the claim's own stream (its renewal coming back) is not read;
-//  - a renewal refused at a stale revision reads the key: the last safety net, for a lost notice.
+// holds its own claims, renews them (claim-renewals.ts) and deletes them when its streams end
+// (claim-releases.ts). It does not listen to the bucket: whoever changes one of its claims tells it
+// (claim-notices.ts), and what nobody tells, a read finds. How each change is found, and how soon:
+//  - replaced by an open: the opener's notice, at once, acted on without a read (only a write the
+//    bucket accepted is followed by one, naming the revision written: a notice newer than the
+//    claim proves it replaced);
+//  - swept by a gateway that took this node for dead: the sweeper's notice, at once; the key is
+//    read (claim-checks.ts) and the claim written back unless another stream claimed it since;
+//  - a notice lost or held up while this node could not hear (a reconnect, a stalled event loop, an
+//    unwritten heartbeat): every claim is read again before the live feed goes on
+//    (silence-recovery.ts, `verify`);
+//  - anything else nobody tells of: a notice lost elsewhere (between servers, a sender that died
+//    between its write and its notice), a key written or deleted by hand, a claim aged out: the
+//    claim's renewal, refused at its stale revision, reads the key, within CLAIM_TTL/2 (a renewal
+//    never passes a change: it writes at the revision we know). Until then an open elsewhere may
+//    write over a key deleted by hand without a notice, and two streams live.
 // A claim found replaced is lost: its stream is evicted once the step that found it is over
 // (claim-losses.ts) -> the gateway closes the stream -> its end comes back as `release`.
 // A key found free behind a live stream (what a read means: claimState in claim-store.ts) is written
 // again unless another stream claimed it since.
-// After a time this node could not hear at all (notices lost or queued), verify() reads every claim's key.
 
 import { ClaimChecks } from './claim-checks.js';
 import { claimRecord, streamClaimKey, type ClaimedStream } from './claim-keys.js';
-import type { ClaimHints, ClaimNotice, HintListener } from './claim-hints.js';
+import type { ClaimNotice, ClaimNotices, NoticeListener } from './claim-notices.js';
 import type { ClaimNotes } from './claim-index.js';
 import { ClaimLosses } from './claim-losses.js';
 import { ClaimReleases } from './claim-releases.js';
@@ -29,7 +35,7 @@ import { systemTimers, type Timers } from '../../core/timers.js';
 
 export interface ClaimRulesOptions {
   store: ClaimStore;
-  hints: ClaimHints;
+  notices: ClaimNotices;
   nodeId: string;
   /** Another connection holds this local stream's key: the stream is to close. */
   evict: (streamId: string) => void;
@@ -42,9 +48,9 @@ export interface ClaimRulesOptions {
 
 const NO_NOTES: ClaimNotes = { claiming: () => Promise.resolve(), renewing: () => undefined };
 
-export class ClaimRules implements HintListener {
+export class ClaimRules implements NoticeListener {
   private readonly store: ClaimStore;
-  private readonly hints: ClaimHints;
+  private readonly notices: ClaimNotices;
   private readonly nodeId: string;
   private readonly index: ClaimNotes;
   private readonly reclaimed: (stream: ClaimedStream) => void;
@@ -52,14 +58,14 @@ export class ClaimRules implements HintListener {
   private readonly claims = new LocalClaims();
   private readonly releases: ClaimReleases;
   private readonly schedule: RenewalSchedule<LocalClaim>;
-  /** Reads of a claim's key after a hint, one at a time per claim. */
+  /** Reads of a claim's key, one at a time per claim. */
   private readonly checks: ClaimChecks<LocalClaim>;
   /** Lost claims whose streams are evicted once the current step is over (claim-losses.ts). */
   private readonly losses: ClaimLosses<LocalClaim>;
 
   constructor(options: ClaimRulesOptions) {
     this.store = options.store;
-    this.hints = options.hints;
+    this.notices = options.notices;
     this.nodeId = options.nodeId;
     // A claim forgotten before its turn (its stream ended meanwhile) has nothing to evict.
     this.losses = new ClaimLosses((c) => {
@@ -68,7 +74,7 @@ export class ClaimRules implements HintListener {
     this.index = options.index ?? NO_NOTES;
     this.timers = options.timers ?? systemTimers;
     this.reclaimed = options.reclaimed ?? (() => undefined);
-    this.checks = new ClaimChecks((c) => this.reconcile(c), this.timers);
+    this.checks = new ClaimChecks((c) => this.reconcile(c));
     this.releases = new ClaimReleases(this.store, this.timers);
     this.schedule = new RenewalSchedule((c) => this.renew(c));
   }
@@ -104,15 +110,13 @@ export class ClaimRules implements HintListener {
    */
   async claim(stream: ClaimedStream): Promise<void> {
     const key = streamClaimKey(stream);
-    const watched = stream.channel !== null ? stream.account : null;
-    if (watched !== null) this.hints.watchAccount(watched);
-    const c = this.claims.add(stream, key, watched);
+    const c = this.claims.add(stream, key);
     let revision: number;
     try {
       await this.index.claiming(key);
       // Released while its key was being noted (the client left): nothing written, nothing to take back.
       if (!this.claims.has(c)) return;
-      revision = await writeOver(this.store, this.hints, key, claimRecord(this.nodeId, stream));
+      revision = await writeOver(this.store, this.notices, key, claimRecord(this.nodeId, stream));
     } catch (err) {
       if (!(err instanceof RevisionConflict)) takeBackIfLanded(this.store, this.timers, key, stream.id, (r) => this.releases.add(r));
       this.forget(c);
@@ -121,49 +125,50 @@ export class ClaimRules implements HintListener {
     if (!this.claims.has(c)) return this.releases.add({ key, revision, conn: stream.id });
     c.revision = revision;
     this.schedule.add(c);
-    // A notice came first: a newer claim replaced ours before we heard our own answer.
+    // A notice came first: a newer claim replaced ours, or a sweep deleted it, before we heard our own answer.
     if (c.foreignRevision > revision) this.lose(c);
-  }
-
-  /** A node whose write replaced one of ours says so: believed without a read (see the top of this file). */
-  noticed(n: ClaimNotice): void {
-    const c = this.claims.get(n.conn);
-    if (c === undefined || c.key !== n.key) return;
-    // Ours is still being written: whichever revision is later decides, once ours is known.
-    if (c.revision === 0) c.foreignRevision = Math.max(c.foreignRevision, n.revision);
-    else if (n.revision > c.revision) this.lose(c);
+    else if (c.sweptRevision > revision) void this.checks.check(c);
   }
 
   /**
-   * A write or delete of the key was heard: each of our written, not lost claims on it is checked
-   * by reading the key, unless the write named the claim's own stream. A claim still being written
-   * is not: its own write's answer and a notice decide it.
+   * A node that replaced or swept one of our claims says so. A replacement is believed without a
+   * read; a sweep's delete is followed by a read, and the claim written back unless another stream
+   * claimed the key since (reconcile). A notice of a claim we no longer hold, or older than the
+   * revision we know (we wrote since), says nothing new.
    */
-  hint(key: string, writer: string | null): void {
-    for (const c of this.claims.ofKey(key)) if (c.revision !== 0 && !c.lost && c.stream.id !== writer) void this.checks.check(c, { recheck: true });
+  noticed(n: ClaimNotice): void {
+    const c = this.claims.get(n.conn);
+    if (c === undefined || c.key !== n.key || c.lost) return;
+    // Ours is still being written: compared once its revision is known.
+    if (c.revision === 0) {
+      if (n.kind === 'replaced') c.foreignRevision = Math.max(c.foreignRevision, n.revision);
+      else c.sweptRevision = Math.max(c.sweptRevision, n.revision);
+      return;
+    }
+    if (n.revision <= c.revision) return;
+    if (n.kind === 'replaced') this.lose(c);
+    // Read from the leader: the sweep's delete was stored before its notice was sent.
+    else void this.checks.check(c);
   }
 
   /**
    * Brings our claim in line with the key, read from the stream leader: ours -> its revision;
    * another claim, or a marker left by another stream's release or sweep, after ours -> lost; aged
-   * out, or a marker of a sweep of this stream or of an earlier version -> written again. True when
-   * the key still held our claim at the revision we knew (nothing changed yet: claim-checks.ts reads
-   * once more a moment later).
+   * out, or a marker of a sweep of this stream or of an earlier version -> written again.
    */
-  private async reconcile(c: LocalClaim): Promise<boolean> {
-    if (!this.live(c)) return false;
+  private async reconcile(c: LocalClaim): Promise<void> {
+    if (!this.live(c)) return;
     const now = await this.store.get(c.key, true);
-    if (!this.live(c)) return false;
+    if (!this.live(c)) return;
     const state = claimState(now, c.stream.id);
     if (now !== null && state === 'ours') {
       // Our own write, perhaps one whose answer was lost: later renewals and the delete name it.
-      const known = now.revision <= c.revision;
       c.revision = Math.max(c.revision, now.revision);
-      return known;
+      return;
     }
     if (now !== null && state === 'replaced') {
       if (now.revision > c.revision) this.lose(c);
-      return false;
+      return;
     }
     // Free: written again unless someone claims the key first.
     try {
@@ -180,7 +185,6 @@ export class ClaimRules implements HintListener {
       // Someone claimed the key first: read again (and lose to them). Not answered: the renewal looks again.
       if (err instanceof RevisionConflict) return this.reconcile(c);
     }
-    return false;
   }
 
   private live(c: LocalClaim): boolean {
@@ -195,7 +199,7 @@ export class ClaimRules implements HintListener {
     this.losses.add(c);
   }
 
-  /** Checks every live claim as after a hint: for when this node could not hear (notices lost or queued). */
+  /** Reads every live claim's key: for when this node could not hear (notices lost or queued). */
   verify(): Promise<void> {
     return this.checks.checkAll(this.claims.all().filter((c) => c.revision !== 0 && this.live(c)));
   }
@@ -213,7 +217,7 @@ export class ClaimRules implements HintListener {
     } catch (err) {
       // Not at our revision any more: replaced (a notice that never came), deleted, or ours at a
       // revision whose answer was lost. The key says which.
-      if (err instanceof RevisionConflict) await this.checks.check(c, { recheck: false });
+      if (err instanceof RevisionConflict) await this.checks.check(c);
       return false;
     }
   }
@@ -231,8 +235,6 @@ export class ClaimRules implements HintListener {
   private forget(c: LocalClaim): void {
     if (!this.claims.forget(c)) return;
     this.schedule.delete(c);
-    if (c.watched !== null) this.hints.unwatchAccount(c.watched);
-    c.watched = null;
   }
 
   /** Resolves once the claims released so far are deleted (or found replaced). */

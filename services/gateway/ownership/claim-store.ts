@@ -56,13 +56,16 @@ export interface ClaimStore {
    * The key's current state; null when it was never written or has aged out. Read from any replica
    * (a follower may lag: a write at its revision then conflicts and is retried); `fresh` reads from
    * the stream's leader, for a check that must not be answered with the state before a write it
-   * heard of (a hint's, the owner holdings'), and tells a sweep's marker from a release's.
+   * heard of (a notice's, the owner holdings'), and tells a sweep's marker from a release's.
    */
   get(key: string, fresh?: boolean): Promise<StoredClaim | null>;
   /** Writes the claim if the key is at `revision` (0: absent), else throws RevisionConflict. Resolves to the new revision. */
   write(key: string, claim: StreamClaim, revision: number): Promise<number>;
-  /** Deletes the key if it is at `revision` (else throws RevisionConflict), leaving a marker that says who did (`freed`). */
-  remove(key: string, revision: number, freed: Freed): Promise<void>;
+  /**
+   * Deletes the key if it is at `revision` (else throws RevisionConflict), leaving a marker that says
+   * who did (`freed`); resolves to the marker's revision.
+   */
+  remove(key: string, revision: number, freed: Freed): Promise<number>;
 }
 
 export class NatsClaimStore implements ClaimStore {
@@ -107,9 +110,9 @@ export class NatsClaimStore implements ClaimStore {
   }
 
   /** A delete marker with a header of its own saying who left it (kv.delete sends none: kv-internals.ts). */
-  async remove(key: string, revision: number, freed: Freed): Promise<void> {
+  async remove(key: string, revision: number, freed: Freed): Promise<number> {
     try {
-      await deleteWithHeaders(this.js, BUCKET_STREAMS, key, revision, { [FREED_HEADER]: `${freed.by} ${freed.conn}` });
+      return await deleteWithHeaders(this.js, BUCKET_STREAMS, key, revision, { [FREED_HEADER]: `${freed.by} ${freed.conn}` });
     } catch (err) {
       throw conflictOr(`claim ${key}`, err);
     }

@@ -1,11 +1,11 @@
 // An open's claim write: read the key, write the claim at that revision (compare-and-set), and tell
-// the node whose claim it replaced (a notice: claim-hints.ts). Someone writing the key between the
+// the node whose claim it replaced (a notice: claim-notices.ts). Someone writing the key between the
 // read and the write makes the write fail: the key is read again and the newer claim replaced in
 // turn, each round lost only to a newer write. A write whose answer never came may have landed all
 // the same: the key is read once it would have, and the claim taken back if it names the stream.
 
 import type { StreamClaim } from '../../../schemas/records.js';
-import type { ClaimHints } from './claim-hints.js';
+import type { ClaimNotices } from './claim-notices.js';
 import { isSoloKey } from './claim-keys.js';
 import type { ReleasedClaim } from './claim-releases.js';
 import { RevisionConflict } from '../../core/jetstream-errors.js';
@@ -18,14 +18,14 @@ const WRITE_ATTEMPTS = 5;
 const LOST_WRITE_CHECK_MS = 5000;
 
 /** Writes `record` over whatever `key` holds; resolves to the revision written, rejects when it could not. */
-export async function writeOver(store: ClaimStore, hints: ClaimHints, key: string, record: StreamClaim): Promise<number> {
+export async function writeOver(store: ClaimStore, notices: ClaimNotices, key: string, record: StreamClaim): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     // A stream's own key (no channel) is new: nothing to read.
     const now = isSoloKey(key) ? null : await store.get(key);
     try {
       const revision = await store.write(key, record, now?.revision ?? 0);
       const replaced = now?.claim;
-      if (replaced != null && replaced.conn !== record.conn) hints.tell(replaced.node, { key, conn: replaced.conn, revision });
+      if (replaced != null && replaced.conn !== record.conn) notices.tell(replaced.node, { kind: 'replaced', key, conn: replaced.conn, revision });
       return revision;
     } catch (err) {
       if (!(err instanceof RevisionConflict) || attempt >= WRITE_ATTEMPTS) throw err;

@@ -1,7 +1,6 @@
-// The claims this node holds, each found by its stream (an end or a notice names one) and by its key
-// (a hint names a key), the two kept in step; and what this node knows of each.
+// The claims this node holds, each found by its stream (an end or a notice names one); and what this
+// node knows of each.
 
-import { MultiMap } from '../../core/multimap.js';
 import type { ClaimedStream } from './claim-keys.js';
 
 export interface LocalClaim {
@@ -9,23 +8,21 @@ export interface LocalClaim {
   readonly key: string;
   /** The revision our claim was written at; 0 while the write is in flight. */
   revision: number;
-  /** The newest revision a notice named while ours was still being written (compared once ours is known). */
+  /** The newest revision a replacement's notice named while ours was still being written (compared once ours is known). */
   foreignRevision: number;
+  /** Likewise for a sweep's notice: once ours is known, an older claim was swept and the key is read. */
+  sweptRevision: number;
   /** Another connection's claim replaced ours: nothing to renew or delete any more, its stream evicted. */
   lost: boolean;
-  /** The account whose keys are heard for this claim, until it is forgotten; null: none. */
-  watched: string | null;
 }
 
 export class LocalClaims {
   private readonly byStream = new Map<string, LocalClaim>();
-  private readonly byKey = new MultiMap<LocalClaim>();
 
   /** A claim about to be written for `stream` under `key`. */
-  add(stream: ClaimedStream, key: string, watched: string | null): LocalClaim {
-    const c: LocalClaim = { stream, key, revision: 0, foreignRevision: 0, lost: false, watched };
+  add(stream: ClaimedStream, key: string): LocalClaim {
+    const c: LocalClaim = { stream, key, revision: 0, foreignRevision: 0, sweptRevision: 0, lost: false };
     this.byStream.set(stream.id, c);
-    this.byKey.add(key, c);
     return c;
   }
 
@@ -38,11 +35,6 @@ export class LocalClaims {
     return this.byStream.get(c.stream.id) === c;
   }
 
-  /** The claims on `key` (a copy: safe while they are forgotten). */
-  ofKey(key: string): LocalClaim[] {
-    return this.byKey.get(key);
-  }
-
   all(): LocalClaim[] {
     return [...this.byStream.values()];
   }
@@ -51,7 +43,6 @@ export class LocalClaims {
   forget(c: LocalClaim): boolean {
     if (!this.has(c)) return false;
     this.byStream.delete(c.stream.id);
-    this.byKey.delete(c.key, c);
     return true;
   }
 }

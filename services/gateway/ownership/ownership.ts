@@ -9,9 +9,12 @@
 // write fails, is retried against the winner, and replaces it: exactly one survivor, the later claim.
 // An eviction, in the order it happens:
 //   opening node: claim-rules.ts claim -> claim-index.ts (the key noted first) -> claim-writes.ts
-//     (read, compare-and-set, notice) -> claim-store.ts -> claim-hints.ts tell;
-//   the replaced stream's node: claim-hints.ts (the notice heard) -> claim-rules.ts noticed ->
+//     (read, compare-and-set, notice) -> claim-store.ts -> claim-notices.ts tell;
+//   the replaced stream's node: claim-notices.ts (the notice heard) -> claim-rules.ts noticed ->
 //     claim-losses.ts (once the step is over) -> `evict`, the gateway's.
+// A sweep of a node taken for dead (claim-index.ts) tells that node the same way; it reads the key
+// and writes its claim back. A gateway hears nothing else of the bucket (claim-rules.ts says what
+// finds the changes nobody tells of).
 // Around the claims: the crash index (claim-index.ts, claim-index-log.ts), each owner's holdings for
 // the caps (owner-holdings.ts, owner-records.ts, stream-caps.ts). `Ownership.overNats` builds it on
 // NATS; the interleaving tests build the same class on in-memory twins of each part
@@ -23,7 +26,7 @@ import type { NatsContext } from '../../core/nats.js';
 import type { NodeLiveness } from '../../core/node-liveness.js';
 import { ownerOf } from '../../core/owner.js';
 import { streamClaimKey, type ClaimedStream } from './claim-keys.js';
-import { NatsClaimHints, type ClaimHints } from './claim-hints.js';
+import { NatsClaimNotices, type ClaimNotices } from './claim-notices.js';
 import { ClaimIndex, type ClaimIndexOptions } from './claim-index.js';
 import { NatsClaimIndexLog, type ClaimIndexLog } from './claim-index-log.js';
 import { NatsClaimStore, type ClaimStore } from './claim-store.js';
@@ -44,6 +47,7 @@ export interface OwnershipOptions {
   logger: Logger;
   /** The claims bucket's max age: claims are renewed within it. */
   claimTtlMs: number;
+  /** Counts the claim notices this node hears (relay_claim_messages_received_total). */
   received: Counter;
   evict: (streamId: string) => void;
 }
@@ -52,7 +56,7 @@ export interface OwnershipOptions {
 export interface OwnershipParts {
   nodeId: string;
   store: ClaimStore;
-  hints: ClaimHints;
+  notices: ClaimNotices;
   indexLog: ClaimIndexLog;
   ownerRecords: OwnerRecords;
   liveness: ClaimIndexOptions['liveness'];
@@ -65,7 +69,7 @@ export interface OwnershipParts {
 
 export class Ownership {
   private readonly rules: ClaimRules;
-  private readonly hints: ClaimHints;
+  private readonly notices: ClaimNotices;
   private readonly index: ClaimIndex;
   private readonly owners: OwnerHoldings;
   private readonly claimTtlMs: number;
@@ -77,7 +81,7 @@ export class Ownership {
     return new Ownership({
       ...o,
       store: new NatsClaimStore(nats.buckets.streams, nats.js, nats.jsm),
-      hints: new NatsClaimHints(nats.nc, o.nodeId, o.received),
+      notices: new NatsClaimNotices(nats.nc, o.nodeId, o.received),
       indexLog: new NatsClaimIndexLog({ ...nats, logger: o.logger }),
       ownerRecords: new NatsOwnerRecords(nats.buckets.streamOwners),
     });
@@ -93,7 +97,7 @@ export class Ownership {
       holder: async (key) => (await store.get(key, true))?.claim?.node ?? null,
       timers,
     });
-    this.hints = p.hints;
+    this.notices = p.notices;
     this.index = new ClaimIndex({
       log: p.indexLog,
       store,
@@ -101,11 +105,12 @@ export class Ownership {
       liveness,
       logger: p.logger,
       timers,
+      notices: this.notices,
       swept: (key, claim) => this.owners.drop(ownerOf({ account: claim.uuid, clientId: claim.clientId }), key, claim.node),
     });
     this.rules = new ClaimRules({
       store,
-      hints: this.hints,
+      notices: this.notices,
       nodeId,
       evict: p.evict,
       index: this.index,
@@ -117,13 +122,13 @@ export class Ownership {
     });
   }
 
-  /** Hears notices and hints from now on (`start` does it; the interleaving tests call only this). */
+  /** Hears notices from now on (`start` does it; the interleaving tests call only this). */
   listen(): void {
-    this.hints.listen(this.rules);
+    this.notices.listen(this.rules);
   }
 
   /**
-   * Hears notices and hints, sweeps what this node's previous life left, then renews its claims and
+   * Hears notices, sweeps what this node's previous life left, then renews its claims and
    * sweeps the claims of dead gateways every `sweepEveryMs` (the node timeout).
    */
   async start(sweepEveryMs: number): Promise<void> {
@@ -191,6 +196,6 @@ export class Ownership {
     this.rules.stop();
     this.owners.stop();
     this.index.stop();
-    this.hints.close();
+    this.notices.close();
   }
 }

@@ -4,17 +4,18 @@
 //   After every step: a stream ends as evicted only when a newer claim of another stream was stored
 //     on its key (history, so it does not depend on how independent steps were ordered).
 //   Once nothing is left in flight: every open finished; at most one live stream per key; no live
-//     stream whose claim another stream's replaced since (`settledProblems`). Then, after one renewal of every claim (the last safety net: a hint heard
-//     long before its write is stored leaves a check with nothing to find, and only the renewal
-//     finds the truth), the claims bucket names each live stream, no claim of an ended stream of a
-//     running node is left, the owner records list exactly the live streams (relay-stream-owners,
-//     what the caps count), and each node hears an account exactly while it holds streams of it
+//     stream whose claim another stream's replaced since; and, the notices alone having told each
+//     running node what changed (no notice is lost here), the claims bucket names every other live
+//     stream of a running node: one swept from under it was written back (`settledProblems`). Then,
+//     after one renewal of every claim (the last safety net, for what no notice tells), the claims
+//     bucket names each live stream, no claim of an ended stream of a running node is left, and the
+//     owner records list exactly the live streams (relay-stream-owners, what the caps count)
 //     (`renewedProblems`).
 
 import { ownerOf as streamOwner } from '../../../services/core/owner.js';
 import { streamClaimKey, type ClaimedStream } from '../../../services/gateway/ownership/claim-keys.js';
 import type { Holdings } from '../../../services/gateway/ownership/owner-records.js';
-import { accountOf, describeHoldings } from './twin-io.js';
+import { describeHoldings } from './twin-io.js';
 import type { TwinMesh } from './twin-mesh.js';
 
 export function evictionProblem(mesh: TwinMesh, stream: ClaimedStream): string | null {
@@ -56,12 +57,21 @@ export function settledProblems(mesh: TwinMesh): string[] {
       if (newer !== undefined) problems.push(`${stream.id} is still live, though ${newer.conn}'s claim @${newer.revision} replaced it`);
     }
   }
+  for (const node of mesh.nodes.values()) {
+    if (node.crashed || node.paused) continue;
+    for (const t of node.live()) {
+      const key = streamClaimKey(t.stream);
+      const first = mesh.landed.find((w) => w.key === key && w.conn === t.stream.id);
+      const replaced = first !== undefined && mesh.landed.some((w) => w.key === key && w.conn !== t.stream.id && w.revision > first.revision);
+      const named = mesh.claims.peek(key)?.claim?.conn ?? null;
+      if (!replaced && named !== t.stream.id) problems.push(`${t.stream.id} is live on ${node.id}, but ${key} names ${named ?? 'nobody'} and nothing told ${node.id} (before any renewal)`);
+    }
+  }
   return problems;
 }
 
 export function renewedProblems(mesh: TwinMesh): string[] {
   const problems: string[] = [];
-  const running = [...mesh.nodes.values()].filter((n) => !n.crashed);
   const live = liveStreams(mesh);
   for (const [key, held] of live) {
     const claim = mesh.claims.peek(key)?.claim ?? null;
@@ -73,15 +83,6 @@ export function renewedProblems(mesh: TwinMesh): string[] {
     problems.push(`${key} still names ${claim.conn} of ${claim.node}, which holds no live stream on it`);
   }
   problems.push(...ownerProblems(mesh, live));
-  for (const node of running) {
-    const held = new Map<string, number>();
-    for (const t of node.live()) if (t.stream.account !== null && t.stream.channel !== null) held.set(t.stream.account, (held.get(t.stream.account) ?? 0) + 1);
-    const accounts = new Set([...held.keys(), ...[...live.keys()].map(accountOf)]);
-    for (const account of accounts) {
-      const watching = node.hints.watching(account);
-      if (watching !== (held.get(account) ?? 0)) problems.push(`${node.id} watches ${account} ${watching} times, for ${held.get(account) ?? 0} streams`);
-    }
-  }
   return problems;
 }
 

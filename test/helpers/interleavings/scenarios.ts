@@ -65,13 +65,39 @@ export const specs: readonly Spec[] = [
     },
   },
   {
-    name: 'a hint arrives while the key is being read: the holder checks its key as another node claims it and leaves',
-    reaches: ['a hint arrives while its key is being read'],
+    name: 'a notice arrives while the key is being read: the holder renews as another node claims its key and leaves',
+    reaches: ['a replacement’s notice arrives while its key is being read'],
     build: async (mesh) => {
       const [a, b] = [mesh.node('a'), mesh.node('b')];
       await holding(mesh, a);
       mesh.act('b opens b1', () => b.open(b.stream(ACCOUNT, CHANNEL)), { runs: 'b' });
       mesh.act('b1 leaves', () => b.leave('b1'), { runs: 'b', when: () => b.streams.get('b1')?.state === 'open' });
+      mesh.act('a renews', () => a.renew(), { runs: 'a' });
+    },
+  },
+  {
+    name: 'a sweep of a live node tells it: it writes its claim back, racing its renewal and a new open on a third node',
+    reaches: ['a sweep’s notice arrives while its key is being read', 'a sweep’s notice arrives after its claim was written back'],
+    build: async (mesh) => {
+      const [a, b, c] = [mesh.node('a'), mesh.node('b'), mesh.node('c')];
+      await holding(mesh, a);
+      // Its heartbeat late (a loaded host), not paused: it runs all along.
+      mesh.act('a is taken for dead', () => mesh.takenForDead.add('a'), { touches: ['live'] });
+      mesh.act('b sweeps a', () => b.sweep('a'), { runs: 'b', when: () => mesh.done('a is taken for dead') });
+      mesh.act('a renews', () => a.renew(), { runs: 'a', when: () => mesh.done('b sweeps a') });
+      mesh.act('c opens c1', () => c.open(c.stream(ACCOUNT, CHANNEL)), { runs: 'c', when: () => mesh.done('b sweeps a') });
+      mesh.act('the mesh hears a again', () => a.beat(), { touches: ['live'], when: () => mesh.done('c opens c1') });
+    },
+  },
+  {
+    name: 'a node paused while its claim is written is swept, and hears the sweep’s notice before its write’s answer',
+    reaches: ['a sweep’s notice arrives before its node hears its own write answered'],
+    build: async (mesh) => {
+      const [a, b] = [mesh.node('a'), mesh.node('b')];
+      mesh.act('a opens a1', () => a.open(a.stream(ACCOUNT, CHANNEL)), { runs: 'a' });
+      const paused = pauses(mesh, a);
+      mesh.act('b sweeps a', () => b.sweep('a'), { runs: 'b', when: () => mesh.done(paused) });
+      wakes(mesh, a, 'b sweeps a');
     },
   },
   {

@@ -1,23 +1,17 @@
 // One node's I/O in the simulated mesh (twin-mesh.ts), behind the same interfaces the gateway's NATS
 // implementations have: every bucket operation waits in the node's queue until the scheduler lands
-// it, and a write's answer waits again until it is heard; a write or delete is heard on the
-// subscriptions of the nodes watching its account from the moment it is sent (so a hint may arrive
-// before the write is stored, or for a write that is refused); notices go on the channel between
-// the two nodes; timers fire when the scheduler says. The buckets themselves are the in-memory
+// it, and a write's answer waits again until it is heard; notices go on the channel between the two
+// nodes, sent once the write or delete they tell of is answered (as the gateway sends them); timers
+// fire when the scheduler says. The buckets themselves are the in-memory
 // twins with JetStream's revision semantics (memory-claim-store.ts, memory-owner-records.ts).
 
 import type { StreamClaim } from '../../../schemas/records.js';
-import type { ClaimHints, ClaimNotice, HintListener } from '../../../services/gateway/ownership/claim-hints.js';
+import type { ClaimNotice, ClaimNotices, NoticeListener } from '../../../services/gateway/ownership/claim-notices.js';
 import type { ClaimIndexLog } from '../../../services/gateway/ownership/claim-index-log.js';
 import type { ClaimStore, Freed, StoredClaim } from '../../../services/gateway/ownership/claim-store.js';
 import type { Holdings, OwnerRecord, OwnerRecords } from '../../../services/gateway/ownership/owner-records.js';
 import type { CancelTimer, Timers } from '../../../services/core/timers.js';
 import type { TwinMesh } from './twin-mesh.js';
-
-/** The account a claim key belongs to (what an account's subscription covers). */
-export function accountOf(key: string): string {
-  return key.split('.')[0]!;
-}
 
 export function describeClaim(c: StoredClaim | null): string {
   if (c === null) return 'nothing';
@@ -36,7 +30,6 @@ export class TwinClaimStore implements ClaimStore {
   }
 
   write(key: string, claim: StreamClaim, revision: number): Promise<number> {
-    this.mesh.publish(this.node, key, claim.conn);
     const what = `write ${key} = ${claim.conn} at @${revision}`;
     return this.mesh.request(this.node, 'claims', {
       touches: `key:${key}`,
@@ -52,14 +45,13 @@ export class TwinClaimStore implements ClaimStore {
     });
   }
 
-  remove(key: string, revision: number, freed: Freed): Promise<void> {
-    this.mesh.publish(this.node, key, null);
+  remove(key: string, revision: number, freed: Freed): Promise<number> {
     const what = `${freed.by === 'sweep' ? 'sweep' : 'delete'} ${key} (${freed.conn}) at @${revision}`;
-    const apply = (): void => {
+    const apply = (): number => {
       if (freed.by === 'sweep' && this.mesh.claims.peek(key)?.revision !== revision) this.mesh.witness('a sweep finds the key claimed again since it read it');
-      this.mesh.claims.removeNow(key, revision, freed);
+      return this.mesh.claims.removeNow(key, revision, freed);
     };
-    return this.mesh.request(this.node, 'claims', { touches: `key:${key}`, what, read: false, apply, say: () => 'deleted' });
+    return this.mesh.request(this.node, 'claims', { touches: `key:${key}`, what, read: false, apply, say: (r) => `deleted @${r}` });
   }
 }
 
@@ -91,46 +83,33 @@ export class TwinOwnerRecords implements OwnerRecords {
   }
 }
 
-/** The node's account subscriptions (counted, as NatsClaimHints does) and its notices. */
-export class TwinHints implements ClaimHints {
-  private readonly accounts = new Map<string, number>();
-  listener: HintListener | undefined;
+/** The node's notices, each on the channel from the teller to the told. */
+export class TwinNotices implements ClaimNotices {
+  listener: NoticeListener | undefined;
 
   constructor(
     private readonly mesh: TwinMesh,
     private readonly node: string,
   ) {}
 
-  listen(listener: HintListener): void {
+  listen(listener: NoticeListener): void {
     this.listener = listener;
   }
 
-  watchAccount(account: string): void {
-    this.mesh.touch(`watch:${account}`);
-    this.accounts.set(account, (this.accounts.get(account) ?? 0) + 1);
-  }
-
-  unwatchAccount(account: string): void {
-    this.mesh.touch(`watch:${account}`);
-    const n = (this.accounts.get(account) ?? 0) - 1;
-    if (n > 0) this.accounts.set(account, n);
-    else this.accounts.delete(account);
-  }
-
-  /** How many times the account is watched now (0: not heard). */
-  watching(account: string): number {
-    return this.accounts.get(account) ?? 0;
-  }
-
   tell(node: string, notice: ClaimNotice): void {
-    this.mesh.network.send(this.node, node, `notice: ${notice.key} of ${notice.conn} replaced @${notice.revision}`, () => {
-      if (this.mesh.inFlight(node, (op) => op.writes === notice.conn)) this.mesh.witness('a notice arrives before its node hears its own write answered');
-      this.mesh.nodes.get(node)?.hints.listener?.noticed(notice);
+    this.mesh.network.send(this.node, node, `notice: ${notice.key} of ${notice.conn} ${notice.kind} @${notice.revision}`, () => {
+      if (this.mesh.inFlight(node, (op) => op.writes === notice.conn)) {
+        this.mesh.witness(notice.kind === 'replaced' ? 'a notice arrives before its node hears its own write answered' : 'a sweep’s notice arrives before its node hears its own write answered');
+      }
+      if (this.mesh.inFlight(node, (op) => op.read && op.touches === `key:${notice.key}`)) this.mesh.witness(`a ${notice.kind === 'replaced' ? 'replacement' : 'sweep'}’s notice arrives while its key is being read`);
+      const now = this.mesh.claims.peek(notice.key);
+      if (now?.claim?.conn === notice.conn && now.revision > notice.revision) this.mesh.witness('a sweep’s notice arrives after its claim was written back');
+      this.mesh.nodes.get(node)?.notices.listener?.noticed(notice);
     });
   }
 
   close(): void {
-    this.accounts.clear();
+    this.listener = undefined;
   }
 }
 

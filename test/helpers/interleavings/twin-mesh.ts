@@ -10,7 +10,6 @@ import { MemoryClaimStore } from '../memory-claim-store.js';
 import { MemoryOwnerRecords } from '../memory-owner-records.js';
 import type { Run, Step, Taken } from './explorer.js';
 import { renewedProblems, settledProblems } from './invariants.js';
-import { accountOf } from './twin-io.js';
 import { TwinNetwork, type Process, type RequestOptions } from './twin-network.js';
 import { TwinNode } from './twin-node.js';
 
@@ -89,21 +88,6 @@ export class TwinMesh implements Run {
 
   inFlight(node: string, matches: (op: RequestOptions<unknown>) => boolean): boolean {
     return this.network.inFlight(node, matches);
-  }
-
-  /** A write or delete of `key` is heard by every node watching its account when it is sent. */
-  publish(from: string, key: string, writer: string | null): void {
-    const account = accountOf(key);
-    this.touch(`watch:${account}`);
-    for (const to of this.nodes.values()) {
-      if (to.crashed || to.hints.watching(account) === 0) continue;
-      this.network.send(from, to.id, `hint: ${key} ${writer === null ? 'deleted' : `written by ${writer}`}`, () => {
-        // Unsubscribed meanwhile: the message is dropped.
-        if (to.hints.watching(account) === 0) return;
-        if (this.inFlight(to.id, (op) => op.read && op.touches === `key:${key}`)) this.witness('a hint arrives while its key is being read');
-        to.hints.listener?.hint(key, writer);
-      });
-    }
   }
 
   private runs(node: string): boolean {

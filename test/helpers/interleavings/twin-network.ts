@@ -3,7 +3,7 @@
 //   land:<node>:<bucket>   the node's oldest operation not yet landed lands (one connection: in order);
 //                          a read is answered as it lands, a write or delete is answered later
 //   answer:<node>:<bucket> the node hears the answer to its oldest landed write (in order)
-//   msg:<from>><to>        the next hint or notice from one node to another arrives (in order)
+//   msg:<from>><to>        the next notice from one node to another arrives (in order)
 //   timer:<node>           the node's earliest timer fires (a node's timers fire in the order they
 //                          fall due, on its own clock; against the I/O, at any moment)
 // Each process names what its next step touches, for the partial-order reduction.

@@ -11,7 +11,7 @@ import { createLogger } from '../../../services/core/logger.js';
 import { Ownership as MeshClaims } from '../../../services/gateway/ownership/ownership.js';
 import type { OwnerRecord } from '../../../services/gateway/ownership/owner-records.js';
 import { evictionProblem } from './invariants.js';
-import { TwinClaimStore, TwinHints, TwinIndexLog, TwinOwnerRecords, TwinTimers } from './twin-io.js';
+import { TwinClaimStore, TwinIndexLog, TwinNotices, TwinOwnerRecords, TwinTimers } from './twin-io.js';
 import type { TwinMesh } from './twin-mesh.js';
 
 const quiet = createLogger({ level: 'silent', pretty: false });
@@ -28,7 +28,7 @@ export interface TwinStream {
 }
 
 export class TwinNode {
-  readonly hints: TwinHints;
+  readonly notices: TwinNotices;
   readonly claims: MeshClaims;
   readonly streams = new Map<string, TwinStream>();
   paused = false;
@@ -41,11 +41,11 @@ export class TwinNode {
     /** Whether opens read the owner's record first (the stream caps), as a gateway with caps does. */
     private readonly caps: boolean,
   ) {
-    this.hints = new TwinHints(mesh, id);
+    this.notices = new TwinNotices(mesh, id);
     this.claims = new MeshClaims({
       nodeId: id,
       store: new TwinClaimStore(mesh, id),
-      hints: this.hints,
+      notices: this.notices,
       indexLog: new TwinIndexLog(mesh),
       ownerRecords: new TwinOwnerRecords(mesh, id),
       liveness: { isAlive: (node) => mesh.isAlive(node), hearing: () => true, mirror: { values: () => [] } },
