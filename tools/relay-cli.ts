@@ -1,4 +1,4 @@
-// The `relay` command in a checkout (bin/relay.js runs this through tsx): the built CLI plus the
+// The `relay` command in a checkout (bin/relay.js runs it compiled, bin/compiled-checkout.js): the built CLI plus the
 // development relay, `relay dev` (npm start), which the build does not ship.
 import { CliError } from '../services/cli/cli-error.js';
 import { runRelayCli } from '../services/cli/program.js';
