@@ -122,6 +122,40 @@ describe('what a resume costs JetStream', () => {
     expect(metrics.get('relay_resumes_total{answered="log"}')).toBe(1);
   });
 
+  it('a client ahead of this gateway (its id past the newest frame heard here) costs one request and no consumer, and gets each later frame once', async () => {
+    const ch = channel();
+    const me = relay.player();
+    const { lastId, post } = await seenUpTo(relay, ch, me, relay.player(), 2);
+    // An id this gateway has not heard on the channel, as one from a gateway further ahead would be:
+    // a frame of another channel, posted after the client's last.
+    const other = channel();
+    const elsewhere = relay.headers(relay.player(), key, other);
+    await relay.post({ type: 'chat', message: 'elsewhere' }, elsewhere);
+    const ahead = (await relay.server.core.nats.jsm.streams.info(STREAM_NAME)).state.last_seq;
+    expect(ahead).toBeGreaterThan(lastId);
+    // The log goes on past the client's id (before, that was read on a consumer).
+    await relay.post({ type: 'chat', message: 'elsewhere again' }, elsewhere);
+    const requests = await logRequestsDuring(async () => {
+      const resumed = await relay.connect({ ...relay.headers(me, key, ch), 'last-event-id': String(ahead) });
+      await post('after');
+      const next = await resumed.nextPair();
+      expect(next.data['message']).toBe('after');
+      expect(next.id).toBeGreaterThan(ahead);
+    });
+    expect(requests).toEqual([`$JS.API.STREAM.INFO.${STREAM_NAME}`]);
+    expect(await consumersLeft()).toBe(0);
+  });
+
+  it('an id past the end of the log (made up, or from a log since replaced) does not hold back the frames that follow', async () => {
+    const ch = channel();
+    const me = relay.player();
+    const { post } = await seenUpTo(relay, ch, me, relay.player(), 1);
+    const resumed = await relay.connect({ ...relay.headers(me, key, ch), 'last-event-id': '9'.repeat(15) });
+    await post('after');
+    expect((await resumed.nextPair()).data['message']).toBe('after');
+    expect(await consumersLeft()).toBe(0);
+  });
+
   it('a resume on a channel this gateway hears nothing of costs one request for its newest frame, and no consumer', async () => {
     const ch = channel();
     const me = relay.player();

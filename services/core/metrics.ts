@@ -203,14 +203,14 @@ export class RelayMetrics {
     this.resumeWindowBytes = new Gauge({ name: 'relay_resume_window_bytes', help: 'Bytes of recent frames kept to answer resumes from memory (RESUME_WINDOW_BYTES)', registers });
     this.resumes = new Counter({
       name: 'relay_resumes_total',
-      help: 'Streams opened with Last-Event-ID, by what answered them: memory (the resume window, no JetStream request) or log (a JetStream read)',
+      help: 'Streams opened with Last-Event-ID, by what answered them: memory (the resume window and the live feed, no consumer) or log (a JetStream read on a consumer)',
       labelNames: ['answered'],
       registers,
     });
     startAtZero(this.resumes, 'answered', RESUME_ANSWERS);
     this.resumeLookups = new Counter({
       name: 'relay_resume_lookups_total',
-      help: "Look-ups of a channel's newest frame (one JetStream request, no consumer) for a resume on a channel this gateway had heard nothing of",
+      help: "JetStream requests a resume made without a consumer: a channel's newest frame (a channel this gateway had heard nothing of), or the log's newest (a client ahead of this gateway)",
       registers,
     });
   }

@@ -31,13 +31,16 @@ describe('the resume window', () => {
     expect(w.newest).toBe(12);
   });
 
-  it('does not answer a client whose id is past the newest frame heard here: this gateway may be behind, and the log answers', () => {
+  it('does not cover a client whose id is past the newest frame heard here, but follows it: the frames after it are still on their way', () => {
     const windows = new ResumeWindows(1 << 20, new RelayMetrics('t'));
     const w = new ChannelWindow();
     windows.record(w, frame(10), 7);
     windows.record(w, frame(12), 10);
     expect(w.covers(12)).toBe(true);
     expect(w.covers(13)).toBe(false);
+    expect(w.follows(13)).toBe(true);
+    expect(w.follows(6)).toBe(false);
+    expect(new ChannelWindow().follows(13)).toBe(false);
     // Frame 14 (13 was another channel's) reaches this gateway late: then it covers the client's id.
     windows.record(w, frame(14), 12);
     expect(w.covers(13)).toBe(true);

@@ -61,6 +61,14 @@ export class ChannelWindow {
     return this.coverFrom !== null && lastId >= this.coverFrom && lastId <= this.newestSeq;
   }
 
+  /**
+   * Every frame after `lastId` reaches the window, now or later: true also for an id past the newest
+   * heard (this gateway is behind the client's previous one, and its feed brings the rest).
+   */
+  follows(lastId: number): boolean {
+    return this.coverFrom !== null && lastId >= this.coverFrom;
+  }
+
   /** Frames after `lastId`, in sequence order. */
   since(lastId: number): Frame[] {
     return this.frames.from(this.firstAfter(lastId));

@@ -56,14 +56,24 @@ export class Replayer {
         traced?.end('client_left');
         return;
       }
-      if (now !== null && now.whole && now.window.covers(lastId)) {
-        for (const f of now.window.since(lastId)) {
+      const ahead = now !== null && now.whole && !now.window.covers(lastId) && now.window.follows(lastId);
+      // The client is ahead of this gateway: the id must name a frame the log has (not one of a log
+      // since replaced, or made up), or no frame would reach it until the log grew past it.
+      const upTo = ahead ? await this.knownUpTo(lastId) : lastId;
+      const answer = ahead ? hub.windowOf(stream) : now;
+      if (stream.closed) {
+        traced?.end('client_left');
+        return;
+      }
+      if (answer !== null && answer.whole && answer.window.follows(upTo)) {
+        for (const f of answer.window.since(upTo)) {
           if (!hears(stream, f)) continue;
           stream.deliverReplayed(f);
           traced?.sent(f.seq, undefined);
         }
-        // Held frames up to the client's id were seen already.
-        stream.resumeAfter(lastId);
+        // Held frames up to the client's id were seen already, and those still on their way here
+        // (an id past the newest heard) are dropped as they arrive.
+        stream.resumeAfter(upTo);
         metrics.resumes.inc({ answered: 'memory' });
         traced?.end('memory');
       } else {
@@ -98,6 +108,12 @@ export class Replayer {
     })().finally(() => this.lookups.delete(window));
     this.lookups.set(window, lookup);
     return lookup;
+  }
+
+  /** `lastId`, or the log's newest sequence when the id is past it (one request, no consumer). */
+  private async knownUpTo(lastId: number): Promise<number> {
+    this.o.metrics.resumeLookups.inc();
+    return Math.min(lastId, (await this.o.jsm.streams.info(STREAM_NAME)).state.last_seq);
   }
 
   /** A gap older than the window: read from the log on a consumer deleted when the read ends. */
