@@ -8,6 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { CloseReasonCode } from '../../../schemas/close.js';
+import { takeOffHttp } from './bare-socket.js';
 import { CloseReason, closeFrames } from './close-reason.js';
 import { hearConnection, type ConnectionListener } from './connection-events.js';
 import { CoalescingQueue } from './presence-coalescing.js';
@@ -28,9 +29,11 @@ export class ClientStream implements ConnectionListener {
   /** Epoch ms. */
   readonly openedAt = Date.now();
 
-  private readonly res: ServerResponse;
+  /** Until the head is written; from then on the stream writes to its socket alone (bare-socket.ts). */
+  private res: ServerResponse | null;
   /** Frames go straight to the socket (see flush). */
   private readonly socket: Socket;
+  private headSent = false;
   private readonly context: StreamContext;
   private readonly queue = new CoalescingQueue<StreamFrame>();
   /** Why it ended; null while open. */
@@ -60,7 +63,7 @@ export class ClientStream implements ConnectionListener {
     this.res = res;
     this.socket = socket;
     this.context = context;
-    hearConnection(this, res, socket);
+    hearConnection(this, socket);
   }
 
   get closed(): boolean {
@@ -72,14 +75,16 @@ export class ClientStream implements ConnectionListener {
    * banned, revoked or drained while its claim was written): it then sends only its close frames.
    */
   open(retryMs: number): boolean {
+    const res = this.res;
+    if (res === null) return false;
     // The body is delimited by the connection's end (Connection: close), not chunked: each write
     // goes to the socket as it is, with no chunk framing around it.
-    this.res.useChunkedEncodingByDefault = false;
+    res.useChunkedEncodingByDefault = false;
     const reason = this.endReason;
     if (reason !== null) {
-      if (!this.res.destroyed && reason !== CloseReason.ClientClosed) {
-        this.res.writeHead(200, SSE_HEADERS);
-        this.res.end(closeFrames(reason));
+      if (!res.destroyed && reason !== CloseReason.ClientClosed) {
+        res.writeHead(200, SSE_HEADERS);
+        res.end(closeFrames(reason));
       }
       return false;
     }
@@ -87,8 +92,11 @@ export class ClientStream implements ConnectionListener {
     // Corked until `ready`: the head, the retry and the ready frames leave in one write (one
     // system call per open instead of two; opens are bound by the machine's CPU).
     this.socket.cork();
-    this.res.writeHead(200, SSE_HEADERS);
-    this.res.write(encodeRetry(retryMs));
+    res.writeHead(200, SSE_HEADERS);
+    res.write(encodeRetry(retryMs));
+    this.headSent = true;
+    if (takeOffHttp(res, this.socket) === 'unknown_internals') this.context.stayedOnHttp();
+    this.res = null;
     return true;
   }
 
@@ -173,7 +181,7 @@ export class ClientStream implements ConnectionListener {
 
   /** Writes raw bytes (comments) outside the frame queue. */
   writeRaw(bytes: Buffer): void {
-    if (this.endReason === null && !this.res.destroyed) this.res.write(bytes);
+    if (this.endReason === null && !this.socket.destroyed) this.socket.write(bytes);
   }
 
   /** From now until `releaseLiveFrames`, live frames wait (a Last-Event-ID replay goes first). */
@@ -200,25 +208,27 @@ export class ClientStream implements ConnectionListener {
   close(reason: CloseReasonCode, retryMs?: number): void {
     if (this.endReason !== null) return;
     // Not yet answered (closed while its claim was being written): `open` sends the close frames.
-    if (!this.res.headersSent) {
+    if (!this.headSent) {
       this.end(reason);
       return;
     }
-    if (!this.res.destroyed) {
+    const socket = this.socket;
+    if (!socket.destroyed) {
       // What is queued goes out first, except to a slow consumer: it resumes with Last-Event-ID.
       if (reason !== CloseReason.SlowConsumer) {
         this.blocked = false;
         this.flush();
       }
-      this.res.write(closeFrames(reason, retryMs));
+      socket.write(closeFrames(reason, retryMs));
     }
     this.end(reason);
-    this.res.end();
+    // Ended, then closed once what is queued is out, as the HTTP server ended a response with
+    // Connection: close (not waiting for the client to close its side).
+    socket.end(() => socket.destroy());
     if (reason === CloseReason.SlowConsumer) {
       // A client that never reads again would hold its socket (and what waits in it) for ever.
-      const socket = this.socket;
       const timer = setTimeout(() => socket.destroy(), SLOW_CLOSE_GRACE_MS).unref();
-      this.res.once('close', () => clearTimeout(timer));
+      socket.once('close', () => clearTimeout(timer));
     }
   }
 

@@ -1,9 +1,9 @@
-// How a stream hears its connection: the response closing (the client left, or the socket failed)
-// and the socket draining (the client read what waited). The listeners are shared by every stream
-// and find it through a tag on the response and the socket, rather than two closures per stream: a
-// gateway holds tens of thousands of streams and every byte per stream counts.
+// How a stream hears its connection: the socket closing (the client left, or the socket failed) and
+// draining (the client read what waited). The socket, not the response: once its head is written a
+// stream's socket leaves the HTTP server (bare-socket.ts), and the response hears nothing more. The
+// listeners are shared by every stream and find it through a tag on the socket, rather than two
+// closures per stream: a gateway holds tens of thousands of streams and every byte per stream counts.
 
-import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** What a stream does when its connection speaks. */
@@ -17,7 +17,7 @@ export interface ConnectionListener {
 const STREAM = Symbol('stream');
 type Tagged<T> = T & { [STREAM]?: ConnectionListener };
 
-function onResponseClose(this: Tagged<ServerResponse>): void {
+function onSocketClose(this: Tagged<Socket>): void {
   this[STREAM]?.clientGone();
 }
 
@@ -25,10 +25,9 @@ function onSocketDrain(this: Tagged<Socket>): void {
   this[STREAM]?.drained();
 }
 
-/** From now on `stream` hears the response's close and the socket's drain. */
-export function hearConnection(stream: ConnectionListener, res: ServerResponse, socket: Socket): void {
-  (res as Tagged<ServerResponse>)[STREAM] = stream;
-  res.on('close', onResponseClose);
+/** From now on `stream` hears the socket's close and drain. */
+export function hearConnection(stream: ConnectionListener, socket: Socket): void {
   (socket as Tagged<Socket>)[STREAM] = stream;
+  socket.on('close', onSocketClose);
   socket.on('drain', onSocketDrain);
 }

@@ -43,4 +43,6 @@ export interface StreamContext {
   readonly maxQueuedBytes: number;
   /** Told once when a stream ends, whoever ended it: the one path that undoes its open. */
   readonly ended: (stream: ClientStream, reason: CloseReason) => void;
+  /** This Node's HTTP server could not hand a stream's socket over (stream/bare-socket.ts). */
+  readonly stayedOnHttp: () => void;
 }

@@ -1,0 +1,116 @@
+// A stream's socket taken off Node's HTTP server once its head is written, as Node itself does for
+// an upgrade. Node keeps about 3 KiB of heap per open response (the request and the response, the
+// parser's bound callbacks, the server's listeners on the socket and their state); a stream reads
+// nothing after its request and writes only to its socket, so none of that is needed once the head
+// is out. Where this Node's HTTP internals are not the ones expected below, the socket stays on the
+// server as before: only the memory differs.
+//
+// The parser stays in the server's connection list, stripped of the request, the response and its
+// callbacks, so that closeAllConnections() at shutdown still ends the socket; it is freed when the
+// socket closes, as the server's own close listener did. From here the socket itself answers what
+// the server's listeners did:
+//  - bytes from the client: an SSE client sends nothing after its request, and a pipelined request
+//    would never be answered: the connection is cut (the parser, before, would have read it);
+//  - the client's end of the connection: the socket ends too (the server does not allow half-open);
+//  - an error: the socket is destroyed, and its close ends the stream.
+
+import type { ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
+
+interface HttpParser {
+  incoming: unknown;
+  outgoing: unknown;
+  onIncoming: unknown;
+  _headers: unknown[];
+  _url: string;
+  _consumed?: boolean;
+  unconsume(): void;
+  [callback: number]: unknown;
+}
+
+interface HttpCommon {
+  freeParser?: (parser: HttpParser, req: null, socket: Socket) => void;
+  HTTPParser?: { kOnMessageBegin?: number; kOnExecute?: number; kOnTimeout?: number };
+}
+
+type HttpSocket = Socket & { parser?: HttpParser | null; _httpMessage?: unknown };
+
+// Node's own module of HTTP internals (what its upgrade path uses), read once.
+const common = createRequire(import.meta.url)('_http_common') as HttpCommon;
+
+/** The listeners Node's HTTP server puts on each connection's socket, by event, as Node names them. */
+const SERVER_LISTENERS: ReadonlyArray<readonly [string, string]> = [
+  ['data', 'bound socketOnData'],
+  ['end', 'bound socketOnEnd'],
+  ['close', 'bound socketOnClose'],
+  ['drain', 'bound socketOnDrain'],
+  ['error', 'socketOnError'],
+  ['timeout', 'socketOnTimeout'],
+  ['resume', 'onSocketResume'],
+  ['pause', 'onSocketPause'],
+];
+
+const noop = (): void => undefined;
+
+/**
+ * What became of a stream's socket: `bare`, off the server; `still_reading`, the server is still
+ * reading from it (a body sent with the GET, or another request behind it), so it keeps the socket;
+ * `unknown_internals`, this Node's HTTP server is not the one expected here (the gateway says so once).
+ */
+export type TakeOff = 'bare' | 'still_reading' | 'unknown_internals';
+
+/** Takes the socket of `res` (whose head is written) off the HTTP server; changes nothing unless `bare`. */
+export function takeOffHttp(res: ServerResponse, socket: Socket): TakeOff {
+  const s = socket as HttpSocket;
+  const parser = s.parser;
+  const { freeParser, HTTPParser } = common;
+  const callbacks = [HTTPParser?.kOnMessageBegin, HTTPParser?.kOnExecute, HTTPParser?.kOnTimeout];
+  if (typeof freeParser !== 'function' || callbacks.some((k) => typeof k !== 'number')) return 'unknown_internals';
+  if (parser === undefined || parser === null || s._httpMessage !== res) return 'unknown_internals';
+  if (parser.incoming !== res.req || !res.req.complete) return 'still_reading';
+  const found: Array<readonly [string, (...args: unknown[]) => void]> = [];
+  for (const [event, name] of SERVER_LISTENERS) {
+    const listeners = socket.listeners(event).filter((l) => l.name === name);
+    if (listeners.length !== 1) return 'unknown_internals';
+    found.push([event, listeners[0] as (...args: unknown[]) => void]);
+  }
+  res.detachSocket(socket);
+  for (const [event, listener] of found) socket.removeListener(event, listener);
+  if (parser._consumed === true) parser.unconsume();
+  parser._consumed = false;
+  parser.incoming = null;
+  parser.outgoing = null;
+  parser.onIncoming = null;
+  parser._headers = [];
+  parser._url = '';
+  for (const k of callbacks) parser[k as number] = noop;
+  // The server wrapped on/addListener/prependListener to hand reading back from the parser; called
+  // on a socket without a parser, the wrapper puts the plain methods back (three closures less).
+  s.parser = null;
+  socket.on('data', onClientBytes);
+  s.parser = parser;
+  socket.on('end', onClientEnd);
+  socket.on('error', onSocketError);
+  socket.on('close', onSocketClose);
+  // Reading was the parser's, which paused the socket as it saw fit: the socket reads for itself now.
+  socket.resume();
+  return 'bare';
+}
+
+function onClientBytes(this: Socket): void {
+  this.destroy();
+}
+
+function onClientEnd(this: Socket): void {
+  this.end();
+}
+
+function onSocketError(this: Socket): void {
+  this.destroy();
+}
+
+function onSocketClose(this: HttpSocket): void {
+  const parser = this.parser;
+  if (parser !== undefined && parser !== null) common.freeParser?.(parser, null, this);
+}

@@ -1,0 +1,75 @@
+// Taking a stream's socket off Node's HTTP server (services/gateway/stream/bare-socket.ts), against
+// a real node:http server and client: what is handed over, and that nothing changes when it cannot be.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { takeOffHttp } from '../../services/gateway/stream/bare-socket.js';
+
+let server: Server | null = null;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = null;
+});
+
+interface Exchange {
+  client: Socket;
+  res: ServerResponse;
+  socket: Socket;
+  received: () => string;
+}
+
+/** One GET answered with an SSE head; resolves once the request is read whole. */
+async function exchange(request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'): Promise<Exchange> {
+  const answered = new Promise<{ req: IncomingMessage; res: ServerResponse }>((resolve) => {
+    server = createServer((req, res) => {
+      res.useChunkedEncodingByDefault = false;
+      res.writeHead(200, { 'content-type': 'text/event-stream', connection: 'close' });
+      res.write('retry: 1000\n\n');
+      resolve({ req, res });
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const client = connect((server!.address() as AddressInfo).port, '127.0.0.1');
+  let text = '';
+  client.on('data', (d: Buffer) => (text += d.toString('latin1')));
+  client.on('error', () => undefined);
+  client.write(request);
+  const { req, res } = await answered;
+  // The request's end is read after its head: what a gateway has by the time a claim is written.
+  if (!req.complete) await new Promise((resolve) => req.once('end', resolve).resume());
+  return { client, res, socket: res.socket!, received: () => text };
+}
+
+const serverListeners = (s: Socket): number => ['data', 'end', 'close', 'drain', 'error', 'timeout', 'resume', 'pause'].reduce((n, e) => n + s.listenerCount(e), 0);
+
+describe('taking a stream socket off the HTTP server', () => {
+  it('hands the socket over: the response lets it go, writes reach the client, and closing the server still ends it', async () => {
+    const { client, res, socket, received } = await exchange();
+    expect(takeOffHttp(res, socket)).toBe('bare');
+    expect(res.socket).toBeNull();
+    socket.write('data: after\n\n');
+    await new Promise<void>((resolve) => client.on('data', () => received().includes('data: after') && resolve()));
+    expect(received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*retry: 1000\n\ndata: after\n\n$/);
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    server!.closeAllConnections();
+    await closed;
+  });
+
+  it('changes nothing when one of the server listeners it knows is missing (another Node)', async () => {
+    const { res, socket } = await exchange();
+    const onTimeout = socket.listeners('timeout')[0] as () => void;
+    socket.removeListener('timeout', onTimeout);
+    const before = serverListeners(socket);
+    expect(takeOffHttp(res, socket)).toBe('unknown_internals');
+    expect(res.socket).toBe(socket);
+    expect(serverListeners(socket)).toBe(before);
+  });
+
+  it('leaves a socket the server is still reading from (another request behind the first) on the server', async () => {
+    const head = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
+    const { res, socket } = await exchange(head + head);
+    expect(takeOffHttp(res, socket)).toBe('still_reading');
+    expect(res.socket).toBe(socket);
+  });
+});
