@@ -14,7 +14,8 @@ let n = 0;
 const channel = (): string => `bare-${++n}.example.net`;
 
 beforeAll(async () => {
-  relay = await RelayFixture.start();
+  // Posts are not rate limited here: a test fills a client's socket with frames.
+  relay = await RelayFixture.start({ env: { RATE_LIMIT_PER_SECOND: '0', RATE_LIMIT_BYTES_PER_SECOND: '0' } });
   key = await relay.createKey();
 });
 afterAll(async () => {
@@ -132,6 +133,43 @@ describe("a stream's connection after its head", () => {
     second.close();
     await second.ended;
     await eventually(async () => (await openStreams()) === 0, 'the streams to end');
+  });
+
+  it('lets go of a client evicted while it was not reading: the relay closes its socket, and what waited for it goes', async () => {
+    const ch = channel();
+    const player = relay.player();
+    const first = await rawStream(streamRequest(relay.headers(player, key, ch)));
+    await greeted(first);
+    first.socket.pause();
+    // Frames until the relay's side of the connection holds what the client does not read.
+    const chats = Array.from({ length: 10 }, () => ({ type: 'chat', message: 'q'.repeat(30_000) }));
+    const sender = relay.headers(relay.player(), key, ch);
+    for (let i = 0; i < 200 && first.relaySide.writableLength === 0; i++) await relay.post(chats, sender);
+    expect(first.relaySide.writableLength).toBeGreaterThan(0);
+    for (let i = 0; i < 5; i++) await relay.post(chats, sender);
+    const second = await relay.connect(relay.headers(player, key, ch));
+    // Before, only a slow consumer's socket was closed at the grace's end: an evicted (banned,
+    // revoked, drained) client that never read held its socket and up to STREAM_QUEUE_MAX_BYTES.
+    await relayClosed(first);
+    first.socket.destroy();
+    second.close();
+    await second.ended;
+  });
+
+  it('warns of nothing when a client sends many stream requests together on one connection', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const s = await rawStream(streamRequest(relay.headers(relay.player(), key, channel())).repeat(12));
+      await greeted(s);
+      s.socket.destroy();
+      await relayClosed(s);
+      await eventually(async () => (await openStreams()) === 0, 'the stream to end');
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
   });
 
   it('still works when the client sent a second request together with the first (it stays on the HTTP server)', async () => {

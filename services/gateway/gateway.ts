@@ -137,13 +137,13 @@ export class Gateway {
     // The client may leave at any point of the open: the signal stops its session check, and the
     // stream (once it exists) ends with the connection, undoing the claim, subscription and replay.
     const left = new AbortController();
+    // The response's close (one listener per request, where requests sent together share a socket):
+    // `left` serves the steps before the stream exists, and the stream hears its socket itself.
     const onClose = (): void => left.abort();
-    // The socket's close, not the response's: the response hears nothing once the head is out.
-    const socket = req.socket;
-    socket.once('close', onClose);
+    res.once('close', onClose);
     this.open(req, res, reqId, left.signal)
       .catch((err: unknown) => this.refuse(req, res, reqId, err))
-      .finally(() => socket.off('close', onClose));
+      .finally(() => res.off('close', onClose));
   }
 
   private async open(req: IncomingMessage, res: ServerResponse, reqId: string, left: AbortSignal): Promise<void> {

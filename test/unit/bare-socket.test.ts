@@ -56,6 +56,12 @@ describe('taking a stream socket off the HTTP server', () => {
     await closed;
   });
 
+  it('leaves a socket the client reset alone (the server may have begun to let it go)', async () => {
+    const { res, socket } = await exchange();
+    socket.destroy();
+    expect(takeOffHttp(res, socket)).toBe('gone');
+  });
+
   it('changes nothing when one of the server listeners it knows is missing (another Node)', async () => {
     const { res, socket } = await exchange();
     const onTimeout = socket.listeners('timeout')[0] as () => void;

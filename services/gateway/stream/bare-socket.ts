@@ -54,14 +54,16 @@ const SERVER_LISTENERS: ReadonlyArray<readonly [string, string]> = [
 const noop = (): void => undefined;
 
 /**
- * What became of a stream's socket: `bare`, off the server; `still_reading`, the server is still
+ * What became of a stream's socket: `bare`, off the server; `gone`, destroyed already (the client
+ * reset it; the server's listeners may have begun to go); `still_reading`, the server is still
  * reading from it (a body sent with the GET, or another request behind it), so it keeps the socket;
  * `unknown_internals`, this Node's HTTP server is not the one expected here (the gateway says so once).
  */
-export type TakeOff = 'bare' | 'still_reading' | 'unknown_internals';
+export type TakeOff = 'bare' | 'gone' | 'still_reading' | 'unknown_internals';
 
 /** Takes the socket of `res` (whose head is written) off the HTTP server; changes nothing unless `bare`. */
 export function takeOffHttp(res: ServerResponse, socket: Socket): TakeOff {
+  if (socket.destroyed) return 'gone';
   const s = socket as HttpSocket;
   const parser = s.parser;
   const { freeParser, HTTPParser } = common;

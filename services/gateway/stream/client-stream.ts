@@ -15,8 +15,8 @@ import { CoalescingQueue } from './presence-coalescing.js';
 import { encodeRetry, SSE_HEADERS } from './sse.js';
 import type { Delivery, StreamContext, StreamFrame, StreamIdentity } from './stream-context.js';
 
-/** How long a slow consumer's socket may take to drain what was already queued, after its close. */
-const SLOW_CLOSE_GRACE_MS = 5000;
+/** How long a closed stream's socket may take to drain what was already written, whatever the reason. */
+const CLOSE_GRACE_MS = 5000;
 
 export class ClientStream implements ConnectionListener {
   readonly id: string;
@@ -214,22 +214,18 @@ export class ClientStream implements ConnectionListener {
     }
     const socket = this.socket;
     if (!socket.destroyed) {
-      // What is queued goes out first, except to a slow consumer: it resumes with Last-Event-ID.
-      if (reason !== CloseReason.SlowConsumer) {
-        this.blocked = false;
-        this.flush();
-      }
+      // What is queued goes out first, except to a client that is not reading (a slow consumer, or
+      // one blocked now): it would only wait in memory, and the client resumes with Last-Event-ID.
+      if (reason !== CloseReason.SlowConsumer) this.flush();
       socket.write(closeFrames(reason, retryMs));
     }
     this.end(reason);
     // Ended, then closed once what is queued is out, as the HTTP server ended a response with
     // Connection: close (not waiting for the client to close its side).
     socket.end(() => socket.destroy());
-    if (reason === CloseReason.SlowConsumer) {
-      // A client that never reads again would hold its socket (and what waits in it) for ever.
-      const timer = setTimeout(() => socket.destroy(), SLOW_CLOSE_GRACE_MS).unref();
-      socket.once('close', () => clearTimeout(timer));
-    }
+    // A client that never reads again would hold its socket (and what waits in it) for ever.
+    const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+    socket.once('close', () => clearTimeout(timer));
   }
 
   /** The one place a stream ends: it happens once, and is announced once. */
