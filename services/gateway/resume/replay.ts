@@ -52,10 +52,6 @@ export class Replayer {
       if (joined !== null && joined.window.cold) await this.learnNewest(stream, joined.window);
       // Taken again: a gap fill may have begun while the look-up ran.
       const now = hub.windowOf(stream);
-      if (stream.closed) {
-        traced?.end('client_left');
-        return;
-      }
       const ahead = now !== null && now.whole && !now.window.covers(lastId) && now.window.follows(lastId);
       // The client is ahead of this gateway: the id must name a frame the log has (not one of a log
       // since replaced, or made up), or no frame would reach it until the log grew past it.

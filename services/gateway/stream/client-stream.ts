@@ -29,11 +29,10 @@ export class ClientStream implements ConnectionListener {
   /** Epoch ms. */
   readonly openedAt = Date.now();
 
-  /** Until the head is written; from then on the stream writes to its socket alone (bare-socket.ts). */
+  /** Until the head is written (null from then on): the stream writes to its socket alone (bare-socket.ts). */
   private res: ServerResponse | null;
   /** Frames go straight to the socket (see flush). */
   private readonly socket: Socket;
-  private headSent = false;
   private readonly context: StreamContext;
   private readonly queue = new CoalescingQueue<StreamFrame>();
   /** Why it ended; null while open. */
@@ -94,7 +93,6 @@ export class ClientStream implements ConnectionListener {
     this.socket.cork();
     res.writeHead(200, SSE_HEADERS);
     res.write(encodeRetry(retryMs));
-    this.headSent = true;
     if (takeOffHttp(res, this.socket) === 'unknown_internals') this.context.stayedOnHttp();
     this.res = null;
     return true;
@@ -208,7 +206,7 @@ export class ClientStream implements ConnectionListener {
   close(reason: CloseReasonCode, retryMs?: number): void {
     if (this.endReason !== null) return;
     // Not yet answered (closed while its claim was being written): `open` sends the close frames.
-    if (!this.headSent) {
+    if (this.res !== null) {
       this.end(reason);
       return;
     }
