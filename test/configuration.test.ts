@@ -70,6 +70,7 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['MAX_STREAMS_PER_KEY', '1000', 'all', /whole number of at least 0/],
   ['STREAM_OPEN_RATE', '0', 'fast', /number of at least 0/],
   ['STREAM_OPEN_BURST', '20', '0', /whole number of at least 1/],
+  ['HEAP_COMPACTION_AFTER_OPENS', '0', '-1', /whole number of at least 0/],
   ['RETRY_MIN', '2s', '500ms', /at least 1s: a relay never advises an immediate reconnect/],
   ['RETRY_MAX', '10s', 'x', /duration like/],
   ['ADMIN_HOST', '0.0.0.0', 'two words', /must not contain spaces/],

@@ -65,6 +65,7 @@ export class RelayMetrics {
   readonly resumeWindowBytes: Gauge;
   readonly resumes: CataloguedCounter<'answered', (typeof RESUME_ANSWERS)[number]>;
   readonly resumeLookups: Counter;
+  readonly heapCompactions: Histogram;
 
   constructor(nodeId: string) {
     const registers = [this.registry];
@@ -211,6 +212,12 @@ export class RelayMetrics {
     this.resumeLookups = new Counter({
       name: 'relay_resume_lookups_total',
       help: "JetStream requests a resume made without a consumer: a channel's newest frame (a channel this gateway had heard nothing of), or the log's newest (a client ahead of this gateway)",
+      registers,
+    });
+    this.heapCompactions = new Histogram({
+      name: 'relay_heap_compaction_seconds',
+      help: 'Compactions of the heap after a burst of stream opens (HEAP_COMPACTION_AFTER_OPENS), by how long each paused the process',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
   }

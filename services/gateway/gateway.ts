@@ -17,6 +17,7 @@ import { Admission } from './admission.js';
 import { ALL_CHANNELS } from './delivery/channel-group.js';
 import { ChannelHub } from './delivery/channel-hub.js';
 import { Keepalives } from './delivery/keepalives.js';
+import { HeapCompaction } from './heap-compaction.js';
 import { Ownership } from './ownership/ownership.js';
 import { Replayer } from './resume/replay.js';
 import { ResumeWindows } from './delivery/resume-window.js';
@@ -41,6 +42,7 @@ export class Gateway {
   private readonly replayer: Replayer;
   private readonly keepalives: Keepalives;
   private readonly silence: SilenceRecovery;
+  private readonly compaction: HeapCompaction;
   private draining = false;
   private toldStayedOnHttp = false;
 
@@ -74,6 +76,7 @@ export class Gateway {
     });
     metrics.observeRenewalOverdue(() => this.ownership.renewalOverdueMs());
     this.silence = new SilenceRecovery({ hub: this.hub, ownership: this.ownership, logger, nodeTimeoutMs: config.gateway.nodeTimeoutMs, streams: () => this.registry.size });
+    this.compaction = HeapCompaction.ofProcess({ burstOpens: config.gateway.compactAfterOpens, held: () => this.registry.size, logger, pauses: metrics.heapCompactions });
     this.admission = new Admission({
       auth,
       logger,
@@ -121,6 +124,7 @@ export class Gateway {
     keys.mirror.on('delete', (clientId) => closeAll(this.registry.ofKey(clientId), CloseReason.KeyRevoked));
     this.keepalives.start();
     this.silence.start(nats.nc);
+    this.compaction.start();
   }
 
   /** The process could not reach the mesh for a while (its heartbeat said so): its claims are read again. */
@@ -163,6 +167,7 @@ export class Gateway {
     this.registry.add(stream, request.keyExpiresAt);
     metrics.streamsOpen.set(this.registry.size);
     metrics.streamsOpened.inc();
+    this.compaction.opened();
     try {
       await this.ownership.claim(stream, remote.record);
     } catch (err) {
@@ -231,6 +236,7 @@ export class Gateway {
     await this.drain();
     this.keepalives.stop();
     this.silence.stop();
+    this.compaction.stop();
     this.hub.close();
     this.ownership.stop();
     await this.liveness.stop();

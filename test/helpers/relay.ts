@@ -18,10 +18,32 @@ export class LogCapture extends Writable {
   readonly lines: string[] = [];
   override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
     this.lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+    this.emit('lines');
     done();
   }
   get text(): string {
     return this.lines.join('\n');
+  }
+
+  /** The first line logged (before or after the call) whose message is `msg`, parsed; fails after `timeoutMs`. */
+  async line(msg: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+    const find = (): Record<string, unknown> | undefined =>
+      this.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((entry) => entry['msg'] === msg);
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = find();
+        if (found === undefined) return;
+        clearTimeout(timer);
+        this.off('lines', check);
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        this.off('lines', check);
+        reject(new Error(`no "${msg}" logged within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.on('lines', check);
+      check();
+    });
   }
 }
 

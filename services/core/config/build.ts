@@ -124,6 +124,7 @@ export function buildConfig(service: ServiceKind, env: Env, explicit: ReadonlySe
       maxStreamsPerKey: env.MAX_STREAMS_PER_KEY,
       openRate: env.STREAM_OPEN_RATE,
       openBurst: env.STREAM_OPEN_BURST,
+      compactAfterOpens: env.HEAP_COMPACTION_AFTER_OPENS,
     },
     admin: {
       host: env.ADMIN_HOST,

@@ -52,6 +52,12 @@ export const GatewayEnv = {
     minimum: 1,
     description: 'Stream opens one account may make at once before STREAM_OPEN_RATE applies (reconnects with back-off and two copies of one account ping-ponging stay within it).',
   }),
+  HEAP_COMPACTION_AFTER_OPENS: Type.Integer({
+    default: 1000,
+    minimum: 0,
+    description:
+      'Streams opened since the last compaction that make a burst (and at least a quarter of the streams the gateway holds): once the opens go quiet, the gateway compacts its heap once, giving back the memory the burst left behind (the process pauses for it: about 0.4 s at 17,000 streams on 2 cores; at most once a minute). 0: never.',
+  }),
   RETRY_MIN: Type.String({ default: `${MIN_RETRY_MS / 1000}s`, ...duration, description: `Shortest retry a draining gateway tells clients; at least ${MIN_RETRY_MS / 1000}s (schemas/stream-timings.ts MIN_RETRY_MS).` }),
   RETRY_MAX: Type.String({ default: '5s', ...duration, description: 'Longest retry: a draining gateway tells clients.' }),
 };
