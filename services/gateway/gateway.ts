@@ -227,6 +227,7 @@ export class Gateway {
   async drain(): Promise<void> {
     if (this.draining) return;
     this.draining = true;
+    this.compaction.stop();
     const { retryMinMs, retryMaxMs } = this.core.config.gateway;
     for (const s of this.registry.all()) s.close(CloseReason.Draining, retryMinMs + Math.random() * (retryMaxMs - retryMinMs));
     await this.ownership.settled();
@@ -236,7 +237,6 @@ export class Gateway {
     await this.drain();
     this.keepalives.stop();
     this.silence.stop();
-    this.compaction.stop();
     this.hub.close();
     this.ownership.stop();
     await this.liveness.stop();

@@ -2,29 +2,37 @@
 // (session, claim, owner record, replay); in a burst thousands are in flight at once, survive into
 // V8's old space and die there, and the old space stays grown and fragmented: a gateway that took
 // 17,000 streams at once held 6.8 KiB of heap per stream for 3.4 KiB used, and V8's own memory
-// reducer gave it back on some gateways and not others. So once a burst has opened since the last
-// compaction and the opens have gone quiet (fewer than 1 % of `burstOpens` in a check period), the
-// heap is compacted (compacting-collection.ts). The collection pauses the process in proportion to
-// the heap (0.39-0.41 s at 17,000 streams on 2 slow cores, Node 20 and 24) while what it returns follows the burst:
-// so a burst is at least `burstOpens` and at least a quarter of the streams held, it waits for
-// quiet, and it runs at most once per MIN_INTERVAL_MS. A steady trickle of opens never pays it.
-// (How much of the old space is free cannot decide it: its objects count as used until the next
-// full collection, which at rest may not come for a long time.)
+// reducer gave it back on some gateways and not others. So after a burst the heap is compacted
+// (compacting-collection.ts), once the burst is over. The collection pauses the whole process, in
+// proportion to the live heap (0.39-0.41 s at 17,000 streams on 2 slow cores), hence the rule:
+//  - a burst is `burstOpens` opens within a minute (BURST_WINDOW_PERIODS): ordinary churn, however
+//    long it runs, is not one;
+//  - it is over at the first check period with fewer opens than a tenth of its busiest period, so
+//    the churn that goes on after a storm does not hold the compaction back;
+//  - it is worth a pause only if it opened at least a quarter of the streams held (the pause
+//    follows the heap, what comes back follows the burst);
+//  - at most one compaction a minute: a burst that ends sooner waits.
+// Whoever can open that many streams a minute (many accounts, or one with STREAM_OPEN_RATE=0) can
+// cause one pause a minute; docs/OPERATIONS.md says so, and how to turn it off.
 
 import type { Histogram } from 'prom-client';
-import { compactHeap, oldSpace } from '../core/compacting-collection.js';
+import { compactHeap, compactionUnavailable, oldSpace } from '../core/compacting-collection.js';
 import type { Logger } from '../core/logger.js';
 import { systemTimers, type CancelTimer, type Timers } from '../core/timers.js';
 
 /** How often the opens of the last period are looked at. */
 export const CHECK_EVERY_MS = 5000;
-/** A burst is at least this share of the streams held (the pause follows the heap, the gain the burst). */
+/** A burst is `burstOpens` opens within this many check periods (a minute). */
+export const BURST_WINDOW_PERIODS = 12;
+/** A period with fewer opens than this share of the burst's busiest period ends the burst. */
+const QUIET_SHARE = 0.1;
+/** A burst is worth a pause if it opened at least this share of the streams held. */
 const BURST_SHARE_OF_HELD = 0.25;
 /** Two bursts a few seconds apart (a storm with a lull) are compacted once. */
 const MIN_INTERVAL_MS = 60_000;
 
 export interface CompactionResult {
-  /** Streams opened since the previous compaction. */
+  /** Streams the burst opened. */
   opens: number;
   ms: number;
   /** Committed old space before and after. */
@@ -33,7 +41,7 @@ export interface CompactionResult {
 }
 
 export interface HeapCompactionOptions {
-  /** Opens that make a burst; 0: never compact. */
+  /** Opens within a minute that make a burst; 0: never compact. */
   burstOpens: number;
   /** Streams this gateway holds now. */
   held: () => number;
@@ -46,17 +54,20 @@ export interface HeapCompactionOptions {
 
 export class HeapCompaction {
   private readonly o: HeapCompactionOptions;
-  private readonly quietBelow: number;
-  private opensSince = 0;
   private opensThisPeriod = 0;
+  /** Opens of the last BURST_WINDOW_PERIODS periods, oldest first. */
+  private window: number[] = [];
+  private burst: { opens: number; busiest: number } | null = null;
   private lastAt = -Infinity;
   private cancel: CancelTimer | null = null;
 
   /** On this process's V8: each compaction logged, and its pause observed in relay_heap_compaction_seconds. */
   static ofProcess(o: { burstOpens: number; held: () => number; logger: Logger; pauses: Histogram }): HeapCompaction {
+    const unavailable = o.burstOpens > 0 ? compactionUnavailable() : null;
+    if (unavailable !== null) o.logger.warn({ setting: 'HEAP_COMPACTION_AFTER_OPENS' }, `the heap is not compacted after bursts of opens: ${unavailable}`);
     const mib = (n: number): number => Math.round(n / 1048576);
     return new HeapCompaction({
-      burstOpens: o.burstOpens,
+      burstOpens: unavailable === null ? o.burstOpens : 0,
       held: o.held,
       timers: systemTimers,
       now: () => performance.now(),
@@ -71,7 +82,6 @@ export class HeapCompaction {
 
   constructor(o: HeapCompactionOptions) {
     this.o = o;
-    this.quietBelow = Math.max(1, Math.floor(o.burstOpens / 100));
   }
 
   start(): void {
@@ -80,7 +90,6 @@ export class HeapCompaction {
 
   /** A stream opened. */
   opened(): void {
-    this.opensSince++;
     this.opensThisPeriod++;
   }
 
@@ -97,16 +106,28 @@ export class HeapCompaction {
   }
 
   private check(): void {
-    const quiet = this.opensThisPeriod < this.quietBelow;
+    const opens = this.opensThisPeriod;
     this.opensThisPeriod = 0;
-    const burst = Math.max(this.o.burstOpens, this.o.held() * BURST_SHARE_OF_HELD);
-    if (!quiet || this.opensSince < burst || this.o.now() - this.lastAt < MIN_INTERVAL_MS) return;
+    this.window.push(opens);
+    if (this.window.length > BURST_WINDOW_PERIODS) this.window.shift();
+    if (this.burst === null) {
+      const inWindow = this.window.reduce((s, n) => s + n, 0);
+      if (inWindow >= this.o.burstOpens) this.burst = { opens: inWindow, busiest: Math.max(...this.window) };
+      return;
+    }
+    const burst = this.burst;
+    burst.opens += opens;
+    burst.busiest = Math.max(burst.busiest, opens);
+    if (opens >= burst.busiest * QUIET_SHARE || this.o.now() - this.lastAt < MIN_INTERVAL_MS) return;
+    // Over: its opens start no burst again.
+    this.burst = null;
+    this.window = [];
+    if (burst.opens < this.o.held() * BURST_SHARE_OF_HELD) return;
     const before = this.o.oldSpace();
     const t0 = this.o.now();
     this.o.compact();
     const ms = this.o.now() - t0;
-    this.o.compacted({ opens: this.opensSince, ms, before: before.committed, after: this.o.oldSpace().committed });
-    this.opensSince = 0;
     this.lastAt = this.o.now();
+    this.o.compacted({ opens: burst.opens, ms, before: before.committed, after: this.o.oldSpace().committed });
   }
 }

@@ -1,10 +1,13 @@
-// When a gateway compacts its heap: once, after a burst of opens has gone quiet, never for a steady
-// trickle, and never twice within a minute. Timers and the clock are driven by hand; the collection
-// is a recorder (test/unit/compacting-collection.test.ts runs the real one).
+// When a gateway compacts its heap: once a burst of opens (1,000 within a minute here) is over,
+// never for churn however long it runs, not held back by the churn after a burst, and never twice
+// within a minute. Timers and the clock are driven by hand; the collection is a recorder
+// (test/unit/compacting-collection.test.ts runs the real one).
 
 import { describe, expect, it } from 'vitest';
-import { CHECK_EVERY_MS, HeapCompaction, type CompactionResult } from '../../services/gateway/heap-compaction.js';
+import { BURST_WINDOW_PERIODS, CHECK_EVERY_MS, HeapCompaction, type CompactionResult } from '../../services/gateway/heap-compaction.js';
 import type { Timers } from '../../services/core/timers.js';
+
+const PERIODS_PER_HOUR = 3_600_000 / CHECK_EVERY_MS;
 
 function rig(burstOpens: number, held = 0) {
   let now = 0;
@@ -44,60 +47,77 @@ function rig(burstOpens: number, held = 0) {
     slot.next = null;
     p.fire();
   };
-  return { c, results, period, scheduled: () => slot.next !== null };
+  const periods = (n: number, opens: (i: number) => number): void => {
+    for (let i = 0; i < n; i++) period(opens(i));
+  };
+  return { c, results, period, periods, scheduled: () => slot.next !== null };
 }
 
 describe('heap compaction after a burst of opens', () => {
-  it('compacts once when a burst of opens goes quiet, and reports the opens, the pause and the old space', () => {
-    const { c, results, period } = rig(1000);
+  it('compacts once when a burst of opens is over, and reports its opens, the pause and the old space', () => {
+    const { c, results, period, periods } = rig(1000);
     c.start();
     period(600);
     period(600);
+    period(300);
     expect(results).toHaveLength(0);
     period(0);
-    expect(results).toEqual([{ opens: 1200, ms: 300, before: 200, after: 100 }]);
-    for (let i = 0; i < 20; i++) period(0);
+    expect(results).toEqual([{ opens: 1500, ms: 300, before: 200, after: 100 }]);
+    periods(PERIODS_PER_HOUR, () => 0);
     expect(results).toHaveLength(1);
   });
 
-  it('waits while opens keep coming, however many have come', () => {
-    const { c, results, period } = rig(1000);
+  it('waits while the burst goes on, however many it has opened', () => {
+    const { c, results, periods, period } = rig(1000);
     c.start();
-    for (let i = 0; i < 10; i++) period(2000);
+    periods(20, () => 2000);
     expect(results).toHaveLength(0);
-    period(9);
+    period(199);
+    expect(results).toHaveLength(1);
+    expect(results[0]?.opens).toBe(40_199);
+  });
+
+  it('never compacts for churn below a burst a minute, at any rate, for an hour', () => {
+    for (const perPeriod of [1, 5, 9, 10, 40, 83]) {
+      const { c, results, periods } = rig(1000);
+      c.start();
+      periods(PERIODS_PER_HOUR, (i) => (i % 2 === 0 ? perPeriod : Math.max(0, perPeriod - 1)));
+      expect(results, `${perPeriod} opens per period`).toHaveLength(0);
+    }
+  });
+
+  it('is not held back by the churn that goes on after a burst (under a tenth of its busiest period)', () => {
+    const { c, results, period, periods } = rig(1000);
+    c.start();
+    periods(4, () => 1500);
+    period(140);
+    expect(results).toHaveLength(1);
+    periods(PERIODS_PER_HOUR, () => 140);
     expect(results).toHaveLength(1);
   });
 
-  it('never compacts for a steady trickle of opens (1 % of a burst per period), however many it adds up to', () => {
-    const { c, results, period } = rig(1000);
+  it('counts a burst within a minute: the same opens spread wider are no burst', () => {
+    const { c, results, periods } = rig(1000);
     c.start();
-    for (let i = 0; i < 300; i++) period(10);
+    periods(BURST_WINDOW_PERIODS * 10, () => 80);
+    periods(10, () => 0);
     expect(results).toHaveLength(0);
   });
 
-  it('does not compact after fewer opens than a burst', () => {
-    const { c, results, period } = rig(1000);
+  it('passes over a burst smaller than a quarter of the streams held (the pause follows the heap)', () => {
+    const { c, results, period, periods } = rig(1000, 100_000);
     c.start();
-    period(999);
-    for (let i = 0; i < 30; i++) period(0);
-    expect(results).toHaveLength(0);
-  });
-
-  it('needs a burst of at least a quarter of the streams held (the pause follows the heap)', () => {
-    const { c, results, period } = rig(1000, 100_000);
-    c.start();
-    period(20_000);
+    periods(4, () => 5000);
     period(0);
     expect(results).toHaveLength(0);
-    period(5_000);
+    periods(5, () => 5000);
     period(0);
     expect(results).toHaveLength(1);
     expect(results[0]?.opens).toBe(25_000);
   });
 
   it('compacts a second burst only a minute after the first', () => {
-    const { c, results, period } = rig(1000);
+    const { c, results, period, periods } = rig(1000);
     c.start();
     period(1000);
     period(0);
@@ -105,9 +125,9 @@ describe('heap compaction after a burst of opens', () => {
     period(1000);
     period(0);
     expect(results).toHaveLength(1);
-    const periodsInAMinute = Math.ceil(60_000 / CHECK_EVERY_MS);
-    for (let i = 0; i < periodsInAMinute; i++) period(0);
+    periods(Math.ceil(60_000 / CHECK_EVERY_MS), () => 0);
     expect(results).toHaveLength(2);
+    expect(results[1]?.opens).toBe(1000);
   });
 
   it('with 0 never looks, and stop cancels the check', () => {

@@ -56,7 +56,7 @@ export const GatewayEnv = {
     default: 1000,
     minimum: 0,
     description:
-      'Streams opened since the last compaction that make a burst (and at least a quarter of the streams the gateway holds): once the opens go quiet, the gateway compacts its heap once, giving back the memory the burst left behind (the process pauses for it: about 0.4 s at 17,000 streams on 2 cores; at most once a minute). 0: never.',
+      'Stream opens within a minute that make a burst: once a burst is over, if it opened at least a quarter of the streams the gateway holds, the gateway compacts its heap once, giving back the memory the burst left behind. The whole process pauses for it, in proportion to its heap (about 0.4 s at 17,000 streams on 2 cores, over a second from about 250 MiB of live heap); at most once a minute. 0: never.',
   }),
   RETRY_MIN: Type.String({ default: `${MIN_RETRY_MS / 1000}s`, ...duration, description: `Shortest retry a draining gateway tells clients; at least ${MIN_RETRY_MS / 1000}s (schemas/stream-timings.ts MIN_RETRY_MS).` }),
   RETRY_MAX: Type.String({ default: '5s', ...duration, description: 'Longest retry: a draining gateway tells clients.' }),
