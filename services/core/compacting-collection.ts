@@ -61,8 +61,7 @@ export function compactHeap(): void {
   }
 }
 
-/** The old space (where long-lived objects are): bytes committed, and bytes its objects use (dead ones too, until the next full collection). */
-export function oldSpace(): { committed: number; used: number } {
-  const old = getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
-  return { committed: old?.space_size ?? 0, used: old?.space_used_size ?? 0 };
+/** Bytes committed to the old space (where long-lived objects are), what a compaction gives back from. */
+export function oldSpaceCommitted(): number {
+  return getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')?.space_size ?? 0;
 }

@@ -16,7 +16,7 @@
 // cause one pause a minute; docs/OPERATIONS.md says so, and how to turn it off.
 
 import type { Histogram } from 'prom-client';
-import { compactHeap, compactionUnavailable, oldSpace } from '../core/compacting-collection.js';
+import { compactHeap, compactionUnavailable, oldSpaceCommitted } from '../core/compacting-collection.js';
 import type { Logger } from '../core/logger.js';
 import { systemTimers, type CancelTimer, type Timers } from '../core/timers.js';
 
@@ -47,7 +47,8 @@ export interface HeapCompactionOptions {
   held: () => number;
   timers: Timers;
   now: () => number;
-  oldSpace: () => { committed: number };
+  /** Bytes committed to the old space. */
+  oldSpace: () => number;
   compact: () => void;
   compacted: (r: CompactionResult) => void;
 }
@@ -71,7 +72,7 @@ export class HeapCompaction {
       held: o.held,
       timers: systemTimers,
       now: () => performance.now(),
-      oldSpace,
+      oldSpace: oldSpaceCommitted,
       compact: compactHeap,
       compacted: (r) => {
         o.pauses.observe(r.ms / 1000);
@@ -128,6 +129,6 @@ export class HeapCompaction {
     this.o.compact();
     const ms = this.o.now() - t0;
     this.lastAt = this.o.now();
-    this.o.compacted({ opens: burst.opens, ms, before: before.committed, after: this.o.oldSpace().committed });
+    this.o.compacted({ opens: burst.opens, ms, before, after: this.o.oldSpace() });
   }
 }

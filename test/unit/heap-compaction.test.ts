@@ -31,7 +31,7 @@ function rig(burstOpens: number, held = 0) {
     held: () => held,
     timers,
     now: () => now,
-    oldSpace: () => ({ committed: compactions === 0 ? 200 : 100 }),
+    oldSpace: () => (compactions === 0 ? 200 : 100),
     compact: () => {
       compactions++;
       now += 300;
