@@ -199,9 +199,10 @@ describe('RelayClient presence coalescing', () => {
     }
     await Promise.all(pending);
     const starts = transport.posts.map((p) => p.at);
+    // Each POST is timed when it reaches fetch, a few ms after the client started it, so each time
+    // carries its own jitter (5 ms allowed) but the jitters never add up across an interval.
     for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(200 - 5);
-    const span = starts.at(-1)! - starts[0]!;
-    expect(starts.length).toBeLessThanOrEqual(Math.floor(span / 200) + 1);
+    for (let i = 5; i < starts.length; i++) expect(starts[i]! - starts[i - 5]!).toBeGreaterThanOrEqual(1000 - 5);
     expect(starts.length).toBeGreaterThanOrEqual(3);
     await rec.until(() => rec.frames.filter((f) => f.meta.uuid === me.uuid).length === starts.length, 'every posted snapshot');
     const last = rec.frames.filter((f) => f.meta.uuid === me.uuid).at(-1)!;
