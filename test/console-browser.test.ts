@@ -37,6 +37,9 @@ beforeAll(async () => {
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
   page = await (await browser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light' })).newPage();
+  // A cold Chromium's first navigation took over 30 s once on a loaded CI machine: take it here,
+  // under the setup's longer limit, so no test's own time goes to it.
+  await page.goto(admin.url, { timeout: 100_000 });
   // A player on the channel, so the console has a stream to show.
   player = relay.player('Steve');
   stream = await relay.connect(relay.headers(player, await relay.createKey(undefined, { label: 'examplemod 2.1' }), CHANNEL));
