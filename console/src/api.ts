@@ -52,10 +52,15 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   return (res.status === 204 ? undefined : await res.json()) as T;
 }
 
-/** Reads a tail until `signal` aborts; each `event: entry` goes to onEntry. */
-export async function tail<T>(path: string, signal: AbortSignal, onEntry: (entry: T) => void): Promise<void> {
+/**
+ * Reads a tail until `signal` aborts; each `event: entry` goes to onEntry. onOpen is called once the
+ * answer's head arrives: the admin service writes it only when its consumer is listening, so from
+ * then on nothing posted is missed.
+ */
+export async function tail<T>(path: string, signal: AbortSignal, onEntry: (entry: T) => void, onOpen: () => void): Promise<void> {
   const res = await fetch(path, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal });
   if (!res.ok || res.body === null) throw await refusal(res);
+  onOpen();
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   for (;;) {

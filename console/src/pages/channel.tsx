@@ -73,7 +73,8 @@ function query(form: HTMLFormElement, names: string[]): string {
 function LiveTail({ channel }: { channel: string }) {
   const [entries, setEntries] = useState<Entry[]>([]);
   const [error, setError] = useState<ApiError | null>(null);
-  const [following, setFollowing] = useState(false);
+  /** Starting: asked for, not yet listening (a payload posted now may not show). */
+  const [state, setState] = useState<'off' | 'starting' | 'following'>('off');
   const abort = useRef<AbortController | null>(null);
   useEffect(() => () => abort.current?.abort(), []);
   const start = (form: HTMLFormElement): void => {
@@ -82,32 +83,37 @@ function LiveTail({ channel }: { channel: string }) {
     abort.current = controller;
     setEntries([]);
     setError(null);
-    setFollowing(true);
-    tail<Entry>(`/api/channels/${enc(channel)}/tail${query(form, ['type', 'sender'])}`, controller.signal, (e) =>
-      setEntries((list) => [e, ...list].slice(0, TAIL_KEEP)),
+    setState('starting');
+    tail<Entry>(
+      `/api/channels/${enc(channel)}/tail${query(form, ['type', 'sender'])}`,
+      controller.signal,
+      (e) => setEntries((list) => [e, ...list].slice(0, TAIL_KEEP)),
+      () => {
+        if (abort.current === controller) setState('following');
+      },
     )
       .catch((e: unknown) => {
         if (e instanceof ApiError) setError(e);
       })
       .finally(() => {
-        if (abort.current === controller) setFollowing(false);
+        if (abort.current === controller) setState('off');
       });
   };
   const stop = (): void => {
     abort.current?.abort();
     abort.current = null;
-    setFollowing(false);
+    setState('off');
   };
   return (
     <>
       <h2>Live tail</h2>
       <form class="inline" aria-label="Live tail" onSubmit={(e) => { e.preventDefault(); start(e.currentTarget); }}>
         <Filters prefix="tail" />
-        <button type="submit">{following ? 'Restart tail' : 'Start tail'}</button>
-        {following && <button type="button" onClick={stop}>Stop</button>}
+        <button type="submit">{state === 'off' ? 'Start tail' : 'Restart tail'}</button>
+        {state !== 'off' && <button type="button" onClick={stop}>Stop</button>}
       </form>
       <ErrorNote error={error} />
-      <p class="muted" aria-live="polite">{following ? `Following: ${entries.length} new payload${entries.length === 1 ? '' : 's'} (newest first).` : 'Not following.'}</p>
+      <p class="muted" aria-live="polite">{state === 'following' ? `Following: ${entries.length} new payload${entries.length === 1 ? '' : 's'} (newest first).` : state === 'starting' ? 'Starting the tail…' : 'Not following.'}</p>
       <Entries entries={entries} label="Live tail" />
     </>
   );
