@@ -13,12 +13,14 @@ const LOCAL_ADDRESSES = Array.from({ length: 200 }, (_, i) => `127.0.0.${i + 2}`
 const sink = new Sink();
 let streams: StreamConn[] = [];
 
-async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Promise<{ opened: number; failed: number; refused: number; ms: number }> {
+async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Promise<{ opened: number; failed: number; refused: number; reasons: Record<string, number>; ms: number }> {
   const started = performance.now();
   let next = 0;
   let opened = 0;
   let failed = 0;
   let refused = 0;
+  /** Every failed attempt (refused and retried, or failed for good), by `<status> <code>`. */
+  const reasons: Record<string, number> = {};
   const offset = spec.offset ?? 0;
   const planned = spec.plan === undefined ? undefined : shuffled(spec.plan.flatMap((p) => Array<string>(p.count).fill(p.channel)));
   const worker = async (): Promise<void> => {
@@ -36,6 +38,8 @@ async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Prom
           opened++;
           break;
         }
+        const why = s.refusal ?? 'unknown';
+        reasons[why] = (reasons[why] ?? 0) + 1;
         const wait = Math.min(30_000, 1000 * 2 ** attempt);
         if (spec.retry === undefined || performance.now() + wait - started > spec.retry.untilMs) {
           failed++;
@@ -47,7 +51,7 @@ async function openStreams(spec: StreamSpec, into: StreamConn[] = streams): Prom
     }
   };
   await Promise.all(Array.from({ length: Math.min(spec.concurrency, spec.count) }, worker));
-  return { opened, failed, refused, ms: performance.now() - started };
+  return { opened, failed, refused, reasons, ms: performance.now() - started };
 }
 
 /**

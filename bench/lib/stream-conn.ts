@@ -18,6 +18,8 @@ export class StreamConn {
   ready = false;
   closed = false;
   frames = 0;
+  /** Why an open that never became ready failed: `<status> <error code>`, or how the connection ended. */
+  refusal: string | null = null;
   private tail: Buffer | null = null;
   private head = '';
   readonly opened: Promise<boolean>;
@@ -32,6 +34,7 @@ export class StreamConn {
     this.socket.on('error', () => undefined);
     this.socket.on('close', () => {
       this.closed = true;
+      if (!this.ready) this.refusal ??= this.head === '' ? 'closed before an answer' : 'closed before ready';
       resolveOpen(false);
     });
     this.socket.on('data', (chunk: Buffer) => {
@@ -43,7 +46,12 @@ export class StreamConn {
           this.head = '';
           resolveOpen(true);
         } else if (/^HTTP\/1\.1 [^2]/.test(this.head)) {
-          this.socket.destroy();
+          // The error body's code, once it is in (the relay writes head and body in one go).
+          const code = /"error":"([a-z_]+)"/.exec(this.head)?.[1];
+          if (code !== undefined || this.head.length > 4096) {
+            this.refusal = `${this.head.slice(9, 12)} ${code ?? '(no error code)'}`;
+            this.socket.destroy();
+          }
         }
         return;
       }

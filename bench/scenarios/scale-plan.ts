@@ -34,6 +34,8 @@ export interface OpenResult {
   failed: number;
   /** Refused and opened again later (storm only: the generators retry as the published client does). */
   refused: number;
+  /** Every failed attempt by `<status> <error code>` (or how its connection ended). */
+  reasons: Record<string, number>;
   ms: number;
 }
 
@@ -52,6 +54,8 @@ export async function openAll(relay: RelaySystem, loadgens: LoadGen[], plan: Pla
     ),
   );
   const sum = (f: (r: OpenResult) => number): number => results.reduce((s, r) => s + f(r), 0);
-  return { opened: sum((r) => r.opened), failed: sum((r) => r.failed), refused: sum((r) => r.refused), ms: performance.now() - t0 };
+  const reasons: Record<string, number> = {};
+  for (const r of results) for (const [why, n] of Object.entries(r.reasons)) reasons[why] = (reasons[why] ?? 0) + n;
+  return { opened: sum((r) => r.opened), failed: sum((r) => r.failed), refused: sum((r) => r.refused), reasons, ms: performance.now() - t0 };
 }
 

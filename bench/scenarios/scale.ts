@@ -17,7 +17,7 @@ import { writeCostPlot } from '../lib/cost-plot.js';
 import { JsApiCounter } from '../lib/js-api-count.js';
 import { claimMessagesReceived, SIMULATED_CLAIMS, SIMULATED_GATEWAYS, startSimulatedMesh, type SimulatedMesh } from '../lib/simulated-mesh.js';
 import { ownershipPhase } from './scale-ownership.js';
-import { channelPlan, openAll, PER_PROCESS } from './scale-plan.js';
+import { channelPlan, openAll, PER_PROCESS, type OpenResult } from './scale-plan.js';
 import { apiSince, deliver, profiled, profileText, type DeliveryPoint, type PhaseProfile } from './scale-measures.js';
 
 const REST_MS = 10_000;
@@ -93,7 +93,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     const first = await profiled(relay, 'first opens', profiles, opts, () => openAll(relay, loadgens, plan, per, 200, endOfLog));
     const openCpu = meter.percent();
     const firstApi = await apiSince(counter, apiBefore);
-    opts.log(`scale: ${first.opened} open (${first.failed} refused) in ${(first.ms / 1000).toFixed(1)} s; ${firstApi.requests} JetStream requests on the log, ${firstApi.consumersCreated} consumers`);
+    opts.log(`scale: ${first.opened} open (${first.failed} refused${reasonsText(first)}) in ${(first.ms / 1000).toFixed(1)} s; ${firstApi.requests} JetStream requests on the log, ${firstApi.consumersCreated} consumers`);
 
     const memory = await Promise.all(gatewayPids.map((pid, i) => gatewayMemory(pid, i)));
     // At rest: nothing posted, only the keepalives (every stream, every KEEPALIVE_INTERVAL) and the
@@ -135,7 +135,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     await counter.close();
     await simulated?.stop();
     simulated = null;
-    opts.log(`scale: storm: ${storm.opened} back in ${(storm.ms / 1000).toFixed(1)} s (${storm.refused} refused and retried, ${storm.failed} not back); ${stormApi.requests} JetStream requests on the log, ${stormApi.consumersCreated} consumers, ${consumersLeft} left on the server`);
+    opts.log(`scale: storm: ${storm.opened} back in ${(storm.ms / 1000).toFixed(1)} s (${storm.refused} refused and retried, ${storm.failed} not back${reasonsText(storm)}); ${stormApi.requests} JetStream requests on the log, ${stormApi.consumersCreated} consumers, ${consumersLeft} left on the server`);
 
     const kib = (b: number): number => b / 1024;
     const memRows: Array<Array<string | number>> = gatewayPids.map((pid, i) => [
@@ -184,6 +184,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
         ['first open (200 in flight per generator)', groups * per, first.opened, first.refused, first.failed, (first.opened / first.ms) * 1000, first.ms / 1000, openCpu, firstApi.requests, firstApi.consumersCreated],
         ['storm reopen (500 in flight per generator, refusals retried after 1 s x 2^n)', groups * per, storm.opened, storm.refused, storm.failed, (storm.opened / storm.ms) * 1000, storm.ms / 1000, stormCpu, stormApi.requests, stormApi.consumersCreated],
       ]) +
+      `\n\nFailed attempts by answer: first open${reasonsText(first) || ': none'}; storm${reasonsText(storm) || ': none'}.` +
       `\n\nEvery open resumed with Last-Event-ID (first opens: the end of the log, ${endOfLog}; the storm: the last id each stream saw). Consumers on the event log left on the server after the storm: ${consumersLeft}.` +
       `\n\nOwnership at scale: the same ${ownership.streams.toLocaleString('en-US')} streams with CLAIM_TTL=1m (every claim rewritten every 30 s rather than 30 min), for ${ownership.seconds.toFixed(0)} s: the rate of writes to KV relay-streams (renewals alone), then, over as long, the eviction time across two gateways (20 trials a second) while the renewals go on.\n\n` +
       table(['claims', 'KV writes/s', 'eviction trials', 'failures', 'p50 ms', 'p99 ms', 'max ms'], [[ownership.streams, ownership.kvWritesPerSecond, ownership.trials, ownership.failures, ownership.p50, ownership.p99, ownership.max]]) +
@@ -197,4 +198,10 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
       await relay.stop();
     }
   }
+}
+
+/** `: 503 store_unavailable x 7, ...`, or nothing when every attempt opened. */
+function reasonsText(r: OpenResult): string {
+  const parts = Object.entries(r.reasons).map(([why, n]) => `${why} x ${n}`);
+  return parts.length === 0 ? '' : `: ${parts.join(', ')}`;
 }
