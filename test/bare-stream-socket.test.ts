@@ -71,7 +71,9 @@ function relayClosed(s: RawStream): Promise<void> {
 }
 
 async function greeted(s: RawStream): Promise<void> {
-  await eventually(() => s.text().includes(': connected'), 'the stream to be greeted');
+  // An open is a session check and two bucket round trips: seconds on a CI machine running other
+  // test files at once (10 s ran out once), so 20 s, with what did arrive in the failure.
+  await eventually(() => s.text().includes(': connected'), 'the stream to be greeted', { timeoutMs: 20_000, detail: () => JSON.stringify(s.text().slice(0, 600)) });
 }
 
 async function openStreams(): Promise<number> {
