@@ -200,7 +200,7 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
   }
 }
 
-/** `: 503 store_unavailable x 7, ...`, or nothing when every attempt opened. */
+/** `: 503 unavailable x 7, ...`, or nothing when every attempt opened. */
 function reasonsText(r: OpenResult): string {
   const parts = Object.entries(r.reasons).map(([why, n]) => `${why} x ${n}`);
   return parts.length === 0 ? '' : `: ${parts.join(', ')}`;
