@@ -40,7 +40,7 @@ function noticesFor(node: string): NatsClaimNotices {
 }
 
 function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm)): ClaimIndex {
-  return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, notices: noticesFor(node), swept: () => undefined });
+  return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, notices: noticesFor(node) });
 }
 
 /** Resolves with the payload of the next message on `subject` that `matches` (subscribed before this returns). */
@@ -184,7 +184,7 @@ describe('claim index', () => {
     const closed = await connect({ servers: nats.url });
     await closed.close();
     const notices = new NatsClaimNotices(closed, 'gw-closing', new Counter({ name: 'claim_index_test_closed', help: 'test', registers: [] }));
-    const sweeper = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-closing', liveness, logger: quiet, notices, swept: () => undefined });
+    const sweeper = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-closing', liveness, logger: quiet, notices });
     expect(await sweeper.sweepNode('gw-unheard')).toBe(1);
     expect((await store.get(streamClaimKey(s), true))?.freed).toEqual({ by: 'sweep', conn: s.id });
   });
@@ -199,7 +199,7 @@ describe('claim index', () => {
     silent.stop();
     let hearing = false;
     const view = { isAlive: (node: string) => node === 'gw-deaf', hearing: () => hearing, mirror: { values: () => [{ node: 'gw-silent', role: 'gateway' }, { node: 'gw-deaf', role: 'gateway' }] } };
-    const deaf = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-deaf', liveness: view, logger: quiet, notices: noticesFor('gw-deaf'), swept: () => undefined });
+    const deaf = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-deaf', liveness: view, logger: quiet, notices: noticesFor('gw-deaf') });
     expect(await deaf.sweepDead()).toBe(0);
     expect((await store.get(streamClaimKey(s)))?.claim?.node).toBe('gw-silent');
     hearing = true;

@@ -41,7 +41,7 @@ const streamRead = (stream: string, subject: string): string[] => [
   `pub $JS.API.CONSUMER.DELETE.${stream}.probe`,
   `pub $JS.API.CONSUMER.MSG.NEXT.${stream}.probe`,
 ];
-const ALL_STREAMS = ['RELAY', 'RELAY_AUDIT', 'RELAY_CLAIM_INDEX', 'KV_relay-keys', 'KV_relay-bans', 'KV_relay-streams', 'KV_relay-nodes', 'KV_relay-idempotency', 'KV_relay-stream-owners'];
+const ALL_STREAMS = ['RELAY', 'RELAY_AUDIT', 'RELAY_CLAIM_INDEX', 'KV_relay-keys', 'KV_relay-bans', 'KV_relay-streams', 'KV_relay-nodes', 'KV_relay-idempotency'];
 /** What the admin service and the CLI both do: keys, bans, the audit trail; read the log, the trail, claims and heartbeats. */
 const OPERATOR = [
   'pub $JS.API.INFO',
@@ -52,7 +52,6 @@ const OPERATOR = [
   ...kvReads('relay-bans'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-bans', ...kvWatch('relay-bans'),
   'pub $JS.API.STREAM.INFO.KV_relay-streams', ...kvWatch('relay-streams'),
   'pub $JS.API.STREAM.INFO.KV_relay-nodes', ...kvWatch('relay-nodes'),
-  'pub $JS.API.STREAM.INFO.KV_relay-stream-owners',
   'pub audit.probe', 'pub $KV.relay-keys.probe', 'pub $KV.relay-bans.probe',
   ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans.auto.${s}.${UUID}`), `pub $KV.relay-bans.${UUID}`,
 ];
@@ -76,9 +75,8 @@ const ALLOWED: Record<Role, string[]> = {
     ...kvReads('relay-bans'), ...kvWatch('relay-bans'), `pub $KV.relay-bans.auto.gateway.${UUID}`,
     ...kvReads('relay-streams'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-streams', 'pub $KV.relay-streams.probe',
     'pub $JS.API.STREAM.INFO.KV_relay-nodes', ...kvWatch('relay-nodes'), `pub $KV.relay-nodes.${heartbeatKey('gateway', 'probe')}`,
-    ...kvReads('relay-stream-owners'), 'pub $KV.relay-stream-owners.probe',
-    'pub relay.claim-notice.probe',
-    'sub live.channel.>', 'sub relay.claim-notice.>', 'sub $KV.relay-streams.>', 'sub _INBOX.gateway.>',
+    'pub relay.claim-notice.probe', 'pub relay.owner-census.probe',
+    'sub live.channel.>', 'sub relay.claim-notice.>', 'sub relay.owner-census.>', 'sub $KV.relay-streams.>', 'sub _INBOX.gateway.>',
   ],
   admin: [...OPERATOR, 'sub live.channel.>', 'sub _INBOX.admin.>'],
   // The operator: the same, and `relay setup` (create and update, never delete or purge).

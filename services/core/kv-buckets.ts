@@ -1,11 +1,11 @@
 // The KV buckets, bound by name: the keys, bans, stream claims and node heartbeats every node
-// watches, the stream owners' records and the ingress's Idempotency-Key records. Binding makes no
-// request: `relay setup` created them (nats-layout.ts has their settings) and nats-check.ts found
+// watches, and the ingress's Idempotency-Key records. Binding makes no request: `relay setup`
+// created them (nats-layout.ts has their settings) and nats-check.ts found
 // them before a service gets here.
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { BUCKET_BANS, BUCKET_IDEMPOTENCY, BUCKET_KEYS, BUCKET_NODES, BUCKET_STREAM_OWNERS, BUCKET_STREAMS } from './subjects.js';
+import { BUCKET_BANS, BUCKET_IDEMPOTENCY, BUCKET_KEYS, BUCKET_NODES, BUCKET_STREAMS } from './subjects.js';
 
 export interface Buckets {
   keys: KV;
@@ -13,21 +13,18 @@ export interface Buckets {
   streams: KV;
   nodes: KV;
   idempotency: KV;
-  /** Per account (or API key): the claim keys it holds and where, which the stream caps count. */
-  streamOwners: KV;
 }
 
 /** Binds every bucket; reads go to direct gets, which setup allows on each. */
 export async function bindBuckets(js: JetStreamClient): Promise<Buckets> {
   const kvm = new Kvm(js);
   const bind = (bucket: string): Promise<KV> => kvm.open(bucket, { allow_direct: true });
-  const [keys, bans, streams, nodes, idempotency, streamOwners] = await Promise.all([
+  const [keys, bans, streams, nodes, idempotency] = await Promise.all([
     bind(BUCKET_KEYS),
     bind(BUCKET_BANS),
     bind(BUCKET_STREAMS),
     bind(BUCKET_NODES),
     bind(BUCKET_IDEMPOTENCY),
-    bind(BUCKET_STREAM_OWNERS),
   ]);
-  return { keys, bans, streams, nodes, idempotency, streamOwners };
+  return { keys, bans, streams, nodes, idempotency };
 }

@@ -39,6 +39,7 @@ export class RelayMetrics {
   readonly deliveryLag: Histogram;
   readonly evictions: Counter;
   readonly claimMessages: Counter;
+  readonly ownerCensusUnanswered: Counter;
   readonly gapsFilled: Counter;
   readonly posts: Counter<'outcome'>;
   readonly postsInFlight: Gauge;
@@ -97,6 +98,11 @@ export class RelayMetrics {
     this.claimMessages = new Counter({
       name: 'relay_claim_messages_received_total',
       help: 'Claim notices this gateway received: evictions and sweeps of its own claims (it hears nothing else of the claims bucket)',
+      registers,
+    });
+    this.ownerCensusUnanswered = new Counter({
+      name: 'relay_owner_census_unanswered_total',
+      help: 'Gateways that did not answer, within 1 s, how many streams an opening stream’s owner holds (counted as none)',
       registers,
     });
     this.gapsFilled = new Counter({ name: 'relay_live_gaps_filled_total', help: 'Frames missing from the live feed, fetched from the stream', registers });

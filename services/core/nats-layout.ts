@@ -15,7 +15,6 @@ import {
   BUCKET_IDEMPOTENCY,
   BUCKET_KEYS,
   BUCKET_NODES,
-  BUCKET_STREAM_OWNERS,
   BUCKET_STREAMS,
   CLAIM_INDEX_PREFIX,
   CLAIM_INDEX_STREAM,
@@ -121,8 +120,6 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
       sources: { max_age: 'STREAM_DUPLICATE_WINDOW', max_bytes: 'IDEMPOTENCY_MAX_BYTES' },
       usedBy: ['ingress', 'all'],
     },
-    // Entries of dead nodes are not counted and are pruned at the owner's next write (gateway/ownership/owner-holdings.ts).
-    { bucket: BUCKET_STREAM_OWNERS, history: 1, ttlMs: 0, ...unbounded, usedBy: ['gateway', 'admin', 'all'] },
   ];
   return [
     {

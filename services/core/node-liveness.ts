@@ -21,6 +21,9 @@ function parseHeartbeat(value: unknown, key: string): NodeRecord | null {
   return record !== null && (key === heartbeatKey(record.role, record.node) || key === record.node) ? record : null;
 }
 
+/** The roles whose processes hold streams (and claims): a gateway, or the development all-in-one. */
+export const GATEWAY_ROLES: ReadonlySet<string> = new Set(['gateway', 'all']);
+
 export class NodeLiveness {
   readonly mirror: KvMirror<NodeRecord>;
   private readonly sightings: Sightings;

@@ -33,8 +33,10 @@ export const CLAIM_NOTICE_PREFIX = 'relay.claim-notice.';
 /** The keys of each gateway's claims, one subject per node, so a dead node's claims can be found. */
 export const CLAIM_INDEX_STREAM = 'RELAY_CLAIM_INDEX';
 export const CLAIM_INDEX_PREFIX = 'relay.claim-index.';
-/** The per-owner lists of claim keys the stream caps count (one key per account or API key). */
-export const BUCKET_STREAM_OWNERS = 'relay-stream-owners';
+/** Where an opening stream's gateway asks the others how many streams its owner holds (the stream caps). */
+export const OWNER_CENSUS_ASK = 'relay.owner-census.ask';
+/** Where a gateway hears the answers to its census questions (the node id follows). */
+export const OWNER_CENSUS_ANSWER_PREFIX = 'relay.owner-census.answer.';
 
 /** The NATS users of the relay's roles (infra/nats/permissions.conf); `all` is the development all-in-one. */
 export type NatsRole = 'ingress' | 'gateway' | 'admin' | 'cli' | 'all';

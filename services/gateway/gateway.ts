@@ -72,6 +72,8 @@ export class Gateway {
       // The bucket's max age as `relay setup` set it; CLAIM_TTL only where the bucket keeps claims for ever.
       claimTtlMs: nats.findings.claimTtlMs ?? config.claimTtlMs,
       received: metrics.claimMessages,
+      unanswered: metrics.ownerCensusUnanswered,
+      local: this.registry,
       evict: (id) => this.evict(id),
     });
     metrics.observeRenewalOverdue(() => this.ownership.renewalOverdueMs());
@@ -154,9 +156,8 @@ export class Gateway {
     const { config, metrics, logger } = this.core;
     const request = await this.admission.admit(req, reqId, left);
     if (request === null) return;
-    const remote = await this.ownership.holdingsElsewhere(request.identity, config.gateway).catch((err: unknown) => {
-      throw new RelayError('unavailable', 'Could not count the streams this account holds; try again shortly.', { retryAfter: 1, cause: err });
-    });
+    // Never fails: a gateway that does not answer in time is counted as holding nothing (owner-census.ts).
+    const remote = await this.ownership.holdingsElsewhere(request.identity, config.gateway);
     if (left.aborted) return;
     // From the count to the registration, one turn: a burst of opens on this node is counted whole.
     this.ownership.checkCaps(request.identity, config.gateway, this.registry, remote);
@@ -169,7 +170,7 @@ export class Gateway {
     metrics.streamsOpened.inc();
     this.compaction.opened();
     try {
-      await this.ownership.claim(stream, remote.record);
+      await this.ownership.claim(stream);
     } catch (err) {
       stream.close(CloseReason.Error);
       throw new RelayError('unavailable', 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });

@@ -60,6 +60,9 @@ export interface RelayOptions {
   setup?: boolean;
 }
 
+/** Fixtures started by this test process: each is a node of its own, as each process of a mesh is. */
+let fixturesStarted = 0;
+
 export class RelayFixture {
   readonly nats: TestNats;
   readonly profile: FakeProfileApi;
@@ -95,6 +98,9 @@ export class RelayFixture {
         // Every test player comes from 127.0.0.1: one address's look-up rate would refuse most of
         // them. Tests of the rate set it (test/hardening-session-lookups.test.ts).
         PROFILE_API_RATE_PER_ADDRESS: '0',
+        // The default (<hostname>-<pid>) is one id for every fixture of this process: one's stop
+        // would take the others' heartbeat with it, and the others would stop being asked the owner census.
+        RELAY_NODE_ID: `fixture-${process.pid}-${++fixturesStarted}`,
         ...options.env,
       },
       logDestination: logs,

@@ -35,7 +35,7 @@ function node(id: string): Node {
   const notices = new MemoryNotices(listeners);
   const evicted: string[] = [];
   const liveness = { isAlive: () => true, hearing: () => true, mirror: { values: () => [] } };
-  const index = new ClaimIndex({ log, store, nodeId: id, liveness, logger: quiet, notices, swept: () => undefined });
+  const index = new ClaimIndex({ log, store, nodeId: id, liveness, logger: quiet, notices });
   const rules = new ClaimRules({ store, notices, nodeId: id, evict: (s) => evicted.push(s), index });
   // 60 s claims: a renewal period of 30 ticks.
   rules.start(60_000);

@@ -11,16 +11,13 @@
 // sweep that reads a key twice finds it no longer names the node. What the sweep misses ages out
 // of the bucket by its max age.
 
-import type { StreamClaim } from '../../../schemas/records.js';
 import type { Logger } from '../../core/logger.js';
 import { retry } from '../../core/nats.js';
-import type { NodeLiveness } from '../../core/node-liveness.js';
+import { GATEWAY_ROLES, type NodeLiveness } from '../../core/node-liveness.js';
 import type { ClaimNotices } from './claim-notices.js';
 import type { ClaimIndexLog } from './claim-index-log.js';
 import type { ClaimStore } from './claim-store.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
-
-const GATEWAY_ROLES = new Set(['gateway', 'all']);
 
 export interface ClaimIndexOptions {
   log: ClaimIndexLog;
@@ -31,8 +28,6 @@ export interface ClaimIndexOptions {
   logger: Logger;
   /** Where the swept node is told of each claim swept from it. */
   notices: Pick<ClaimNotices, 'tell'>;
-  /** A swept claim: the owner's holdings forget it. */
-  swept: (key: string, claim: StreamClaim) => void;
   timers?: Timers;
 }
 
@@ -125,7 +120,6 @@ export class ClaimIndex implements ClaimNotes {
         // A marker naming the swept stream: if its node was only paused, it writes the claim back.
         const revision = await this.o.store.remove(key, now.revision, { by: 'sweep', conn: now.claim.conn });
         if (node !== this.o.nodeId) this.o.notices.tell(node, { kind: 'swept', key, conn: now.claim.conn, revision });
-        this.o.swept(key, now.claim);
         removed++;
       } catch {
         // Written meanwhile (its node is back, or a new open took it): not ours to delete.

@@ -41,8 +41,6 @@ export interface ClaimRulesOptions {
   evict: (streamId: string) => void;
   /** The crash index (claim-index.ts): told of each key before it is claimed or renewed. */
   index?: ClaimNotes;
-  /** A live stream's claim, swept or aged out, was written back (the owner's holdings write its key again). */
-  reclaimed?: (stream: ClaimedStream) => void;
   timers?: Timers;
 }
 
@@ -53,7 +51,6 @@ export class ClaimRules implements NoticeListener {
   private readonly notices: ClaimNotices;
   private readonly nodeId: string;
   private readonly index: ClaimNotes;
-  private readonly reclaimed: (stream: ClaimedStream) => void;
   private readonly timers: Timers;
   private readonly claims = new LocalClaims();
   private readonly releases: ClaimReleases;
@@ -73,7 +70,6 @@ export class ClaimRules implements NoticeListener {
     });
     this.index = options.index ?? NO_NOTES;
     this.timers = options.timers ?? systemTimers;
-    this.reclaimed = options.reclaimed ?? (() => undefined);
     this.checks = new ClaimChecks((c) => this.reconcile(c));
     this.releases = new ClaimReleases(this.store, this.timers);
     this.schedule = new RenewalSchedule((c) => this.renew(c));
@@ -179,7 +175,6 @@ export class ClaimRules implements NoticeListener {
         this.releases.add({ key: c.key, revision, conn: c.stream.id });
       } else {
         c.revision = revision;
-        this.reclaimed(c.stream);
       }
     } catch (err) {
       // Someone claimed the key first: read again (and lose to them). Not answered: the renewal looks again.

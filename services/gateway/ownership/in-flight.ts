@@ -1,8 +1,7 @@
 // How many requests to the buckets each queued part of a gateway's ownership keeps in flight at
-// once. Named together because together they are its ceiling: 32 deletes + 32 owner-record removals
-// + 64 renewals = 128 at once, plus, after a time the gateway could not hear the mesh, 64 reads of
-// its claims (and the writes-back they find needed). An open's own claim and owner-record writes are
-// not queued: they go as the opens come.
+// once. Named together because together they are its ceiling: 32 deletes + 64 renewals = 96 at
+// once, plus, after a time the gateway could not hear the mesh, 64 reads of its claims (and the
+// writes-back they find needed). An open's own claim write is not queued: it goes as the opens come.
 
 export const IN_FLIGHT = {
   /**
@@ -10,11 +9,6 @@ export const IN_FLIGHT = {
    * loses every client at once, the opens' writes must not wait behind thousands of deletes.
    */
   claimDeletes: 32,
-  /**
-   * Owner records being changed after a key's last local stream ended (owner-holdings.ts, paced
-   * likewise: unpaced, 1,831 opens were refused in a cluster storm).
-   */
-  ownerRemovals: 32,
   /** Claims being renewed (claim-renewals.ts): one after another, 16,000 claims on a replicated bucket took longer than the period. */
   renewals: 64,
   /** Claims' keys read at once when every claim is checked again (claim-checks.ts checkAll). */

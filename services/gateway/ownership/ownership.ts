@@ -15,23 +15,21 @@
 // A sweep of a node taken for dead (claim-index.ts) tells that node the same way; it reads the key
 // and writes its claim back. A gateway hears nothing else of the bucket (claim-rules.ts says what
 // finds the changes nobody tells of).
-// Around the claims: the crash index (claim-index.ts, claim-index-log.ts), each owner's holdings for
-// the caps (owner-holdings.ts, owner-records.ts, stream-caps.ts). `Ownership.overNats` builds it on
-// NATS; the interleaving tests build the same class on in-memory twins of each part
-// (test/helpers/interleavings/).
+// Around the claims: the crash index (claim-index.ts, claim-index-log.ts), and the caps, counted by
+// asking the other gateways (owner-census.ts, stream-caps.ts). `Ownership.overNats` builds it on
+// NATS; the interleaving tests build the claims' part on in-memory twins of each of its parts
+// (test/helpers/interleavings/), with no caps (a census answers from memory, in one step).
 
 import type { Counter } from 'prom-client';
 import type { Logger } from '../../core/logger.js';
 import type { NatsContext } from '../../core/nats.js';
-import type { NodeLiveness } from '../../core/node-liveness.js';
-import { ownerOf } from '../../core/owner.js';
-import { streamClaimKey, type ClaimedStream } from './claim-keys.js';
+import { GATEWAY_ROLES, type NodeLiveness } from '../../core/node-liveness.js';
+import type { ClaimedStream } from './claim-keys.js';
 import { NatsClaimNotices, type ClaimNotices } from './claim-notices.js';
 import { ClaimIndex, type ClaimIndexOptions } from './claim-index.js';
 import { NatsClaimIndexLog, type ClaimIndexLog } from './claim-index-log.js';
 import { NatsClaimStore, type ClaimStore } from './claim-store.js';
-import { OwnerHoldings, type RemoteHoldings } from './owner-holdings.js';
-import { NatsOwnerRecords, type OwnerRecord, type OwnerRecords } from './owner-records.js';
+import { OwnerCensus, type RemoteHoldings } from './owner-census.js';
 import { ClaimRules } from './claim-rules.js';
 import type { Timers } from '../../core/timers.js';
 import { checkStreamCaps, remoteHoldings, type CappedStream, type LocalStreams, type StreamCaps } from './stream-caps.js';
@@ -49,6 +47,10 @@ export interface OwnershipOptions {
   claimTtlMs: number;
   /** Counts the claim notices this node hears (relay_claim_messages_received_total). */
   received: Counter;
+  /** Counts the gateways that did not answer a census in time (relay_owner_census_unanswered_total). */
+  unanswered: Counter;
+  /** This node's streams (opening ones included), which its census answers count. */
+  local: LocalStreams;
   evict: (streamId: string) => void;
 }
 
@@ -58,7 +60,8 @@ export interface OwnershipParts {
   store: ClaimStore;
   notices: ClaimNotices;
   indexLog: ClaimIndexLog;
-  ownerRecords: OwnerRecords;
+  /** Absent: no other gateway is asked (the interleaving tests, whose nodes have no caps). */
+  census?: OwnerCensus;
   liveness: ClaimIndexOptions['liveness'];
   logger: Logger;
   /** The claims bucket's max age: claims are renewed within it. */
@@ -71,10 +74,8 @@ export class Ownership {
   private readonly rules: ClaimRules;
   private readonly notices: ClaimNotices;
   private readonly index: ClaimIndex;
-  private readonly owners: OwnerHoldings;
+  private readonly census: OwnerCensus | undefined;
   private readonly claimTtlMs: number;
-  /** Streams whose claim was written, so counted in their owner's holdings until they end. */
-  private readonly counted = new Set<string>();
 
   static overNats(o: OwnershipOptions): Ownership {
     const { nats } = o;
@@ -83,20 +84,20 @@ export class Ownership {
       store: new NatsClaimStore(nats.buckets.streams, nats.js, nats.jsm),
       notices: new NatsClaimNotices(nats.nc, o.nodeId, o.received),
       indexLog: new NatsClaimIndexLog({ ...nats, logger: o.logger }),
-      ownerRecords: new NatsOwnerRecords(nats.buckets.streamOwners),
+      census: new OwnerCensus({
+        nc: nats.nc,
+        nodeId: o.nodeId,
+        peers: () => aliveGateways(o.liveness),
+        local: (owner) => o.local.ofOwner(owner),
+        unanswered: () => o.unanswered.inc(),
+      }),
     });
   }
 
   constructor(p: OwnershipParts) {
     const { store, nodeId, liveness, timers } = p;
     this.claimTtlMs = p.claimTtlMs;
-    this.owners = new OwnerHoldings({
-      records: p.ownerRecords,
-      nodeId,
-      isAlive: (node) => liveness.isAlive(node),
-      holder: async (key) => (await store.get(key, true))?.claim?.node ?? null,
-      timers,
-    });
+    this.census = p.census;
     this.notices = p.notices;
     this.index = new ClaimIndex({
       log: p.indexLog,
@@ -106,7 +107,6 @@ export class Ownership {
       logger: p.logger,
       timers,
       notices: this.notices,
-      swept: (key, claim) => this.owners.drop(ownerOf({ account: claim.uuid, clientId: claim.clientId }), key, claim.node),
     });
     this.rules = new ClaimRules({
       store,
@@ -114,17 +114,14 @@ export class Ownership {
       nodeId,
       evict: p.evict,
       index: this.index,
-      // A sweep may have taken the key out of the owner's record meanwhile.
-      reclaimed: (s) => {
-        if (this.counted.has(s.id)) this.owners.reassert(ownerOf(s), streamClaimKey(s));
-      },
       timers,
     });
   }
 
-  /** Hears notices from now on (`start` does it; the interleaving tests call only this). */
+  /** Hears notices and census questions from now on (`start` does it; the interleaving tests call only this). */
   listen(): void {
     this.notices.listen(this.rules);
+    this.census?.listen();
   }
 
   /**
@@ -137,14 +134,10 @@ export class Ownership {
     this.rules.start(this.claimTtlMs);
   }
 
-  /** What other nodes hold for the owner (the interleaving tests ask it directly; the gateway, holdingsElsewhere). */
-  remote(owner: string, key: string): Promise<RemoteHoldings> {
-    return this.owners.remote(owner, key);
-  }
-
-  /** What other nodes hold for the stream's owner; nothing is read when it has no cap. */
+  /** What other gateways hold for the stream's owner; nobody is asked when it has no cap. */
   holdingsElsewhere(s: CappedStream, caps: StreamCaps): Promise<RemoteHoldings> {
-    return remoteHoldings(s, caps, this);
+    if (this.census === undefined) return Promise.resolve({ count: 0, holdsKey: false });
+    return remoteHoldings(s, caps, this.census);
   }
 
   /** Throws 429 too_many_streams when the stream would pass its owner's cap (stream-caps.ts). */
@@ -152,18 +145,12 @@ export class Ownership {
     checkStreamCaps(s, caps, local, remote);
   }
 
-  /** `seen`: the owner's record the open read for the caps (saves reading it again to add the key). */
-  async claim(stream: ClaimedStream, seen?: OwnerRecord): Promise<void> {
-    await this.rules.claim(stream);
-    // Ended (or replaced) while its claim was being written: nothing to count.
-    if (!this.rules.holds(stream.id)) return;
-    this.counted.add(stream.id);
-    this.owners.add(ownerOf(stream), streamClaimKey(stream), seen);
+  claim(stream: ClaimedStream): Promise<void> {
+    return this.rules.claim(stream);
   }
 
   release(stream: ClaimedStream): void {
     this.rules.release(stream.id);
-    if (this.counted.delete(stream.id)) this.owners.remove(ownerOf(stream), streamClaimKey(stream));
   }
 
   /** Runs one renewal tick now (the timer's work; the interleaving tests call it as a step). */
@@ -186,16 +173,24 @@ export class Ownership {
     return this.rules.renewalOverdueMs();
   }
 
-  /** Resolves once released claims are deleted and the owners' holdings written. */
-  async settled(): Promise<void> {
-    await this.rules.settled();
-    await this.owners.settled();
+  /** Resolves once released claims are deleted. */
+  settled(): Promise<void> {
+    return this.rules.settled();
   }
 
   stop(): void {
     this.rules.stop();
-    this.owners.stop();
     this.index.stop();
     this.notices.close();
+    this.census?.close();
   }
+}
+
+/** The gateways this node takes for alive now (itself among them). */
+function aliveGateways(liveness: NodeLiveness): string[] {
+  const now = Date.now();
+  const nodes = new Set<string>();
+  for (const n of liveness.mirror.values()) if (GATEWAY_ROLES.has(n.role) && liveness.isAlive(n.node, now)) nodes.add(n.node);
+
+  return [...nodes];
 }

@@ -1,13 +1,12 @@
 // MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY, counted across the mesh: the streams other nodes
-// hold for the owner (its record of holdings, read at open: owner-holdings.ts) plus this node's
-// own streams, opening ones included, so a burst of opens on one node cannot slip past while its
-// claims are being written. The read is awaited first; the count and the registration that follows
-// run in one turn of the event loop.
+// hold for the owner (asked of them at open: owner-census.ts) plus this node's own streams, opening
+// ones included, so a burst of opens on one node cannot slip past while its claims are being
+// written. The census is awaited first; the count and the registration that follows run in one
+// turn of the event loop.
 
 import { RelayError } from '../../core/errors.js';
 import { ownerOf } from '../../core/owner.js';
-import { streamClaimKey } from './claim-keys.js';
-import type { OwnerHoldings, RemoteHoldings } from './owner-holdings.js';
+import type { OwnerCensus, RemoteHoldings } from './owner-census.js';
 
 /** Retry-After on too_many_streams: streams close and free a place at any time. */
 const TOO_MANY_RETRY_SECONDS = 10;
@@ -35,10 +34,11 @@ function limitOf(s: CappedStream, caps: StreamCaps): number {
   return s.account !== null ? caps.maxStreamsPerAccount : caps.maxStreamsPerKey;
 }
 
-/** What other nodes hold for the stream's owner; nothing to read when there is no cap. */
-export async function remoteHoldings(s: CappedStream, caps: StreamCaps, holdings: Pick<OwnerHoldings, 'remote'>): Promise<RemoteHoldings> {
+/** What other nodes hold for the stream's owner; nobody is asked when there is no cap. */
+export async function remoteHoldings(s: CappedStream, caps: StreamCaps, census: Pick<OwnerCensus, 'remote'>): Promise<RemoteHoldings> {
   if (limitOf(s, caps) === 0) return { count: 0, holdsKey: false };
-  return holdings.remote(ownerOf(s), streamClaimKey(s));
+  // A stream without a session has its own key: nobody else holds it.
+  return census.remote(ownerOf(s), s.account !== null ? s.channel : null);
 }
 
 /** Throws 429 too_many_streams when the stream would exceed its owner's cap. */

@@ -8,14 +8,10 @@
 //     running node what changed (no notice is lost here), the claims bucket names every other live
 //     stream of a running node: one swept from under it was written back (`settledProblems`). Then,
 //     after one renewal of every claim (the last safety net, for what no notice tells), the claims
-//     bucket names each live stream, no claim of an ended stream of a running node is left, and the
-//     owner records list exactly the live streams (relay-stream-owners, what the caps count)
+//     bucket names each live stream, and no claim of an ended stream of a running node is left
 //     (`renewedProblems`).
 
-import { ownerOf as streamOwner } from '../../../services/core/owner.js';
 import { streamClaimKey, type ClaimedStream } from '../../../services/gateway/ownership/claim-keys.js';
-import type { Holdings } from '../../../services/gateway/ownership/owner-records.js';
-import { describeHoldings } from './twin-io.js';
 import type { TwinMesh } from './twin-mesh.js';
 
 export function evictionProblem(mesh: TwinMesh, stream: ClaimedStream): string | null {
@@ -82,30 +78,5 @@ export function renewedProblems(mesh: TwinMesh): string[] {
     if (claim === null || live.has(key) || mesh.nodes.get(claim.node)?.crashed === true) continue;
     problems.push(`${key} still names ${claim.conn} of ${claim.node}, which holds no live stream on it`);
   }
-  problems.push(...ownerProblems(mesh, live));
   return problems;
-}
-
-/** The owner records, less the keys of crashed nodes (not counted), against the live streams. */
-function ownerProblems(mesh: TwinMesh, live: Map<string, Array<{ stream: ClaimedStream; node: string }>>): string[] {
-  const expected = new Map<string, Holdings>();
-  for (const [key, held] of live) {
-    for (const h of held) {
-      const owner = streamOwner(h.stream);
-      expected.set(owner, (expected.get(owner) ?? new Map<string, string>()).set(key, h.node));
-    }
-  }
-  const problems: string[] = [];
-  for (const owner of new Set([...mesh.owners.owners(), ...expected.keys()])) {
-    const counted = new Map([...mesh.owners.peek(owner).holdings].filter(([, node]) => mesh.nodes.get(node)?.crashed !== true));
-    const want = expected.get(owner) ?? new Map<string, string>();
-    if (describeHoldings(sorted(counted)) !== describeHoldings(sorted(want))) {
-      problems.push(`the owner record of ${owner} counts ${describeHoldings(counted)}, the live streams are ${describeHoldings(want)}`);
-    }
-  }
-  return problems;
-}
-
-function sorted(h: Holdings): Holdings {
-  return new Map([...h].sort(([a], [b]) => a.localeCompare(b)));
 }

@@ -2,14 +2,13 @@
 // implementations have: every bucket operation waits in the node's queue until the scheduler lands
 // it, and a write's answer waits again until it is heard; notices go on the channel between the two
 // nodes, sent once the write or delete they tell of is answered (as the gateway sends them); timers
-// fire when the scheduler says. The buckets themselves are the in-memory
-// twins with JetStream's revision semantics (memory-claim-store.ts, memory-owner-records.ts).
+// fire when the scheduler says. The bucket itself is the in-memory twin with JetStream's revision
+// semantics (memory-claim-store.ts).
 
 import type { StreamClaim } from '../../../schemas/records.js';
 import type { ClaimNotice, ClaimNotices, NoticeListener } from '../../../services/gateway/ownership/claim-notices.js';
 import type { ClaimIndexLog } from '../../../services/gateway/ownership/claim-index-log.js';
 import type { ClaimStore, Freed, StoredClaim } from '../../../services/gateway/ownership/claim-store.js';
-import type { Holdings, OwnerRecord, OwnerRecords } from '../../../services/gateway/ownership/owner-records.js';
 import type { CancelTimer, Timers } from '../../../services/core/timers.js';
 import type { TwinMesh } from './twin-mesh.js';
 
@@ -52,34 +51,6 @@ export class TwinClaimStore implements ClaimStore {
       return this.mesh.claims.removeNow(key, revision, freed);
     };
     return this.mesh.request(this.node, 'claims', { touches: `key:${key}`, what, read: false, apply, say: (r) => `deleted @${r}` });
-  }
-}
-
-export function describeHoldings(h: Holdings): string {
-  return `{${[...h].map(([k, n]) => `${k}: ${n}`).join(', ')}}`;
-}
-
-export class TwinOwnerRecords implements OwnerRecords {
-  constructor(
-    private readonly mesh: TwinMesh,
-    private readonly node: string,
-  ) {}
-
-  read(owner: string): Promise<OwnerRecord> {
-    const say = (r: OwnerRecord): string => `${describeHoldings(r.holdings)} @${r.revision}`;
-    return this.mesh.request(this.node, 'owners', { touches: `owner:${owner}`, what: `read owner ${owner}`, read: true, apply: () => this.mesh.owners.peek(owner), say });
-  }
-
-  write(owner: string, holdings: Holdings, revision: number): Promise<OwnerRecord> {
-    const copy = new Map(holdings);
-    const what = `write owner ${owner} = ${describeHoldings(copy)} at @${revision}`;
-    const apply = (): OwnerRecord => {
-      if ([...this.mesh.owners.peek(owner).holdings.values()].some((n) => n !== this.node && this.mesh.takenForDead.has(n))) {
-        this.mesh.witness('a node writes an owner record naming a node taken for dead');
-      }
-      return this.mesh.owners.writeNow(owner, copy, revision);
-    };
-    return this.mesh.request(this.node, 'owners', { touches: `owner:${owner}`, what, read: false, apply, say: (r) => `@${r.revision}` });
   }
 }
 

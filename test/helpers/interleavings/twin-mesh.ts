@@ -1,5 +1,5 @@
 // The simulated mesh the interleaving tests run the real ownership code in: two or three nodes
-// (twin-node.ts), the claims and owner buckets in memory, the claim index's log, which nodes the
+// (twin-node.ts), the claims bucket in memory, the claim index's log, which nodes the
 // others take for dead, what is in flight (twin-network.ts), and a scenario's scripted actions
 // (act:<name>: an open, a client leaving, a renewal, a sweep, a pause, ...). It is the explorer's
 // Run: its steps are the network's processes and the actions enabled now. A paused node runs
@@ -7,7 +7,6 @@
 // Each step records what it touched (`touch`), for the explorer's partial-order reduction.
 
 import { MemoryClaimStore } from '../memory-claim-store.js';
-import { MemoryOwnerRecords } from '../memory-owner-records.js';
 import type { Run, Step, Taken } from './explorer.js';
 import { renewedProblems, settledProblems } from './invariants.js';
 import { TwinNetwork, type Process, type RequestOptions } from './twin-network.js';
@@ -34,7 +33,6 @@ const ACTIONS_FROM = 1e9;
 
 export class TwinMesh implements Run {
   readonly claims = new MemoryClaimStore(Number.MAX_SAFE_INTEGER);
-  readonly owners = new MemoryOwnerRecords();
   /** RELAY_CLAIM_INDEX: each node's claimed keys. */
   readonly index = new Map<string, Set<string>>();
   readonly nodes = new Map<string, TwinNode>();
@@ -53,8 +51,8 @@ export class TwinMesh implements Run {
   /** `witnessed`: where the scenario collects, across its schedules, which races it reached. */
   constructor(private readonly witnessed = new Set<string>()) {}
 
-  node(id: string, options: { caps?: boolean } = {}): TwinNode {
-    const n = new TwinNode(this, id, options.caps ?? false);
+  node(id: string): TwinNode {
+    const n = new TwinNode(this, id);
     this.nodes.set(id, n);
     return n;
   }

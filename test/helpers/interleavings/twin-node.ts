@@ -1,17 +1,15 @@
-// One gateway of the simulated mesh: the real MeshClaims (ownership.ts, claim-index.ts,
-// owner-index.ts and the rest of the wing) over this node's twin I/O (twin-io.ts), and in place of
-// the gateway's streams a record of each stream's state, opened and ended the way gateway.ts does
-// it: the caps read (when caps are on), the claim, and one end (the client left, the open failed,
-// or an eviction) that releases the claim.
+// One gateway of the simulated mesh: the real MeshClaims (ownership.ts, claim-index.ts and the rest
+// of the wing) over this node's twin I/O (twin-io.ts), and in place of the gateway's streams a
+// record of each stream's state, opened and ended the way gateway.ts does it: the claim, and one end
+// (the client left, the open failed, or an eviction) that releases the claim. No caps: a census
+// (owner-census.ts) is answered from memory in one step, and tested at its own level.
 
 import type { ClaimedStream } from '../../../services/gateway/ownership/claim-keys.js';
-import { ownerOf as streamOwner } from '../../../services/core/owner.js';
 import { streamClaimKey } from '../../../services/gateway/ownership/claim-keys.js';
 import { createLogger } from '../../../services/core/logger.js';
 import { Ownership as MeshClaims } from '../../../services/gateway/ownership/ownership.js';
-import type { OwnerRecord } from '../../../services/gateway/ownership/owner-records.js';
 import { evictionProblem } from './invariants.js';
-import { TwinClaimStore, TwinIndexLog, TwinNotices, TwinOwnerRecords, TwinTimers } from './twin-io.js';
+import { TwinClaimStore, TwinIndexLog, TwinNotices, TwinTimers } from './twin-io.js';
 import type { TwinMesh } from './twin-mesh.js';
 
 const quiet = createLogger({ level: 'silent', pretty: false });
@@ -38,8 +36,6 @@ export class TwinNode {
   constructor(
     private readonly mesh: TwinMesh,
     readonly id: string,
-    /** Whether opens read the owner's record first (the stream caps), as a gateway with caps does. */
-    private readonly caps: boolean,
   ) {
     this.notices = new TwinNotices(mesh, id);
     this.claims = new MeshClaims({
@@ -47,7 +43,6 @@ export class TwinNode {
       store: new TwinClaimStore(mesh, id),
       notices: this.notices,
       indexLog: new TwinIndexLog(mesh),
-      ownerRecords: new TwinOwnerRecords(mesh, id),
       liveness: { isAlive: (node) => mesh.isAlive(node), hearing: () => true, mirror: { values: () => [] } },
       logger: quiet,
       claimTtlMs: CLAIM_TTL_MS,
@@ -70,13 +65,8 @@ export class TwinNode {
   private async opening(stream: ClaimedStream): Promise<void> {
     const t: TwinStream = { stream, state: 'opening', reason: null };
     this.streams.set(stream.id, t);
-    let seen: OwnerRecord | undefined;
-    if (this.caps) {
-      seen = (await this.claims.remote(streamOwner(stream), streamClaimKey(stream))).record;
-      if (t.state === 'ended') return;
-    }
     try {
-      await this.claims.claim(stream, seen);
+      await this.claims.claim(stream);
     } catch {
       this.end(t, 'error');
       return;

@@ -1,0 +1,143 @@
+// The owner census at its own level, over a real nats-server: an opening stream's gateway asks the
+// others how many streams its owner holds (the stream caps), and hears each answer once, within a
+// bounded wait; what does not answer in time is counted as nothing, and what another NATS client
+// sends on the answer subject counts only as a well-formed, timely answer to a question asked.
+
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '@nats-io/transport-node';
+import type { Msg, NatsConnection } from '@nats-io/nats-core';
+import { OwnerCensus, type OwnerCensusOptions } from '../services/gateway/ownership/owner-census.js';
+import { OWNER_CENSUS_ANSWER_PREFIX, OWNER_CENSUS_ASK } from '../services/core/subjects.js';
+import { startTestNats, type TestNats } from './helpers/nats.js';
+
+let nats: TestNats;
+const connections: NatsConnection[] = [];
+const censuses: OwnerCensus[] = [];
+
+beforeAll(async () => {
+  nats = await startTestNats();
+}, 60_000);
+
+afterEach(async () => {
+  for (const c of censuses.splice(0)) c.close();
+  await Promise.all(connections.splice(0).map((nc) => nc.close()));
+});
+
+afterAll(async () => {
+  await nats?.stop();
+});
+
+async function conn(): Promise<NatsConnection> {
+  const nc = await connect({ servers: nats.url });
+  connections.push(nc);
+  return nc;
+}
+
+type Streams = Record<string, Array<{ channel: string | null }>>;
+
+/** A gateway's census over its own connection, answering from `streams` (owner -> its streams here). */
+async function gateway(nodeId: string, streams: Streams, o: Partial<OwnerCensusOptions> = {}): Promise<OwnerCensus> {
+  const nc = await conn();
+  const census = new OwnerCensus({ nc, nodeId, peers: () => [], local: (owner) => streams[owner] ?? [], ...o });
+  census.listen();
+  await nc.flush();
+  censuses.push(census);
+  return census;
+}
+
+/** A NATS client that hears every question: it plays gateways of its own. */
+async function listener(onQuestion: (q: { id: string; from: string }, nc: NatsConnection) => void): Promise<void> {
+  const nc = await conn();
+  nc.subscribe(OWNER_CENSUS_ASK, { callback: (_err, m: Msg) => onQuestion(m.json<{ id: string; from: string }>(), nc) });
+  await nc.flush();
+}
+
+describe('the owner census', () => {
+  it('counts the owner’s streams on every other gateway, and says whether one of them holds the opening stream’s channel', async () => {
+    await gateway('b', { acct: [{ channel: 'one.example.net' }, { channel: 'two.example.net' }], other: [{ channel: 'x' }] });
+    await gateway('c', { acct: [{ channel: 'three.example.net' }] });
+    const a = await gateway('a', { acct: [{ channel: 'mine.example.net' }] }, { peers: () => ['a', 'b', 'c'] });
+    expect(await a.remote('acct', 'two.example.net')).toEqual({ count: 3, holdsKey: true });
+    expect(await a.remote('acct', 'four.example.net')).toEqual({ count: 3, holdsKey: false });
+    // A stream without a session has a key of its own: nobody holds it, whatever its channel.
+    expect(await a.remote('acct', null)).toEqual({ count: 3, holdsKey: false });
+    expect(await a.remote('nobody', 'one.example.net')).toEqual({ count: 0, holdsKey: false });
+  });
+
+  it('answers from what each gateway holds at the moment it is asked', async () => {
+    const held: Streams = { acct: [] };
+    await gateway('b', held);
+    const a = await gateway('a', {}, { peers: () => ['b'] });
+    expect((await a.remote('acct', 'c')).count).toBe(0);
+    held['acct']!.push({ channel: 'c' });
+    expect(await a.remote('acct', 'c')).toEqual({ count: 1, holdsKey: true });
+    held['acct'] = [];
+    expect((await a.remote('acct', 'c')).count).toBe(0);
+  });
+
+  it('a lone gateway asks nobody: it answers at once and publishes nothing', async () => {
+    const asked: string[] = [];
+    await listener((q) => asked.push(q.id));
+    const a = await gateway('a', {}, { peers: () => ['a'] });
+    expect(await a.remote('acct', 'c')).toEqual({ count: 0, holdsKey: false });
+    // A question of another gateway, sent after: heard alone.
+    const b = await gateway('b', {}, { peers: () => ['a'] });
+    await b.remote('acct', 'c');
+    expect(asked).toEqual(['b.1']);
+  });
+
+  it('a gateway that does not answer within the wait is counted as holding nothing, and the miss is told', async () => {
+    const missed: string[] = [];
+    await gateway('b', { acct: [{ channel: 'c' }] });
+    const a = await gateway('a', {}, { peers: () => ['b', 'silent'], waitMs: 300, unanswered: (n) => missed.push(n) });
+    const started = Date.now();
+    expect(await a.remote('acct', 'd')).toEqual({ count: 1, holdsKey: false });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(missed).toEqual(['silent']);
+  });
+
+  it('counts a node it did not wait for when that node answers in time (taken for dead, only paused)', async () => {
+    await gateway('paused', { acct: [{ channel: 'c' }] });
+    await gateway('b', { acct: [{ channel: 'd' }] });
+    const missed: string[] = [];
+    // Waits for b and a silent peer, so the paused node's answer arrives while it still listens.
+    const a = await gateway('a', {}, { peers: () => ['b', 'silent'], waitMs: 500, unanswered: (n) => missed.push(n) });
+    expect(await a.remote('acct', 'c')).toEqual({ count: 2, holdsKey: true });
+    expect(missed).toEqual(['silent']);
+  });
+
+  it('counts one answer per node, and ignores answers that do not parse, answer nothing asked, or name the asker', async () => {
+    await listener((q, nc) => {
+      const to = OWNER_CENSUS_ANSWER_PREFIX + q.from;
+      const send = (v: unknown): void => nc.publish(to, typeof v === 'string' ? v : JSON.stringify(v));
+      for (const bad of ['{not json', '[]', 'null', { id: q.id, node: 'b', count: -1, holdsKey: true }, { id: q.id, node: 'b', count: 1.5, holdsKey: true }, { id: q.id, node: 'b', count: '9', holdsKey: false }, { id: q.id, node: 'b', count: 9 }]) send(bad);
+      send({ id: 'a.999', node: 'b', count: 50, holdsKey: true });
+      send({ id: q.id, node: q.from, count: 40, holdsKey: true });
+      send({ id: q.id, node: 'b', count: 2, holdsKey: false });
+      send({ id: q.id, node: 'b', count: 30, holdsKey: true });
+      send({ id: q.id, node: 'c', count: 1, holdsKey: false });
+    });
+    const a = await gateway('a', {}, { peers: () => ['b', 'c'], waitMs: 5000 });
+    expect(await a.remote('acct', 'c')).toEqual({ count: 3, holdsKey: false });
+  });
+
+  it('questions that do not parse, or that name no node, get no answer and break nothing', async () => {
+    const answers: string[] = [];
+    await gateway('b', { acct: [{ channel: 'c' }] });
+    const nc = await conn();
+    nc.subscribe(`${OWNER_CENSUS_ANSWER_PREFIX}>`, { callback: (_e, m) => void answers.push(m.subject) });
+    for (const bad of ['{', '"x"', JSON.stringify({ id: 'x.1', owner: 'acct', channel: 'c' }), JSON.stringify({ id: 'x.1', from: 'a.b', owner: 'acct', channel: 'c' }), JSON.stringify({ id: 'x.1', from: 'x', owner: 'acct', channel: 5 })]) {
+      nc.publish(OWNER_CENSUS_ASK, bad);
+    }
+    // Then a good question: the only one answered.
+    nc.publish(OWNER_CENSUS_ASK, JSON.stringify({ id: 'x.2', from: 'x', owner: 'acct', channel: 'c' }));
+    await expect.poll(() => answers, { timeout: 5000 }).toEqual([`${OWNER_CENSUS_ANSWER_PREFIX}x`]);
+  });
+
+  it('a question still waiting when the census closes resolves with what it heard', async () => {
+    const a = await gateway('a', {}, { peers: () => ['silent'], waitMs: 60_000 });
+    const asked = a.remote('acct', 'c');
+    a.close();
+    expect(await asked).toEqual({ count: 0, holdsKey: false });
+  });
+});
