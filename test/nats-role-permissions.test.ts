@@ -75,8 +75,8 @@ const ALLOWED: Record<Role, string[]> = {
     ...kvReads('relay-bans'), ...kvWatch('relay-bans'), `pub $KV.relay-bans.auto.gateway.${UUID}`,
     ...kvReads('relay-streams'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-streams', 'pub $KV.relay-streams.probe',
     'pub $JS.API.STREAM.INFO.KV_relay-nodes', ...kvWatch('relay-nodes'), `pub $KV.relay-nodes.${heartbeatKey('gateway', 'probe')}`,
-    'pub relay.claim-notice.probe', 'pub relay.owner-census.probe',
-    'sub live.channel.>', 'sub relay.claim-notice.>', 'sub relay.owner-census.>', 'sub $KV.relay-streams.>', 'sub _INBOX.gateway.>',
+    'pub relay.claim-notice.probe', 'pub relay.owner-census.ask', 'pub relay.owner-census.answer.probe',
+    'sub live.channel.>', 'sub relay.claim-notice.>', 'sub relay.owner-census.ask', 'sub relay.owner-census.answer.*', 'sub $KV.relay-streams.>', 'sub _INBOX.gateway.>',
   ],
   admin: [...OPERATOR, 'sub live.channel.>', 'sub _INBOX.admin.>'],
   // The operator: the same, and `relay setup` (create and update, never delete or purge).

@@ -77,13 +77,13 @@ describe('the owner census', () => {
 
   it('a lone gateway asks nobody: it answers at once and publishes nothing', async () => {
     const asked: string[] = [];
-    await listener((q) => asked.push(q.id));
+    await listener((q) => asked.push(q.from));
     const a = await gateway('a', {}, { peers: () => ['a'] });
     expect(await a.remote('acct', 'c')).toEqual({ count: 0, holdsKey: false });
     // A question of another gateway, sent after: heard alone.
     const b = await gateway('b', {}, { peers: () => ['a'] });
     await b.remote('acct', 'c');
-    expect(asked).toEqual(['b.1']);
+    expect(asked).toEqual(['b']);
   });
 
   it('a gateway that does not answer within the wait is counted as holding nothing, and the miss is told', async () => {
@@ -94,6 +94,46 @@ describe('the owner census', () => {
     expect(await a.remote('acct', 'd')).toEqual({ count: 1, holdsKey: false });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(missed).toEqual(['silent']);
+  });
+
+  it('a peer that missed a question is not waited for again until it answers one, then counts again', async () => {
+    const missed: string[] = [];
+    await gateway('b', { acct: [{ channel: 'c' }] });
+    const a = await gateway('a', {}, { peers: () => ['b', 'late'], waitMs: 400, unanswered: (n) => missed.push(n) });
+    const first = Date.now();
+    expect((await a.remote('acct', 'd')).count).toBe(1);
+    expect(Date.now() - first).toBeGreaterThanOrEqual(390);
+    // Not waited for now: the question ends with b's answer.
+    const second = Date.now();
+    expect((await a.remote('acct', 'd')).count).toBe(1);
+    expect(Date.now() - second).toBeLessThan(390);
+    expect(missed).toEqual(['late']);
+    // It starts answering: the question it hears makes it waited for again, and its streams count.
+    await gateway('late', { acct: [{ channel: 'e' }, { channel: 'f' }] });
+    await a.remote('acct', 'd');
+    await expect.poll(async () => (await a.remote('acct', 'd')).count, { timeout: 5000 }).toBe(3);
+    expect(missed).toEqual(['late']);
+  });
+
+  it('a burst of one account’s opens on three gateways at once is never admitted past the cap', async () => {
+    const cap = 8;
+    const nodes = ['a', 'b', 'c'];
+    const registries = new Map(nodes.map((n) => [n, [] as Array<{ channel: string | null }>]));
+    const mesh = await Promise.all(nodes.map((n) => gateway(n, {}, { peers: () => nodes, local: (owner) => (owner === 'acct' ? registries.get(n)! : []) })));
+    const admitted = (): number => [...registries.values()].reduce((sum, r) => sum + r.length, 0);
+    // As the gateway opens a stream: the census awaited, then the count and the registration in one turn.
+    const open = async (node: number, channel: string): Promise<boolean> => {
+      const remote = await mesh[node]!.remote('acct', channel);
+      const local = registries.get(nodes[node]!)!;
+      if (remote.count + local.length >= cap) return false;
+      local.push({ channel });
+      return true;
+    };
+    await Promise.all(nodes.flatMap((_, node) => Array.from({ length: cap }, (_x, i) => open(node, `ch-${node}-${i}`))));
+    expect(admitted()).toBeLessThanOrEqual(cap);
+    // The burst over, its opens no longer count as asking: the places left are there, one open at a time.
+    while (admitted() < cap) expect(await open(admitted() % 3, `after-${admitted()}`)).toBe(true);
+    expect(await open(0, 'one-too-many')).toBe(false);
   });
 
   it('counts a node it did not wait for when that node answers in time (taken for dead, only paused)', async () => {
@@ -111,7 +151,9 @@ describe('the owner census', () => {
       const to = OWNER_CENSUS_ANSWER_PREFIX + q.from;
       const send = (v: unknown): void => nc.publish(to, typeof v === 'string' ? v : JSON.stringify(v));
       for (const bad of ['{not json', '[]', 'null', { id: q.id, node: 'b', count: -1, holdsKey: true }, { id: q.id, node: 'b', count: 1.5, holdsKey: true }, { id: q.id, node: 'b', count: '9', holdsKey: false }, { id: q.id, node: 'b', count: 9 }]) send(bad);
+      // A question of another process (an earlier life of this node id), and this process's next one.
       send({ id: 'a.999', node: 'b', count: 50, holdsKey: true });
+      send({ id: q.id.replace(/\d+$/, (n) => String(Number(n) + 1)), node: 'b', count: 60, holdsKey: true });
       send({ id: q.id, node: q.from, count: 40, holdsKey: true });
       send({ id: q.id, node: 'b', count: 2, holdsKey: false });
       send({ id: q.id, node: 'b', count: 30, holdsKey: true });
@@ -134,10 +176,18 @@ describe('the owner census', () => {
     await expect.poll(() => answers, { timeout: 5000 }).toEqual([`${OWNER_CENSUS_ANSWER_PREFIX}x`]);
   });
 
-  it('a question still waiting when the census closes resolves with what it heard', async () => {
+  it('a question still waiting when the census closes resolves with what it heard, and a closed census asks nobody', async () => {
+    const asked: string[] = [];
+    await listener((q) => asked.push(q.from));
     const a = await gateway('a', {}, { peers: () => ['silent'], waitMs: 60_000 });
-    const asked = a.remote('acct', 'c');
+    const waiting = a.remote('acct', 'c');
+    await expect.poll(() => asked).toEqual(['a']);
     a.close();
-    expect(await asked).toEqual({ count: 0, holdsKey: false });
+    expect(await waiting).toEqual({ count: 0, holdsKey: false });
+    expect(await a.remote('acct', 'c')).toEqual({ count: 0, holdsKey: false });
+    // Another gateway's question, sent after: the only other one heard.
+    const b = await gateway('b', {}, { peers: () => ['a'], waitMs: 200 });
+    await b.remote('acct', 'c');
+    expect(asked).toEqual(['a', 'b']);
   });
 });

@@ -79,13 +79,13 @@ export function allProbes(): Probe[] {
   }
   // What the relay publishes on: payloads, live frames (only the server RePublishes), the audit
   // trail, the claim notices and index, the owner census, and each bucket's keys, with the keys each role owns.
-  probes.push(pub('channel.probe'), pub('live.channel.probe'), pub('audit.probe'), pub('relay.claim-notice.probe'), pub('relay.claim-index.probe'), pub('relay.owner-census.probe'));
+  probes.push(pub('channel.probe'), pub('live.channel.probe'), pub('audit.probe'), pub('relay.claim-notice.probe'), pub('relay.claim-index.probe'), pub('relay.owner-census.ask'), pub('relay.owner-census.answer.probe'), pub('relay.owner-census.probe'));
   for (const b of BUCKETS) probes.push(pub(`$KV.${b}.probe`));
   for (const role of ['ingress', 'gateway', 'all']) probes.push(pub(`$KV.relay-nodes.${heartbeatKey(role, 'probe')}`));
   for (const issuer of AUTO_BANNERS) probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', issuer)}`));
   probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', null)}`));
   // What one might listen to.
-  for (const s of ['>', 'channel.>', 'live.channel.>', 'audit.>', 'relay.claim-notice.>', 'relay.claim-index.>', 'relay.owner-census.>', '$JS.API.>', '_INBOX.>']) probes.push(sub(s));
+  for (const s of ['>', 'channel.>', 'live.channel.>', 'audit.>', 'relay.claim-notice.>', 'relay.claim-index.>', 'relay.owner-census.>', 'relay.owner-census.ask', 'relay.owner-census.answer.*', '$JS.API.>', '_INBOX.>']) probes.push(sub(s));
   for (const b of BUCKETS) probes.push(sub(`$KV.${b}.>`));
   for (const role of ['ingress', 'gateway', 'admin', 'cli'] as const) probes.push(sub(`${inboxPrefix(role)}.>`));
   return [...probes, ...deletes];

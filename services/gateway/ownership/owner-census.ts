@@ -1,26 +1,34 @@
 // Each owner's streams on the other gateways, for MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY:
 // asked of them when a stream opens, not written anywhere. An open publishes one question on
-// `relay.owner-census.ask` (owner, channel); every gateway counts that owner's streams in its own
-// registry (opening ones included) and answers on the asker's subject,
-// `relay.owner-census.answer.<node>`. The asker waits for the gateways it takes for alive, at most
-// CENSUS_WAIT_MS.
+// `relay.owner-census.ask` (owner, channel); every gateway counts that owner's streams in its
+// registry plus its own opens of the owner still waiting for their census, and answers on the
+// asker's subject, `relay.owner-census.answer.<node>` (census-messages.ts has both shapes). The
+// asker waits for the gateways it takes for alive, at most CENSUS_WAIT_MS.
 //
 // Why not a record per owner in a bucket (what this replaced): every open and every close wrote it,
 // a replicated write each, as many as the claims themselves; in a cluster storm they were half the
 // writes the RAFT groups could not keep up with. A question costs no write, is answered from memory,
 // and a lone gateway asks nobody.
 //
-// What the count may miss, as the record could: two opens of one owner at once on two nodes each
-// count the other's only if it registered first (the cap is passed by at most one stream per node
-// racing); a gateway that does not answer within the wait (stalled, or cut off but not yet taken
-// for dead) is counted as holding nothing, and the miss is counted (relay_owner_census_unanswered_total).
-// A node taken for dead is not waited for, and counts only if it answers anyway (it was only paused).
-// Answers come from gateway credentials only (infra/nats/permissions.conf); one that does not parse
-// or answers no question of ours is ignored.
+// What the count may get wrong:
+//  - Opens of one owner at the same moment on several gateways count each other (the opens still
+//    asking are in each answer, until the turn their stream registers in is over), so a burst
+//    spread over gateways can be refused more than the cap asks, but while every gateway answers
+//    it is not admitted beyond it: of two such opens, the later to ask hears the earlier one, as
+//    asking or as registered.
+//  - A peer that does not answer within the wait (stalled, crashed but not yet taken for dead, a
+//    version without the census) is counted as holding nothing, told (relay_owner_census_unanswered_total),
+//    and not waited for again until it answers a question: after a crash, only the opens of the
+//    first wait pay it, not every reconnect until the node timeout.
+// Answers come from gateway credentials only (infra/nats/permissions.conf); one that does not parse,
+// answers no question of this process, or repeats a node is ignored.
 
+import { randomBytes } from 'node:crypto';
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import type { Logger } from '../../core/logger.js';
 import { OWNER_CENSUS_ANSWER_PREFIX, OWNER_CENSUS_ASK } from '../../core/subjects.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
+import { parseAnswer, parseQuestion } from './census-messages.js';
 
 /** How long an open waits for the other gateways' answers. */
 export const CENSUS_WAIT_MS = 1000;
@@ -36,10 +44,11 @@ export interface OwnerCensusOptions {
   nodeId: string;
   /** The other gateways this node takes for alive now: the answers it waits for. */
   peers: () => Iterable<string>;
-  /** This node's streams of an owner, opening ones included (the gateway's registry). */
+  /** This node's registered streams of an owner (the gateway's registry). */
   local: (owner: string) => ReadonlyArray<{ readonly channel: string | null }>;
   /** Called once per gateway that did not answer in time. */
   unanswered?: (node: string) => void;
+  logger?: Pick<Logger, 'warn'>;
   waitMs?: number;
   timers?: Timers;
 }
@@ -47,7 +56,7 @@ export interface OwnerCensusOptions {
 interface Question {
   /** The peers not heard yet. */
   readonly waiting: Set<string>;
-  /** Every node heard, peers or not (one answer each). */
+  /** Every node heard (one answer each). */
   readonly heard: Set<string>;
   readonly holdings: RemoteHoldings;
   readonly done: () => void;
@@ -56,9 +65,17 @@ interface Question {
 export class OwnerCensus {
   private readonly o: OwnerCensusOptions;
   private readonly timers: Timers;
+  /** This process's prefix of question ids: a restart under the same node id hears no answer meant for its previous life. */
+  private readonly prefix = `${randomBytes(6).toString('hex')}.`;
   private readonly asked = new Map<string, Question>();
+  /** This node's opens still waiting for their census, by owner: counted in its answers. */
+  private readonly asking = new Map<string, number>();
+  /** Peers that missed a question: not waited for until they answer one. */
+  private readonly silent = new Set<string>();
   private seq = 0;
   private subs: Subscription[] = [];
+  private closed = false;
+  private toldError = false;
 
   constructor(o: OwnerCensusOptions) {
     this.o = o;
@@ -69,37 +86,55 @@ export class OwnerCensus {
   listen(): void {
     const { nc, nodeId } = this.o;
     this.subs = [
-      nc.subscribe(OWNER_CENSUS_ASK, { callback: (err, msg) => void (err === null && this.answer(msg.string())) }),
-      nc.subscribe(OWNER_CENSUS_ANSWER_PREFIX + nodeId, { callback: (err, msg) => void (err === null && this.heard(msg.string())) }),
+      nc.subscribe(OWNER_CENSUS_ASK, { callback: (err, msg) => (err !== null ? this.failed(err) : this.answer(msg.string())) }),
+      nc.subscribe(OWNER_CENSUS_ANSWER_PREFIX + nodeId, { callback: (err, msg) => (err !== null ? this.failed(err) : this.heard(msg.string())) }),
     ];
   }
 
   /** What the other gateways hold for `owner`; `channel`: the opening stream's (null without one). */
   remote(owner: string, channel: string | null): Promise<RemoteHoldings> {
-    const waiting = new Set([...this.o.peers()].filter((n) => n !== this.o.nodeId));
     const holdings: RemoteHoldings = { count: 0, holdsKey: false };
-    if (waiting.size === 0) return Promise.resolve(holdings);
-    const id = `${this.o.nodeId}.${++this.seq}`;
+    const peers = new Set(this.o.peers());
+    peers.delete(this.o.nodeId);
+    if (this.closed || peers.size === 0) return Promise.resolve(holdings);
+    const waiting = new Set([...peers].filter((n) => !this.silent.has(n)));
+    const id = this.prefix + ++this.seq;
+    this.asking.set(owner, (this.asking.get(owner) ?? 0) + 1);
     return new Promise((resolve) => {
       const cancel = this.timers.after(this.o.waitMs ?? CENSUS_WAIT_MS, () => {
-        for (const node of waiting) this.o.unanswered?.(node);
+        for (const node of waiting) {
+          this.silent.add(node);
+          this.o.unanswered?.(node);
+        }
         done();
       });
       const done = (): void => {
         cancel();
         this.asked.delete(id);
         resolve(holdings);
+        // Still counted until this turn is over: the open registers its stream (or is refused) in
+        // the promise jobs of this turn, and the rest of a batch of messages read from the socket
+        // together, questions among them, is answered before those jobs run.
+        this.timers.afterTurn(() => {
+          const n = (this.asking.get(owner) ?? 1) - 1;
+          if (n > 0) this.asking.set(owner, n);
+          else this.asking.delete(owner);
+        });
       };
       this.asked.set(id, { waiting, heard: new Set(), holdings, done });
       try {
+        // Asked even when every peer is silent: an answer is how a silent peer is waited for again.
         this.o.nc.publish(OWNER_CENSUS_ASK, JSON.stringify({ id, from: this.o.nodeId, owner, channel }));
       } catch {
         // The connection is closing (this node is stopping): nobody will answer; the wait ends it.
       }
+      if (waiting.size === 0) done();
     });
   }
 
+  /** Stops answering and asking; questions still waiting resolve with what they heard. */
   close(): void {
+    this.closed = true;
     for (const s of this.subs) s.unsubscribe();
     this.subs = [];
     for (const q of [...this.asked.values()]) q.done();
@@ -109,9 +144,10 @@ export class OwnerCensus {
     const q = parseQuestion(text);
     if (q === null || q.from === this.o.nodeId) return;
     const mine = this.o.local(q.owner);
+    const count = mine.length + (this.asking.get(q.owner) ?? 0);
     const holdsKey = q.channel !== null && mine.some((s) => s.channel === q.channel);
     try {
-      this.o.nc.publish(OWNER_CENSUS_ANSWER_PREFIX + q.from, JSON.stringify({ id: q.id, node: this.o.nodeId, count: mine.length, holdsKey }));
+      this.o.nc.publish(OWNER_CENSUS_ANSWER_PREFIX + q.from, JSON.stringify({ id: q.id, node: this.o.nodeId, count, holdsKey }));
     } catch {
       // Closing: the asker's wait ends without this answer.
     }
@@ -119,39 +155,22 @@ export class OwnerCensus {
 
   private heard(text: string): void {
     const a = parseAnswer(text);
-    if (a === null) return;
+    if (a === null || a.node === this.o.nodeId || !a.id.startsWith(this.prefix)) return;
+    // An answer to any question of this process, late or not: the node answers again.
+    this.silent.delete(a.node);
     const q = this.asked.get(a.id);
-    // Late (the wait ended), a node's second answer, or this node's own: nothing to add.
-    if (q === undefined || a.node === this.o.nodeId || q.heard.has(a.node)) return;
+    if (q === undefined || q.heard.has(a.node)) return;
     q.heard.add(a.node);
     q.waiting.delete(a.node);
     q.holdings.count += a.count;
     q.holdings.holdsKey ||= a.holdsKey;
     if (q.waiting.size === 0) q.done();
   }
-}
 
-const NODE_ID = /^[A-Za-z0-9_-]{1,128}$/;
-
-function parseQuestion(text: string): { id: string; from: string; owner: string; channel: string | null } | null {
-  const v = parseObject(text);
-  if (v === null || typeof v.id !== 'string' || typeof v.from !== 'string' || !NODE_ID.test(v.from) || typeof v.owner !== 'string') return null;
-  if (v.channel !== null && typeof v.channel !== 'string') return null;
-  return { id: v.id, from: v.from, owner: v.owner, channel: v.channel };
-}
-
-function parseAnswer(text: string): { id: string; node: string; count: number; holdsKey: boolean } | null {
-  const v = parseObject(text);
-  if (v === null || typeof v.id !== 'string' || typeof v.node !== 'string' || typeof v.holdsKey !== 'boolean') return null;
-  if (typeof v.count !== 'number' || !Number.isSafeInteger(v.count) || v.count < 0) return null;
-  return { id: v.id, node: v.node, count: v.count, holdsKey: v.holdsKey };
-}
-
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
+  /** A subscription refused (the gateway's NATS user lacks relay.owner-census.>): said once. */
+  private failed(err: Error): void {
+    if (this.toldError) return;
+    this.toldError = true;
+    this.o.logger?.warn({ err }, 'the owner census stopped: without it the stream caps count only this gateway’s streams, and opens wait for peers’ answers');
   }
 }

@@ -90,6 +90,7 @@ export class Ownership {
         peers: () => aliveGateways(o.liveness),
         local: (owner) => o.local.ofOwner(owner),
         unanswered: () => o.unanswered.inc(),
+        logger: o.logger,
       }),
     });
   }
