@@ -102,7 +102,7 @@ export class RelayMetrics {
     });
     this.ownerCensusUnanswered = new Counter({
       name: 'relay_owner_census_unanswered_total',
-      help: 'Gateways that did not answer, within 1 s, how many streams an opening stream’s owner holds (counted as none)',
+      help: 'Gateways that did not answer in time how many streams an opening stream’s owner holds (counted as none)',
       registers,
     });
     this.gapsFilled = new Counter({ name: 'relay_live_gaps_filled_total', help: 'Frames missing from the live feed, fetched from the stream', registers });

@@ -2,8 +2,7 @@
 // blinked, a load balancer restarted), one write per ended stream fired at once put thousands of
 // requests in front of the writes of the streams reopening that same second: on a replicated
 // bucket those timed out and the opens were refused (docs/BENCHMARKS.md, scale --cluster storm).
-// The claims' deletes (claim-releases.ts) and the owner records' removals (owner-holdings.ts) go
-// through one of these each.
+// The claims' deletes (claim-releases.ts) go through one of these.
 
 import { ArrayQueue } from './array-queue.js';
 import { systemTimers, type Timers } from './timers.js';

@@ -1,5 +1,5 @@
 // After a burst of opens, the heap given back. An open allocates for the length of its round trips
-// (session, claim, owner record, replay); in a burst thousands are in flight at once, survive into
+// (session, census, claim, replay); in a burst thousands are in flight at once, survive into
 // V8's old space and die there, and the old space stays grown and fragmented: a gateway that took
 // 17,000 streams at once held 6.8 KiB of heap per stream for 3.4 KiB used, and V8's own memory
 // reducer gave it back on some gateways and not others. So after a burst the heap is compacted

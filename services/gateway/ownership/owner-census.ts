@@ -167,7 +167,7 @@ export class OwnerCensus {
     if (q.waiting.size === 0) q.done();
   }
 
-  /** A subscription refused (the gateway's NATS user lacks relay.owner-census.>): said once. */
+  /** A subscription refused (the gateway's NATS user may not subscribe to the census's subjects): said once. */
   private failed(err: Error): void {
     if (this.toldError) return;
     this.toldError = true;

@@ -192,6 +192,5 @@ function aliveGateways(liveness: NodeLiveness): string[] {
   const now = Date.now();
   const nodes = new Set<string>();
   for (const n of liveness.mirror.values()) if (GATEWAY_ROLES.has(n.role) && liveness.isAlive(n.node, now)) nodes.add(n.node);
-
   return [...nodes];
 }

@@ -6,7 +6,7 @@
 // each step and at the end.
 //
 // Partial-order reduction with sleep sets (Godefroid): each step reports what it touched (a node, a
-// key, an owner record, ...). Two steps that touch nothing in common commute, so once the schedules
+// key, liveness, ...). Two steps that touch nothing in common commute, so once the schedules
 // starting with one of them are explored, the schedules starting with the other need not take the
 // first one next until something it depends on has happened. Every order of dependent steps is still
 // explored, and every end state is reached. A run cut short because every step left is asleep counts

@@ -11,7 +11,7 @@
 import type { Step } from './explorer.js';
 
 export interface RequestOptions<T> {
-  /** The key (`key:...`) or owner record (`owner:...`) it lands on. */
+  /** The key (`key:...`) it lands on. */
   touches: string;
   what: string;
   read: boolean;
