@@ -1,6 +1,6 @@
 // The gateway service: GET / and /irc open an SSE stream. It wires the rooms together (stream/,
 // delivery/, resume/, ownership/) and keeps each flow one-way:
-//   open:  admit -> attach the stream -> register -> census and claim -> check caps -> head -> join -> replay
+//   open:  admit -> check caps -> attach the stream -> register -> claim -> head -> join -> replay
 //   evict: ownership names a stream -> the stream closes with a reason -> its end (below)
 //   close: the stream announces its end once -> registry, hub and ownership forget it
 
@@ -23,7 +23,7 @@ import { Replayer } from './resume/replay.js';
 import { ResumeWindows } from './delivery/resume-window.js';
 import { SilenceRecovery } from './silence-recovery.js';
 import { ClientStream } from './stream/client-stream.js';
-import { CloseReason, type StreamEnd } from './stream/close-reason.js';
+import { CloseReason } from './stream/close-reason.js';
 import { readyFrames } from './stream/ready-frames.js';
 import type { StreamContext } from './stream/stream-context.js';
 import { StreamRegistry } from './stream/stream-registry.js';
@@ -156,33 +156,21 @@ export class Gateway {
     const { config, metrics, logger } = this.core;
     const request = await this.admission.admit(req, reqId, left);
     if (request === null) return;
+    // Never fails: a gateway that does not answer in time is counted as holding nothing (owner-census.ts).
+    const remote = await this.ownership.holdingsElsewhere(request.identity, config.gateway);
+    if (left.aborted) return;
+    // From the count to the registration, one turn: a burst of opens on this node is counted whole.
+    this.ownership.checkCaps(request.identity, config.gateway, this.registry, remote);
     // From here the stream owns the connection: its end, whenever it comes, undoes all of this.
     const stream = ClientStream.attach(request.identity, res, this.streamContext);
     if (stream === null) return;
-    // Registered first: the caps count it (here and in other gateways' census answers), and a ban or
-    // revocation meanwhile finds it.
+    // Registered before the claim is written: the caps count it, and a ban or revocation meanwhile finds it.
     this.registry.add(stream, request.keyExpiresAt);
-    // The census and the claim at once: an open waits for the slower of the two, not for both.
-    // Never fails: a gateway that does not answer in time is counted as holding nothing (owner-census.ts).
-    const counting = this.ownership.holdingsElsewhere(request.identity, config.gateway);
-    const claiming = this.ownership.claim(stream);
-    // Awaited below unless the caps refuse the stream first; its failure then matters to nobody.
-    claiming.catch(() => undefined);
-    const remote = await counting;
-    if (!stream.closed) {
-      try {
-        this.ownership.checkCaps(stream, config.gateway, this.registry, remote);
-      } catch (err) {
-        // Its end releases the claim (written or still being written); the client gets the 429.
-        if (stream.withdraw()) throw err;
-        return;
-      }
-    }
     metrics.streamsOpen.set(this.registry.size);
     metrics.streamsOpened.inc();
     this.compaction.opened();
     try {
-      await claiming;
+      await this.ownership.claim(stream);
     } catch (err) {
       stream.close(CloseReason.Error);
       throw new RelayError('unavailable', 'Could not register the stream; try again shortly.', { retryAfter: 1, cause: err });
@@ -226,13 +214,12 @@ export class Gateway {
   }
 
   /** The single end path of every stream, whoever ended it. */
-  private streamEnded(stream: ClientStream, reason: StreamEnd): void {
+  private streamEnded(stream: ClientStream, reason: CloseReason): void {
     const { metrics } = this.core;
     this.registry.remove(stream);
     this.hub.leave(stream);
     this.ownership.release(stream);
     metrics.streamsOpen.set(this.registry.size);
-    if (reason === 'refused') return;
     metrics.streamsClosed.inc({ reason });
     if (reason === CloseReason.SlowConsumer) metrics.framesDropped.inc({ reason: 'slow_consumer' });
   }

@@ -1,10 +1,10 @@
-// The stream caps' count: streams other nodes hold for the owner (their census answers) plus this
-// node's own registered before the opening one, a reopen on a held channel adding nothing.
+// The stream caps' count: streams other nodes hold for the owner (the owner index's record, read at
+// open) plus this node's own, a reopen on a held channel adding nothing.
 import { describe, expect, it } from 'vitest';
 import { checkStreamCaps } from '../../services/gateway/ownership/stream-caps.js';
 
 const caps = { maxStreamsPerAccount: 3, maxStreamsPerKey: 2 };
-const local = (channels: Array<string | null>) => ({ ofOwner: () => channels.map((channel, i) => ({ id: `held-${i}`, channel })) });
+const local = (channels: Array<string | null>) => ({ ofOwner: () => channels.map((channel) => ({ channel })) as never[] });
 const account = { id: 's', account: 'acct', clientId: 'k', channel: 'c.example.net' };
 const bridge = { id: 's', account: null, clientId: 'k', channel: null };
 
@@ -26,25 +26,5 @@ describe('stream caps counted across the mesh', () => {
 
   it('no cap (0) counts nothing', () => {
     expect(() => checkStreamCaps(account, { maxStreamsPerAccount: 0, maxStreamsPerKey: 0 }, local(['a', 'b', 'c', 'd']), { count: 99, holdsKey: false })).not.toThrow();
-  });
-
-  it('of a burst registered at once, only the streams registered before one count: the first up to the cap pass, the rest are refused', () => {
-    const burst = ['a', 'b', 'c', 'd', 'e'].map((ch, i) => ({ ...account, id: `s${i}`, channel: `${ch}.example.net` }));
-    const registry = { ofOwner: () => burst };
-    const refused = burst.map((s) => {
-      try {
-        checkStreamCaps(s, caps, registry, { count: 0, holdsKey: false });
-        return false;
-      } catch {
-        return true;
-      }
-    });
-    expect(refused).toEqual([false, false, false, true, true]);
-  });
-
-  it('an earlier stream that ended frees its place for a later one', () => {
-    const streams = ['a', 'b', 'c', 'd'].map((ch, i) => ({ ...account, id: `s${i}`, channel: `${ch}.example.net` }));
-    const registry = { ofOwner: () => streams.filter((s) => s.id !== 's1') };
-    expect(() => checkStreamCaps(streams[3]!, caps, registry, { count: 0, holdsKey: false })).not.toThrow();
   });
 });

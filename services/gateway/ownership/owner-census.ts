@@ -1,7 +1,7 @@
 // Each owner's streams on the other gateways, for MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY:
 // asked of them when a stream opens, not written anywhere. An open publishes one question on
 // `relay.owner-census.ask` (owner, channel); every gateway counts that owner's streams in its
-// registry, where an opening stream is registered before its census is asked, and answers on the
+// registry plus its own opens of the owner still waiting for their census, and answers on the
 // asker's subject, `relay.owner-census.answer.<node>` (census-messages.ts has both shapes). The
 // asker waits for the gateways it takes for alive, at most CENSUS_WAIT_MS.
 //
@@ -11,10 +11,11 @@
 // and a lone gateway asks nobody.
 //
 // What the count may get wrong:
-//  - Opens of one owner at the same moment on several gateways count each other (each is
-//    registered before it asks), so a burst spread over gateways can be refused more than the cap
-//    asks, but while every gateway answers it is not admitted beyond it: of two such opens, the
-//    later to ask hears the earlier one.
+//  - Opens of one owner at the same moment on several gateways count each other (the opens still
+//    asking are in each answer, until the turn their stream registers in is over), so a burst
+//    spread over gateways can be refused more than the cap asks, but while every gateway answers
+//    it is not admitted beyond it: of two such opens, the later to ask hears the earlier one, as
+//    asking or as registered.
 //  - A peer that does not answer within the wait (stalled, crashed but not yet taken for dead, a
 //    version without the census) is counted as holding nothing, told (relay_owner_census_unanswered_total),
 //    and not waited for again until it answers a question: after a crash, only the opens of the
@@ -67,6 +68,8 @@ export class OwnerCensus {
   /** This process's prefix of question ids: a restart under the same node id hears no answer meant for its previous life. */
   private readonly prefix = `${randomBytes(6).toString('hex')}.`;
   private readonly asked = new Map<string, Question>();
+  /** This node's opens still waiting for their census, by owner: counted in its answers. */
+  private readonly asking = new Map<string, number>();
   /** Peers that missed a question: not waited for until they answer one. */
   private readonly silent = new Set<string>();
   private seq = 0;
@@ -96,6 +99,7 @@ export class OwnerCensus {
     if (this.closed || peers.size === 0) return Promise.resolve(holdings);
     const waiting = new Set([...peers].filter((n) => !this.silent.has(n)));
     const id = this.prefix + ++this.seq;
+    this.asking.set(owner, (this.asking.get(owner) ?? 0) + 1);
     return new Promise((resolve) => {
       const cancel = this.timers.after(this.o.waitMs ?? CENSUS_WAIT_MS, () => {
         for (const node of waiting) {
@@ -108,6 +112,14 @@ export class OwnerCensus {
         cancel();
         this.asked.delete(id);
         resolve(holdings);
+        // Still counted until this turn is over: the open registers its stream (or is refused) in
+        // the promise jobs of this turn, and the rest of a batch of messages read from the socket
+        // together, questions among them, is answered before those jobs run.
+        this.timers.afterTurn(() => {
+          const n = (this.asking.get(owner) ?? 1) - 1;
+          if (n > 0) this.asking.set(owner, n);
+          else this.asking.delete(owner);
+        });
       };
       this.asked.set(id, { waiting, heard: new Set(), holdings, done });
       try {
@@ -132,7 +144,7 @@ export class OwnerCensus {
     const q = parseQuestion(text);
     if (q === null || q.from === this.o.nodeId) return;
     const mine = this.o.local(q.owner);
-    const count = mine.length;
+    const count = mine.length + (this.asking.get(q.owner) ?? 0);
     const holdsKey = q.channel !== null && mine.some((s) => s.channel === q.channel);
     try {
       this.o.nc.publish(OWNER_CENSUS_ANSWER_PREFIX + q.from, JSON.stringify({ id: q.id, node: this.o.nodeId, count, holdsKey }));

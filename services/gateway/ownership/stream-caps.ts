@@ -1,9 +1,8 @@
 // MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY, counted across the mesh: the streams other nodes
-// hold for the owner (asked of them at open: owner-census.ts) plus this node's streams of the owner
-// registered before this one. An opening stream is registered before its census is asked and while
-// its claim is written, so a burst of opens on one node cannot slip past (of two, the later counts
-// the earlier), nor a burst spread over gateways (each answer counts the answerer's opening streams).
-// A stream over its cap is refused after its claim was written: its end deletes the claim.
+// hold for the owner (asked of them at open: owner-census.ts) plus this node's own streams, opening
+// ones included, so a burst of opens on one node cannot slip past while its claims are being
+// written. The census is awaited first; the count and the registration that follows run in one
+// turn of the event loop.
 
 import { RelayError } from '../../core/errors.js';
 import { ownerOf } from '../../core/owner.js';
@@ -18,9 +17,9 @@ export interface StreamCaps {
   maxStreamsPerKey: number;
 }
 
-/** This node's streams (opening ones included), by owner, in the order they were registered: the gateway's registry. */
+/** This node's streams (opening ones included), by owner: the gateway's registry. */
 export interface LocalStreams {
-  ofOwner(owner: string): ReadonlyArray<{ readonly id: string; readonly channel: string | null }>;
+  ofOwner(owner: string): ReadonlyArray<{ readonly channel: string | null }>;
 }
 
 /** What the caps need of a stream. */
@@ -42,14 +41,11 @@ export async function remoteHoldings(s: CappedStream, caps: StreamCaps, census: 
   return census.remote(ownerOf(s), s.account !== null ? s.channel : null);
 }
 
-/** Throws 429 too_many_streams when the stream (registered already, or about to be) would exceed its owner's cap. */
+/** Throws 429 too_many_streams when the stream would exceed its owner's cap. */
 export function checkStreamCaps(s: CappedStream, caps: StreamCaps, node: LocalStreams, remote: RemoteHoldings): void {
   const limit = limitOf(s, caps);
   if (limit === 0) return;
-  const all = node.ofOwner(ownerOf(s));
-  // Only those registered before it: a later one counts this one, and is refused if one is.
-  const mine = all.findIndex((x) => x.id === s.id);
-  const local = mine === -1 ? all : all.slice(0, mine);
+  const local = node.ofOwner(ownerOf(s));
   // A stream on a channel the account already holds replaces that one (eviction): it adds nothing.
   const replacing = s.account !== null && s.channel !== null && (remote.holdsKey || local.some((x) => x.channel === s.channel));
   const held = remote.count + local.length - (replacing ? 1 : 0);

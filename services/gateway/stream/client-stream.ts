@@ -9,8 +9,8 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { CloseReasonCode } from '../../../schemas/close.js';
 import { takeOffHttp } from './bare-socket.js';
-import { CloseReason, closeFrames, type StreamEnd } from './close-reason.js';
-import { hearConnection, unhearConnection, type ConnectionListener } from './connection-events.js';
+import { CloseReason, closeFrames } from './close-reason.js';
+import { hearConnection, type ConnectionListener } from './connection-events.js';
 import { CoalescingQueue } from './presence-coalescing.js';
 import { encodeRetry, SSE_HEADERS } from './sse.js';
 import type { Delivery, StreamContext, StreamFrame, StreamIdentity } from './stream-context.js';
@@ -36,7 +36,7 @@ export class ClientStream implements ConnectionListener {
   private readonly context: StreamContext;
   private readonly queue = new CoalescingQueue<StreamFrame>();
   /** Why it ended; null while open. */
-  private endReason: StreamEnd | null = null;
+  private endReason: CloseReason | null = null;
   /** Highest sequence queued; live frames at or below it are duplicates of a replay. */
   private lastSeq = 0;
   private blocked = false;
@@ -81,7 +81,7 @@ export class ClientStream implements ConnectionListener {
     res.useChunkedEncodingByDefault = false;
     const reason = this.endReason;
     if (reason !== null) {
-      if (!res.destroyed && reason !== CloseReason.ClientClosed && reason !== 'refused') {
+      if (!res.destroyed && reason !== CloseReason.ClientClosed) {
         res.writeHead(200, SSE_HEADERS);
         res.end(closeFrames(reason));
       }
@@ -226,19 +226,8 @@ export class ClientStream implements ConnectionListener {
     socket.once('close', () => clearTimeout(timer));
   }
 
-  /**
-   * Ends a stream not yet answered without a word on its connection, which goes back to the HTTP
-   * server for the refusal's error response (the caller sends it). False once answered or ended.
-   */
-  withdraw(): boolean {
-    if (this.res === null || this.endReason !== null) return false;
-    unhearConnection(this.socket);
-    this.end('refused');
-    return true;
-  }
-
   /** The one place a stream ends: it happens once, and is announced once. */
-  private end(reason: StreamEnd): void {
+  private end(reason: CloseReason): void {
     if (this.endReason !== null) return;
     // Ended between `open` and `ready`: the head `open` corked goes out before the end.
     this.sendHead();

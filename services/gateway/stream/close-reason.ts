@@ -16,12 +16,6 @@ export const CloseReason = {
 } as const satisfies Record<string, CloseReasonCode | 'client_closed'>;
 /** A code of the close catalogue, or the client's own leaving (nothing to tell it). */
 export type CloseReason = (typeof CloseReason)[keyof typeof CloseReason];
-/**
- * How a stream can end: a reason above, or refused before it was answered (over a stream cap,
- * counted while its claim was written): the client gets an HTTP error, not a stream, and the
- * metrics count no close.
- */
-export type StreamEnd = CloseReason | 'refused';
 
 /**
  * What ends a stream, on the wire: the `close` event a program reads (code, sentence, reconnect

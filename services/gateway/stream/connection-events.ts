@@ -31,10 +31,3 @@ export function hearConnection(stream: ConnectionListener, socket: Socket): void
   socket.on('close', onSocketClose);
   socket.on('drain', onSocketDrain);
 }
-
-/** The stream hears its socket no more (refused before its head: the socket stays the HTTP server's). */
-export function unhearConnection(socket: Socket): void {
-  delete (socket as Tagged<Socket>)[STREAM];
-  socket.off('close', onSocketClose);
-  socket.off('drain', onSocketDrain);
-}

@@ -3,7 +3,7 @@
 // it needs of a frame, and what it says became of one.
 
 import type { ClientStream } from './client-stream.js';
-import type { StreamEnd } from './close-reason.js';
+import type { CloseReason } from './close-reason.js';
 import type { QueuedFrame } from './presence-coalescing.js';
 
 export interface StreamIdentity {
@@ -42,7 +42,7 @@ export interface StreamContext {
   readonly scheduler: FlushScheduler;
   readonly maxQueuedBytes: number;
   /** Told once when a stream ends, whoever ended it: the one path that undoes its open. */
-  readonly ended: (stream: ClientStream, reason: StreamEnd) => void;
+  readonly ended: (stream: ClientStream, reason: CloseReason) => void;
   /** This Node's HTTP server could not hand a stream's socket over (stream/bare-socket.ts). */
   readonly stayedOnHttp: () => void;
 }
