@@ -1,4 +1,4 @@
-// The stream caps' count: streams other nodes hold for the owner (the owner index's record, read at
+// The stream caps' count: streams other nodes hold for the owner (their census answers, asked at
 // open) plus this node's own, a reopen on a held channel adding nothing.
 import { describe, expect, it } from 'vitest';
 import { checkStreamCaps } from '../../services/gateway/ownership/stream-caps.js';
