@@ -66,3 +66,17 @@ export async function httpOk(url: string, init?: RequestInit): Promise<boolean> 
   const status = await httpStatus(url, init);
   return status >= 200 && status < 300;
 }
+
+/** The JSON a URL answers 2xx with (a monitoring endpoint), or undefined otherwise. Never throws. */
+export async function httpJson<T>(url: string): Promise<T | undefined> {
+  try {
+    const r = await fetch(url);
+    if (!r.ok) {
+      await r.body?.cancel().catch(() => undefined);
+      return undefined;
+    }
+    return (await r.json()) as T;
+  } catch {
+    return undefined;
+  }
+}

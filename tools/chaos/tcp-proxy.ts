@@ -24,6 +24,13 @@ export interface ProxyTarget {
   port: number;
 }
 
+/**
+ * Reads what a client sent so far (Latin-1) and says whether it may use this proxy: true, false (the
+ * connection is reset), or undefined while it cannot tell yet. NATS gateways gossip the addresses
+ * they know, so a super-cluster's proxies admit only the region each was placed for.
+ */
+export type ProxyAdmits = (sent: string) => boolean | undefined;
+
 /** One direction of a link: chunks waiting (blackholed or delayed) and whether the source is paused for them. */
 class Direction {
   private readonly queue: Array<{ chunk: Buffer; due: number }> = [];
@@ -79,6 +86,9 @@ class Direction {
   }
 }
 
+/** A client that has not shown who it is within this many bytes is refused. */
+const SCREEN_LIMIT = 8192;
+
 class Link {
   readonly client: Socket;
   private upstream: Socket | null = null;
@@ -90,6 +100,7 @@ class Link {
     this.client = client;
     this.proxy = proxy;
     client.setNoDelay(true);
+    if (proxy.admits !== undefined) this.screen(client, proxy.admits);
     client.on('error', () => this.end());
     client.on('close', () => this.end());
     // Nothing is read from the client until upstream is there (a blackholed connect waits for the heal).
@@ -111,6 +122,22 @@ class Link {
 
   get connected(): boolean {
     return this.upstream !== null;
+  }
+
+  /** Registered before the forwarding: a refused client's bytes reach nothing past the reset. */
+  private screen(client: Socket, admits: ProxyAdmits): void {
+    let sent = '';
+    const onData = (chunk: Buffer): void => {
+      sent += chunk.toString('latin1');
+      const verdict = admits(sent) ?? (sent.length > SCREEN_LIMIT ? false : undefined);
+      if (verdict === undefined) return;
+      client.off('data', onData);
+      if (!verdict) {
+        this.proxy.refused++;
+        this.reset();
+      }
+    };
+    client.on('data', onData);
   }
 
   flush(): void {
@@ -144,10 +171,14 @@ export class TcpProxy {
   private readonly links = new Set<Link>();
   /** Connections accepted since the start (a test asks whether a peer came back). */
   accepted = 0;
+  /** Connections reset because `admits` said no. */
+  refused = 0;
+  readonly admits: ProxyAdmits | undefined;
 
-  constructor(name: string, target: ProxyTarget) {
+  constructor(name: string, target: ProxyTarget, admits?: ProxyAdmits) {
     this.name = name;
     this.target = target;
+    this.admits = admits;
     this.server = createServer((socket) => this.accept(socket));
   }
 
