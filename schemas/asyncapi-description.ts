@@ -27,7 +27,8 @@ carrying the payload. Pair each \`meta\` with the next unnamed data event. A bat
 pairs, in the order sent. The sender's identity is the meta frame's \`uuid\`, never the payload's.
 
 **id: and Last-Event-ID.** Each stored payload's data event has \`id: <sequence in the log>\`, a whole
-number that grows along the stream. Keep the last one and send it as the \`Last-Event-ID\` request header on
+number that grows along the stream; on a mesh with regions, the stream's position in each region's log
+(\`eu:1042.us:77\`). Keep it as an opaque string, exactly as sent, and send the last one as the \`Last-Event-ID\` request header on
 every reconnect: the relay replays what the stream missed (same filters), then continues live, with
 no gap and no duplicate. If that is older than the log keeps, the stream starts at the oldest kept
 frame and an SSE comment says which were lost.

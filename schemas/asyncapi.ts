@@ -4,6 +4,7 @@
 // stream has one source of truth; `npm run schemas` writes it to schemas/asyncapi.json. The HTTP
 // handshake (headers, refusals) is also in the OpenAPI document, which can say more about HTTP.
 
+import { EVENT_ID_NOTE, EVENT_ID_PATTERN, MAX_EVENT_ID_LENGTH } from './event-id.js';
 import { CLOSE_REASON_CODES, CLOSE_REASONS, type CloseReasonEntry } from './close.js';
 import { closeReasonList, STREAM_DESCRIPTION } from './asyncapi-description.js';
 import { STREAM_TIMINGS } from './stream-timings.js';
@@ -50,13 +51,13 @@ function messages(version: string): Record<string, JsonObject> {
       title: 'data event (unnamed)',
       summary: 'A payload, one of the eleven types, right after its meta event.',
       description:
-        'SSE event with no `event:` field (a plain `message` event to EventSource), `data:` the payload JSON and `id:` its sequence in the log. Keep the last `id:` for Last-Event-ID. Its sender is in the `meta` event just before it.',
+        'SSE event with no `event:` field (a plain `message` event to EventSource), `data:` the payload JSON and `id:` where the stream is in the log. Keep the last `id:` for Last-Event-ID. Its sender is in the `meta` event just before it.',
       contentType: 'application/json',
       headers: {
         type: 'object',
         description: SSE_HEADERS_NOTE,
         properties: {
-          id: { type: 'string', pattern: '^\\d{1,15}$', description: 'The sequence of this payload in the log; send the last one seen as Last-Event-ID.' },
+          id: { type: 'string', pattern: EVENT_ID_PATTERN, maxLength: MAX_EVENT_ID_LENGTH, description: EVENT_ID_NOTE },
         },
         required: ['id'],
       },
@@ -134,7 +135,7 @@ const REQUEST_HEADERS: JsonObject = {
     'Client-Secret': { type: 'string', description: 'Also accepted with the same prefixes. Missing or wrong with a valid session: the account is banned (spec A3).' },
     'User-Agent': { type: 'string', description: `<mod_id>/<mod_version>+<git_commit_full_hash>; it becomes the agent of the stream's claim, and of what the client sends. ${USER_AGENT_RULE}` },
     'X-IRC-Multiplayer-Server': { type: 'string', description: 'The multiplayer server (the channel); the query `host` wins over it.' },
-    'Last-Event-ID': { type: 'string', pattern: '^\\d{1,15}$', description: 'The last id: of the previous stream; send it on every reconnect.' },
+    'Last-Event-ID': { type: 'string', pattern: EVENT_ID_PATTERN, maxLength: MAX_EVENT_ID_LENGTH, description: 'The last id: of the previous stream, exactly as sent; send it on every reconnect.' },
   },
   required: ['Accept', 'Client-ID', 'Client-Secret', 'User-Agent'],
 };

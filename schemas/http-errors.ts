@@ -69,7 +69,7 @@ const FINAL_REFUSALS = {
   invalid_last_event_id: {
     status: 400,
     on: ['GET'],
-    when: 'Last-Event-ID is not the id of a frame this relay sent (a whole number, at most 15 digits).',
+    when: "Last-Event-ID is not the id of a frame this relay sent (a whole number; a mesh with regions sends each region's position, `eu:1042.us:77`, and one without them refuses that form).",
     action: 'Send back exactly the last `id:` the stream gave, or no Last-Event-ID at all.',
   },
   conflicting_credentials: {

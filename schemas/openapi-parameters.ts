@@ -3,6 +3,7 @@
 // authenticates (the session and the client build's credentials).
 
 import type { JsonObject, JsonValue } from './api-components.js';
+import { EVENT_ID_PATTERN, MAX_EVENT_ID_LENGTH } from './event-id.js';
 import { USER_AGENT_RULE } from './text.js';
 
 /** The spellings of the client credentials besides Client-ID / Client-Secret (spec 5.1). */
@@ -51,7 +52,7 @@ export const PARAMETERS: Record<string, JsonObject> = {
     in: 'header',
     ...header(
       'The last `id:` the previous stream delivered. The relay replays what the stream missed (same filters), then continues live, with no gap and no duplicate; frames older than the log keeps are skipped (an SSE comment says so). Send it on every reconnect.',
-      { type: 'string', pattern: '^\\d{1,15}$' },
+      { type: 'string', pattern: EVENT_ID_PATTERN, maxLength: MAX_EVENT_ID_LENGTH },
     ),
   },
   ...Object.fromEntries(

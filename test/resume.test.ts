@@ -91,11 +91,17 @@ describe('resuming with Last-Event-ID', () => {
     expect((await resumed.nextPair()).data.message).toBe('kept');
   });
 
-  it('refuses a Last-Event-ID that is not a sequence number with 400 invalid_last_event_id', async () => {
+  it.each([
+    ['not an id', 'abc'],
+    ['a sequence past what a JSON number holds exactly', '9007199254740992'],
+    // A relay of one log cannot say what a region's position means: refused, not guessed.
+    ["a mesh with regions' position", 'eu:1042.us:77'],
+  ])('refuses a Last-Event-ID that is %s (%s) with 400 invalid_last_event_id and a sentence', async (_what, id) => {
     const key = await relay.createKey();
-    const s = await relay.open({ ...relay.headers(relay.player(), key, channel()), 'last-event-id': 'abc' });
+    const s = await relay.open({ ...relay.headers(relay.player(), key, channel()), 'last-event-id': id });
     const r = await s.refusal();
     expect(r.status).toBe(400);
     expect(r.body.error).toBe('invalid_last_event_id');
+    expect(r.body.message).toMatch(/Last-Event-ID/);
   });
 });

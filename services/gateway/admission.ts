@@ -5,6 +5,7 @@
 // admitted, the request's headers are dropped: a stream lives for hours and needs none of them.
 
 import type { IncomingMessage } from 'node:http';
+import { parseEventId } from '../../schemas/event-id.js';
 import { missingScope, type Authenticator } from '../core/auth.js';
 import { requestChannel } from '../core/channel.js';
 import { RelayError } from '../core/errors.js';
@@ -96,11 +97,15 @@ export class Admission {
 }
 
 function parseLastEventId(value: string | string[] | undefined): number | null {
-  // Node joins a repeated header with ", ", which the pattern below refuses.
+  // Node joins a repeated header with ", ", which the id's grammar refuses.
   const raw = Array.isArray(value) ? value.join(', ') : value;
   if (raw === undefined || raw.trim() === '') return null;
-  if (!/^\d{1,15}$/.test(raw.trim())) {
+  const position = parseEventId(raw.trim());
+  if (position === null) {
     throw new RelayError('invalid_last_event_id', 'Last-Event-ID must be the id of a frame this relay sent (a whole number).');
   }
-  return Number(raw.trim());
+  if (position.kind === 'regions') {
+    throw new RelayError('invalid_last_event_id', "Last-Event-ID names positions in regions' logs, and this relay keeps one log: reconnect without it to start from now.");
+  }
+  return position.seq;
 }

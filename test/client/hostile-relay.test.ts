@@ -173,7 +173,8 @@ describe('an id the relay would not send', () => {
   it.each([
     ['a character a header cannot carry', '€'],
     ['a space', '12 34'],
-    ['a colon', '7:8'],
+    ['a colon after digits', '7:8'],
+    ['a region in capitals', 'EU:1'],
     ['a sign', '-1'],
     ['more digits than a 64-bit sequence has', '1'.repeat(21)],
   ])('%s (%s) is ignored: the frame arrives without it, and the reconnect reaches the relay with the last good id', async (_name, bad) => {
@@ -188,5 +189,19 @@ describe('an id the relay would not send', () => {
     expect(relay.gets[1]!.headers['last-event-id']).toBe('5');
     expect(rec.frames.map((f) => f.id)).toEqual(['5', null]);
     expect(c.lastEventId).toBe('5');
+  });
+
+  it("a mesh with regions' id (each region's position) is kept and sent back as it came", async () => {
+    const regional = 'eu:1042.us-west:77';
+    const relay = await server((_req, res, n) => {
+      res.writeHead(200, SSE_HEAD);
+      if (n === 1) res.end(': connected\n\n' + frame(regional, 'from two regions'));
+      else res.write(': connected\n\n');
+    });
+    const { client: c, rec } = client(relay.url);
+    await c.connect();
+    await relay.arrived(2, 'the reconnect after the stream ended');
+    expect(rec.frames.map((f) => f.id)).toEqual([regional]);
+    expect(relay.gets[1]!.headers['last-event-id']).toBe(regional);
   });
 });

@@ -10,6 +10,7 @@ import type { MetaFrame as MetaFrameSchema } from '../../schemas/meta.js';
 import { PAYLOAD_TYPES as RELAY_PAYLOAD_TYPES } from '../../schemas/payload-types.js';
 import type * as Relay from '../../schemas/payloads.js';
 import { clientWireSchemas } from '../../scripts/client-schemas.js';
+import { clientEventId } from '../../scripts/client-event-id.js';
 import { clientStreamTimings } from '../../scripts/client-timings.js';
 import { clientWireTypes } from '../../scripts/client-types.js';
 import { STREAM_TIMINGS as RELAY_TIMINGS } from '../../schemas/stream-timings.js';
@@ -54,6 +55,11 @@ describe('generated wire types', () => {
   it('timings.ts (the stream timings the library plans with) is what the generator writes from schemas/stream-timings.ts now', () => {
     const committed = readFileSync(new URL('../../clients/typescript/src/generated/timings.ts', import.meta.url), 'utf8');
     expect(committed, 'clients/typescript/src/generated/timings.ts is stale: run npm run client-types').toBe(clientStreamTimings());
+  });
+
+  it('event-id.ts (the ids the library keeps) is what the generator writes from schemas/event-id.ts now', () => {
+    const committed = readFileSync(new URL('../../clients/typescript/src/generated/event-id.ts', import.meta.url), 'utf8');
+    expect(committed, 'clients/typescript/src/generated/event-id.ts is stale: run npm run client-types').toBe(clientEventId());
   });
 
   it("the library's watchdog and back-off default to the relay's stream timings", () => {

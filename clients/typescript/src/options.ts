@@ -150,7 +150,7 @@ export function resolveOptions(o: RelayClientOptions): ClientConfig {
   // Typed as possibly absent: the library runs where fetch may not exist.
   const fetchImpl: FetchLike | undefined = o.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') throw misconfigured('no fetch in this runtime: pass options.fetch');
-  if (o.lastEventId !== undefined && !isEventId(o.lastEventId)) throw misconfigured(`lastEventId must be an id the relay sent (a whole number): ${JSON.stringify(o.lastEventId)}`);
+  if (o.lastEventId !== undefined && !isEventId(o.lastEventId)) throw misconfigured(`lastEventId must be an id the relay sent (a whole number, or with regions eu:1042.us:77): ${JSON.stringify(o.lastEventId)}`);
   return {
     endpoint: url.toString(),
     server,

@@ -6,6 +6,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { RelayError } from './errors.js';
 import { excerpt, type InvalidFrameReason } from './frames.js';
+import { EVENT_ID, MAX_EVENT_ID_LENGTH } from './generated/event-id.js';
 
 export interface SseHandlers {
   /** Any bytes arrived (the watchdog's heartbeat: comments and partial events count). */
@@ -25,16 +26,13 @@ export interface SseHandlers {
 /** Far above anything the relay sends (an entry is at most 64 KiB); a stream past it is broken. */
 export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
-/** Longest id taken: a sequence is a 64-bit number, at most 20 digits. */
-const MAX_ID_DIGITS = 20;
-
 /**
- * Whether `id` is an id the relay sends (its log sequence). Any other is ignored, never kept as
- * Last-Event-ID: one a header cannot carry (a non-Latin-1 character) made every reconnect throw
- * inside fetch before reaching the relay, for ever.
+ * Whether `id` is an id the relay sends (a log sequence, or with regions a position in each region's
+ * log). Any other is ignored, never kept as Last-Event-ID: one a header cannot carry (a non-Latin-1
+ * character) made every reconnect throw inside fetch before reaching the relay, for ever.
  */
 export function isEventId(id: string | undefined): id is string {
-  return id !== undefined && id.length <= MAX_ID_DIGITS && /^\d+$/.test(id);
+  return id !== undefined && id.length <= MAX_EVENT_ID_LENGTH && EVENT_ID.test(id);
 }
 
 /**

@@ -1,0 +1,58 @@
+// A frame's `id:` and the `Last-Event-ID` a client sends back: the one definition the gateway, the
+// AsyncAPI and OpenAPI documents and the client library read (docs/REGIONS.md, "An id says where the
+// stream is in every region's log").
+//
+// - Without regions: the frame's sequence in the one log, a whole number ("1042").
+// - With regions: the stream's position in each region's log, `<region>:<sequence>` joined by `.`
+//   ("eu:1042.us:77"); a region not named is at 0 (the stream has heard nothing from it).
+// Clients keep it as an opaque string; both forms are accepted by clients now so that a client built
+// before a mesh adds regions keeps resuming after it does.
+
+/** A region's name: how it is written in ids, NATS cluster names and settings. */
+export const REGION_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,15}$';
+/** Most regions one id may name. */
+export const MAX_ID_REGIONS = 16;
+/** Largest sequence an id carries: JSON numbers stay exact to here (a log reaching it holds 9e15 entries). */
+export const MAX_ID_SEQUENCE = Number.MAX_SAFE_INTEGER;
+/** Longest id: every region at its longest name and sequence. */
+export const MAX_EVENT_ID_LENGTH = MAX_ID_REGIONS * (16 + 1 + 16 + 1) - 1;
+
+const SEQ = '[0-9]{1,16}';
+const REGION = '[a-z][a-z0-9_-]{0,15}';
+/** Either form, for documents and clients (the length and the sequence bound are checked apart). */
+export const EVENT_ID_PATTERN = `^(?:${SEQ}|${REGION}:${SEQ}(?:\\.${REGION}:${SEQ}){0,${MAX_ID_REGIONS - 1}})$`;
+const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
+
+/** Where a stream is: its sequence in the log (`single`), or in each region's log (missing: 0). */
+export type EventPosition = { kind: 'single'; seq: number } | { kind: 'regions'; seqs: ReadonlyMap<string, number> };
+
+/** The position an id names, or null when it is not one the relay sends. */
+export function parseEventId(text: string): EventPosition | null {
+  if (text.length > MAX_EVENT_ID_LENGTH || !EVENT_ID.test(text)) return null;
+  if (!text.includes(':')) {
+    const seq = Number(text);
+    return seq <= MAX_ID_SEQUENCE ? { kind: 'single', seq } : null;
+  }
+  const seqs = new Map<string, number>();
+  for (const part of text.split('.')) {
+    const colon = part.indexOf(':');
+    const region = part.slice(0, colon);
+    const seq = Number(part.slice(colon + 1));
+    // A region named twice has no one meaning: refused rather than guessed.
+    if (seq > MAX_ID_SEQUENCE || seqs.has(region)) return null;
+    seqs.set(region, seq);
+  }
+  return { kind: 'regions', seqs };
+}
+
+/** The id of a position: regions in the order given (the mesh's fixed order), those at 0 left out. */
+export function formatEventId(position: EventPosition, regionOrder: readonly string[] = []): string {
+  if (position.kind === 'single') return String(position.seq);
+  const named = regionOrder.filter((r) => (position.seqs.get(r) ?? 0) > 0);
+  const rest = [...position.seqs.keys()].filter((r) => !regionOrder.includes(r) && position.seqs.get(r)! > 0).sort();
+  return [...named, ...rest].map((r) => `${r}:${position.seqs.get(r)!}`).join('.');
+}
+
+/** What a client is told of an id (the AsyncAPI document). */
+export const EVENT_ID_NOTE =
+  "Where the stream is in the log: this payload's sequence, a whole number, or on a mesh with regions its stream's position in each region's log (`eu:1042.us:77`). Keep it as an opaque string, exactly as sent, and send the last one back as Last-Event-ID.";
