@@ -12,14 +12,14 @@
 export const REGION_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,15}$';
 /** Most regions one id may name. */
 export const MAX_ID_REGIONS = 16;
-/** Largest sequence an id carries: JSON numbers stay exact to here (a log reaching it holds 9e15 entries). */
-export const MAX_ID_SEQUENCE = Number.MAX_SAFE_INTEGER;
+/** Most digits of a sequence: 15 stay below 2^53, so the pattern alone bounds it and JSON numbers stay exact. */
+const SEQ_DIGITS = 15;
 /** Longest id: every region at its longest name and sequence. */
-export const MAX_EVENT_ID_LENGTH = MAX_ID_REGIONS * (16 + 1 + 16 + 1) - 1;
+export const MAX_EVENT_ID_LENGTH = MAX_ID_REGIONS * (16 + 1 + SEQ_DIGITS + 1) - 1;
 
-const SEQ = '[0-9]{1,16}';
+const SEQ = `[0-9]{1,${SEQ_DIGITS}}`;
 const REGION = '[a-z][a-z0-9_-]{0,15}';
-/** Either form, for documents and clients (the length and the sequence bound are checked apart). */
+/** Either form, for documents and clients; only a region named twice passes it and is refused apart. */
 export const EVENT_ID_PATTERN = `^(?:${SEQ}|${REGION}:${SEQ}(?:\\.${REGION}:${SEQ}){0,${MAX_ID_REGIONS - 1}})$`;
 const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
 
@@ -29,18 +29,14 @@ export type EventPosition = { kind: 'single'; seq: number } | { kind: 'regions';
 /** The position an id names, or null when it is not one the relay sends. */
 export function parseEventId(text: string): EventPosition | null {
   if (text.length > MAX_EVENT_ID_LENGTH || !EVENT_ID.test(text)) return null;
-  if (!text.includes(':')) {
-    const seq = Number(text);
-    return seq <= MAX_ID_SEQUENCE ? { kind: 'single', seq } : null;
-  }
+  if (!text.includes(':')) return { kind: 'single', seq: Number(text) };
   const seqs = new Map<string, number>();
   for (const part of text.split('.')) {
     const colon = part.indexOf(':');
     const region = part.slice(0, colon);
-    const seq = Number(part.slice(colon + 1));
     // A region named twice has no one meaning: refused rather than guessed.
-    if (seq > MAX_ID_SEQUENCE || seqs.has(region)) return null;
-    seqs.set(region, seq);
+    if (seqs.has(region)) return null;
+    seqs.set(region, Number(part.slice(colon + 1)));
   }
   return { kind: 'regions', seqs };
 }

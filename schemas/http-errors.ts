@@ -69,8 +69,8 @@ const FINAL_REFUSALS = {
   invalid_last_event_id: {
     status: 400,
     on: ['GET'],
-    when: "Last-Event-ID is not the id of a frame this relay sent (a whole number; a mesh with regions sends each region's position, `eu:1042.us:77`, and one without them refuses that form).",
-    action: 'Send back exactly the last `id:` the stream gave, or no Last-Event-ID at all.',
+    when: "Last-Event-ID is not the id of a frame this relay sent (a whole number of at most 15 digits; a mesh with regions sends each region's position, `eu:1042.us:77`, and one without them refuses that form).",
+    action: 'Send back exactly the last `id:` the stream gave; if that is refused, open the stream again without Last-Event-ID (the client library does).',
   },
   conflicting_credentials: {
     status: 400,

@@ -93,7 +93,8 @@ describe('resuming with Last-Event-ID', () => {
 
   it.each([
     ['not an id', 'abc'],
-    ['a sequence past what a JSON number holds exactly', '9007199254740992'],
+    ['a sequence of 16 digits (past 2^53 a JSON number rounds)', '9007199254740992'],
+    ['a sequence after a no-break space', '\u00a07'],
     // A relay of one log cannot say what a region's position means: refused, not guessed.
     ["a mesh with regions' position", 'eu:1042.us:77'],
   ])('refuses a Last-Event-ID that is %s (%s) with 400 invalid_last_event_id and a sentence', async (_what, id) => {

@@ -97,10 +97,11 @@ export class Admission {
 }
 
 function parseLastEventId(value: string | string[] | undefined): number | null {
-  // Node joins a repeated header with ", ", which the id's grammar refuses.
+  // Node joins a repeated header with ", ", which the id's grammar refuses, and has taken the spaces
+  // and tabs around a value off already: nothing else is trimmed (a no-break space is no id's).
   const raw = Array.isArray(value) ? value.join(', ') : value;
-  if (raw === undefined || raw.trim() === '') return null;
-  const position = parseEventId(raw.trim());
+  if (raw === undefined || raw === '') return null;
+  const position = parseEventId(raw);
   if (position === null) {
     throw new RelayError('invalid_last_event_id', 'Last-Event-ID must be the id of a frame this relay sent (a whole number).');
   }

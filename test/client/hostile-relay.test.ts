@@ -205,3 +205,35 @@ describe('an id the relay would not send', () => {
     expect(relay.gets[1]!.headers['last-event-id']).toBe(regional);
   });
 });
+
+describe('an id the relay refuses to resume from (400 invalid_last_event_id)', () => {
+  /** Refuses any Last-Event-ID, as a relay of one log refuses a region's id; opens a stream without one. */
+  const refusingIds = (first: string): Handler => (req, res, n) => {
+    if (req.headers['last-event-id'] !== undefined) {
+      return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"invalid_last_event_id","message":"Last-Event-ID names positions in regions\' logs, and this relay keeps one log: reconnect without it to start from now."}');
+    }
+    res.writeHead(200, SSE_HEAD);
+    if (n === 1) res.end(': connected\n\n' + first);
+    else res.write(': connected\n\n');
+  };
+
+  it('one the relay sent: the client opens again without it, as the relay advises, instead of stopping for good', async () => {
+    const relay = await server(refusingIds(frame('eu:7', 'before the relay went back to one log')));
+    const { client: c, rec } = client(relay.url);
+    await c.connect();
+    await relay.arrived(3, 'the open without an id after the refusal');
+    await rec.until(() => c.state.state === 'open' && relay.gets.length === 3, 'the stream open again');
+    expect(relay.gets.map((g) => g.headers['last-event-id'])).toEqual([undefined, 'eu:7', undefined]);
+    expect(reconnects(rec).map((s) => s.reason)).toContain('invalid_last_event_id');
+    expect(c.state).toEqual({ state: 'open', resumedFrom: null });
+    expect(c.lastEventId).toBeNull();
+  });
+
+  it('one the program kept (options.lastEventId): the same, on the first open', async () => {
+    const relay = await server(refusingIds(''));
+    const { client: c, rec } = client(relay.url, { lastEventId: 'eu:5.us:2' });
+    await c.connect();
+    expect(relay.gets.map((g) => g.headers['last-event-id'])).toEqual(['eu:5.us:2', undefined]);
+    expect(rec.names()).not.toContain('closed');
+  });
+});

@@ -171,7 +171,11 @@ export class RelayClient extends Emitter<RelayClientEvents> {
           refreshed = true;
           continue;
         }
-        if (!retryableStatus(e.status)) return this.finish(e);
+        if (e.code === 'invalid_last_event_id' && this.lastId !== null) {
+          // The relay cannot resume from this id (a mesh gone back from regions to one log, or an id
+          // it sent and does not take): start anew as it advises, rather than stop for good.
+          this.lastId = null;
+        } else if (!retryableStatus(e.status)) return this.finish(e);
         why = e;
         delay = this.backoff.next(e.retryAfterMs, this.baseMs());
       } else if (a.kind === 'failed') {
