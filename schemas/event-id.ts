@@ -8,17 +8,22 @@
 // Clients keep it as an opaque string; both forms are accepted by clients now so that a client built
 // before a mesh adds regions keeps resuming after it does.
 
-/** A region's name: how it is written in ids, NATS cluster names and settings. */
-export const REGION_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,15}$';
+/** Longest region name. */
+const REGION_NAME_MAX = 16;
+/**
+ * A region's name: how it is written in ids, NATS cluster names and settings. No `_`: stream names
+ * join regions with it (`RELAY_EU_AT_US`).
+ */
+const REGION = `[a-z][a-z0-9-]{0,${REGION_NAME_MAX - 1}}`;
+export const REGION_NAME_PATTERN = `^${REGION}$`;
 /** Most regions one id may name. */
 export const MAX_ID_REGIONS = 16;
 /** Most digits of a sequence: 15 stay below 2^53, so the pattern alone bounds it and JSON numbers stay exact. */
 const SEQ_DIGITS = 15;
 /** Longest id: every region at its longest name and sequence. */
-export const MAX_EVENT_ID_LENGTH = MAX_ID_REGIONS * (16 + 1 + SEQ_DIGITS + 1) - 1;
+export const MAX_EVENT_ID_LENGTH = MAX_ID_REGIONS * (REGION_NAME_MAX + 1 + SEQ_DIGITS + 1) - 1;
 
 const SEQ = `[0-9]{1,${SEQ_DIGITS}}`;
-const REGION = '[a-z][a-z0-9_-]{0,15}';
 /** Either form, for documents and clients; only a region named twice passes it and is refused apart. */
 export const EVENT_ID_PATTERN = `^(?:${SEQ}|${REGION}:${SEQ}(?:\\.${REGION}:${SEQ}){0,${MAX_ID_REGIONS - 1}})$`;
 const EVENT_ID = new RegExp(EVENT_ID_PATTERN);
@@ -41,12 +46,22 @@ export function parseEventId(text: string): EventPosition | null {
   return { kind: 'regions', seqs };
 }
 
-/** The id of a position: regions in the order given (the mesh's fixed order), those at 0 left out. */
+/** A position no id can name: past the grammar's bounds, or (with regions) at 0 everywhere. */
+export class UnnamablePosition extends Error {
+  readonly code = 'unnamable_position';
+}
+
+/**
+ * The id of a position: regions in the order given (the mesh's fixed order), those at 0 left out.
+ * Throws UnnamablePosition rather than write an id the relay would refuse back: an empty `id:` line
+ * even resets what EventSource keeps.
+ */
 export function formatEventId(position: EventPosition, regionOrder: readonly string[] = []): string {
-  if (position.kind === 'single') return String(position.seq);
-  const named = regionOrder.filter((r) => (position.seqs.get(r) ?? 0) > 0);
-  const rest = [...position.seqs.keys()].filter((r) => !regionOrder.includes(r) && position.seqs.get(r)! > 0).sort();
-  return [...named, ...rest].map((r) => `${r}:${position.seqs.get(r)!}`).join('.');
+  const named = position.kind === 'single' ? [] : regionOrder.filter((r) => (position.seqs.get(r) ?? 0) > 0);
+  const rest = position.kind === 'single' ? [] : [...position.seqs.keys()].filter((r) => !regionOrder.includes(r) && position.seqs.get(r)! > 0).sort();
+  const id = position.kind === 'single' ? String(position.seq) : [...named, ...rest].map((r) => `${r}:${position.seqs.get(r)!}`).join('.');
+  if (parseEventId(id) === null) throw new UnnamablePosition(`no id names this position (${id === '' ? 'nothing from any region' : id})`);
+  return id;
 }
 
 /** What a client is told of an id (the AsyncAPI document). */

@@ -1,5 +1,5 @@
-// Regions on loopback: one NATS cluster per region (one node each), joined by gateways into one
-// super-cluster, for the region tests and the mesh script (docs/REGIONS.md).
+// Regions on loopback: one NATS cluster per region (one server each for tests, three for benches),
+// joined by gateways into one super-cluster, for the region tests and benches (docs/REGIONS.md).
 //
 // Every gateway dial from region X to region Y goes through a proxy of its own (tools/chaos/tcp-proxy.ts),
 // so a test can cut, blackhole or slow the link between two regions, or cut a region off. Two ways
@@ -17,11 +17,17 @@ import { freePort } from './ports.js';
 
 export interface Region {
   readonly name: string;
-  /** Null while the region is killed. */
-  node: NatsNode | null;
-  /** Client URL of the region's server (the same after a restart). */
+  /** Its servers; empty while the region is killed. */
+  nodes: NatsNode[];
+  /** Client URLs of the region's servers, comma-separated (the same after a restart). */
   readonly url: string;
-  readonly monitorPort: number;
+  /** Monitoring ports of its servers. */
+  readonly monitorPorts: readonly number[];
+}
+
+export interface SuperClusterOptions {
+  /** Servers per region: 1 for tests, 3 for a region that survives losing one (the benches). */
+  nodesPerRegion?: number;
 }
 
 export interface SuperCluster {
@@ -35,11 +41,11 @@ export interface SuperCluster {
   heal(): void;
   /** Gateway connections refused for coming from the wrong region (a test can assert none slipped). */
   readonly strayDials: number;
-  /** SIGKILL the region's server: the whole region lost. */
+  /** SIGKILL every server of the region: the whole region lost. */
   kill(name: string): Promise<void>;
-  /** Start a killed region again with its ports and store. */
+  /** Start a killed region again with its ports and stores. */
   restart(name: string): Promise<void>;
-  /** Until every region has an outbound gateway connection to every other one. */
+  /** Until every server has an outbound gateway connection to every other region. */
   connected(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -64,84 +70,102 @@ function gatewayNameOf(sent: string): string | undefined {
 }
 
 /** Three (or the given) regions, healthy, every gateway connected, JetStream's meta group formed. */
-export async function startSuperCluster(baseDir: string, names: readonly string[] = ['a', 'b', 'c']): Promise<SuperCluster> {
-  const ports = new Map<string, Ports>();
-  for (const name of names) ports.set(name, { client: await freePort(), monitor: await freePort(), cluster: await freePort(), gateway: await freePort() });
-  const portsOf = (name: string): Ports => ports.get(name)!;
+export async function startSuperCluster(baseDir: string, names: readonly string[] = ['a', 'b', 'c'], options: SuperClusterOptions = {}): Promise<SuperCluster> {
+  const size = options.nodesPerRegion ?? 1;
+  const ports = new Map<string, Ports[]>();
+  for (const name of names) {
+    const nodes: Ports[] = [];
+    for (let i = 0; i < size; i++) nodes.push({ client: await freePort(), monitor: await freePort(), cluster: await freePort(), gateway: await freePort() });
+    ports.set(name, nodes);
+  }
+  const portsOf = (name: string): Ports[] => ports.get(name)!;
   const dead = await nowhere();
-  const proxies = new Map<string, TcpProxy>();
+  // One proxy per dialing region and server dialed: cutting a link cuts every path between the two.
+  const proxies = new Map<string, TcpProxy[]>();
   const key = (from: string, to: string): string => `${from}>${to}`;
   for (const from of names) {
     for (const to of names) {
       if (from === to) continue;
-      const proxy = new TcpProxy(key(from, to), { host: '127.0.0.1', port: portsOf(to).gateway }, (sent) => {
-        const dialer = gatewayNameOf(sent);
-        return dialer === undefined ? undefined : dialer === from;
-      });
-      await proxy.listen();
-      proxies.set(key(from, to), proxy);
+      const toward: TcpProxy[] = [];
+      for (const [i, p] of portsOf(to).entries()) {
+        const proxy = new TcpProxy(`${key(from, to)}${i + 1}`, { host: '127.0.0.1', port: p.gateway }, (sent) => {
+          const dialer = gatewayNameOf(sent);
+          return dialer === undefined ? undefined : dialer === from;
+        });
+        await proxy.listen();
+        toward.push(proxy);
+      }
+      proxies.set(key(from, to), toward);
     }
   }
+  const allProxies = (): TcpProxy[] => [...proxies.values()].flat();
 
-  const optionsOf = (name: string): NatsNodeOptions => {
-    const p = portsOf(name);
+  const optionsOf = (name: string, i: number): NatsNodeOptions => {
+    const p = portsOf(name)[i]!;
     const others = names
       .filter((o) => o !== name)
-      .map((o) => `{ name: "${o}", urls: ["nats://127.0.0.1:${proxies.get(key(name, o))!.port}"] }`)
+      .map((o) => `{ name: "${o}", urls: [${proxies.get(key(name, o))!.map((x) => `"nats://127.0.0.1:${x.port}"`).join(', ')}] }`)
       .join(', ');
+    const peers = portsOf(name).map((q) => q.cluster);
     return {
-      storeDir: join(baseDir, name),
+      storeDir: join(baseDir, name, `n${i + 1}`),
       port: p.client,
       monitorPort: p.monitor,
-      serverName: `${name}-n1`,
-      // A one-node region still needs a cluster block naming itself and a route (to itself): 2.9
+      serverName: `${name}-n${i + 1}`,
+      // A one-server region still needs a cluster block naming itself and a route (to itself): 2.9
       // refuses clustered JetStream without configured routes.
-      cluster: { name, port: p.cluster, routes: [p.cluster] },
+      cluster: { name, port: p.cluster, routes: size === 1 ? peers : peers.filter((c) => c !== p.cluster) },
       extraConfig: `gateway { name: "${name}", listen: "127.0.0.1:${p.gateway}", advertise: "127.0.0.1:${dead.port}", gateways: [${others}] }`,
+      // Every server of every region starts at once: each is healthy once the meta group has formed.
       healthTimeoutMs: 30_000,
     };
   };
+  const startRegion = (name: string): Promise<NatsNode[]> => Promise.all(portsOf(name).map((_, i) => startNatsNode(optionsOf(name, i))));
 
-  const regions: Region[] = names.map((name) => ({ name, node: null, url: `nats://127.0.0.1:${portsOf(name).client}`, monitorPort: portsOf(name).monitor }));
+  const regions: Region[] = names.map((name) => ({
+    name,
+    nodes: [],
+    url: portsOf(name).map((p) => `nats://127.0.0.1:${p.client}`).join(','),
+    monitorPorts: portsOf(name).map((p) => p.monitor),
+  }));
   const regionOf = (name: string): Region => {
     const region = regions.find((r) => r.name === name);
     if (region === undefined) throw new Error(`no region ${name}`);
     return region;
   };
-  const started = await Promise.allSettled(regions.map(async (r) => (r.node = await startNatsNode(optionsOf(r.name)))));
+  const started = await Promise.allSettled(regions.map(async (r) => (r.nodes = await startRegion(r.name))));
 
   const cluster: SuperCluster = {
     regions,
     region: regionOf,
     setLink(a, b, mode) {
-      proxies.get(key(a, b))!.set(mode);
-      proxies.get(key(b, a))!.set(mode);
+      for (const proxy of [...proxies.get(key(a, b))!, ...proxies.get(key(b, a))!]) proxy.set(mode);
     },
     isolate(name, mode = { kind: 'cut' }) {
       for (const other of names) if (other !== name) cluster.setLink(name, other, mode);
     },
     heal() {
-      for (const proxy of proxies.values()) proxy.heal();
+      for (const proxy of allProxies()) proxy.heal();
     },
     get strayDials() {
-      return [...proxies.values()].reduce((sum, p) => sum + p.refused, 0);
+      return allProxies().reduce((sum, p) => sum + p.refused, 0);
     },
     async kill(name) {
       const region = regionOf(name);
-      await region.node?.kill();
-      region.node = null;
+      await Promise.all(region.nodes.map((n) => n.kill()));
+      region.nodes = [];
     },
     async restart(name) {
       const region = regionOf(name);
-      if (region.node !== null) throw new Error(`region ${name} is running`);
-      region.node = await startNatsNode(optionsOf(name));
+      if (region.nodes.length > 0) throw new Error(`region ${name} is running`);
+      region.nodes = await startRegion(name);
     },
     async connected(timeoutMs = 30_000) {
       await waitUntil(async () => (await Promise.all(regions.map((r) => gatewaysUp(r, names)))).every(Boolean), 'every region to reach every other through its gateway', { timeoutMs, intervalMs: 50 });
     },
     async stop() {
-      await Promise.all(regions.flatMap((r) => (r.node === null ? [] : [r.node.stop()])));
-      await Promise.all([...proxies.values(), dead].map((p) => p.close()));
+      await Promise.all(regions.flatMap((r) => r.nodes.map((n) => n.stop())));
+      await Promise.all([...allProxies(), dead].map((p) => p.close()));
     },
   };
   try {
@@ -157,15 +181,17 @@ export async function startSuperCluster(baseDir: string, names: readonly string[
 }
 
 async function gatewaysUp(region: Region, names: readonly string[]): Promise<boolean> {
-  if (region.node === null) return true;
-  const z = await httpJson<{ outbound_gateways?: Record<string, unknown> }>(`http://127.0.0.1:${region.monitorPort}/gatewayz`);
-  const outbound = Object.keys(z?.outbound_gateways ?? {});
-  return names.every((n) => n === region.name || outbound.includes(n));
+  for (const node of region.nodes) {
+    const z = await httpJson<{ outbound_gateways?: Record<string, unknown> }>(`http://127.0.0.1:${node.monitorPort}/gatewayz`);
+    const outbound = Object.keys(z?.outbound_gateways ?? {});
+    if (!names.every((n) => n === region.name || outbound.includes(n))) return false;
+  }
+  return true;
 }
 
 async function metaLeaderKnown(regions: readonly Region[]): Promise<boolean> {
-  for (const r of regions) {
-    const z = await httpJson<{ meta_cluster?: { leader?: string } }>(`http://127.0.0.1:${r.monitorPort}/jsz`);
+  for (const node of regions.flatMap((r) => r.nodes)) {
+    const z = await httpJson<{ meta_cluster?: { leader?: string } }>(`http://127.0.0.1:${node.monitorPort}/jsz`);
     if (z?.meta_cluster?.leader === undefined || z.meta_cluster.leader === '') return false;
   }
   return true;

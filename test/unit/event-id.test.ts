@@ -1,7 +1,8 @@
 // The id grammar (schemas/event-id.ts): what the gateway accepts as Last-Event-ID and what the
 // client library keeps. Both forms round-trip; anything else is refused, never read as something close.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EVENT_ID_PATTERN, formatEventId, MAX_EVENT_ID_LENGTH, MAX_ID_REGIONS, parseEventId, REGION_NAME_PATTERN, type EventPosition } from '../../schemas/event-id.js';
+import { EVENT_ID_PATTERN, formatEventId, MAX_EVENT_ID_LENGTH, MAX_ID_REGIONS, parseEventId, REGION_NAME_PATTERN, UnnamablePosition, type EventPosition } from '../../schemas/event-id.js';
 import { EVENT_ID as CLIENT_EVENT_ID } from '../../clients/typescript/src/generated/event-id.js';
 
 const regions = (entries: Array<[string, number]>): EventPosition => ({ kind: 'regions', seqs: new Map(entries) });
@@ -46,6 +47,7 @@ describe("an id with regions: each region's position", () => {
     ['a region in capitals', 'EU:1'],
     ['a region starting with a digit', '1eu:1'],
     ['a region name of 17 characters', `${'a'.repeat(17)}:1`],
+    ['a region with an underscore', 'ap_2:1'],
     ['a missing sequence', 'eu:'],
     ['a trailing separator', 'eu:1.'],
     ['a sign', 'eu:-1'],
@@ -75,9 +77,37 @@ describe('one grammar everywhere', () => {
 
   it("a region's name in an id is a region name as settings spell it", () => {
     const name = new RegExp(REGION_NAME_PATTERN);
-    for (const r of ['eu', 'us-west', 'ap_2']) {
+    for (const r of ['eu', 'us-west', 'ap2']) {
       expect(name.test(r)).toBe(true);
       expect(parseEventId(`${r}:5`)).toEqual(regions([[r, 5]]));
     }
+    // `_` joins regions in stream names (RELAY_EU_AT_US): no region may hold one.
+    expect(name.test('ap_2')).toBe(false);
+    expect(parseEventId('ap_2:5')).toBeNull();
+  });
+});
+
+describe('writing an id', () => {
+  it('of any position the grammar can name, gives an id that parses back to it (seeded)', () => {
+    const regionName = fc.stringMatching(new RegExp(REGION_NAME_PATTERN));
+    const seq = fc.integer({ min: 1, max: 999_999_999_999_999 });
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(regionName, seq), { minLength: 1, maxLength: MAX_ID_REGIONS, selector: ([r]) => r }), (entries) => {
+        const id = formatEventId(regions(entries));
+        expect(id.length).toBeLessThanOrEqual(MAX_EVENT_ID_LENGTH);
+        expect(new RegExp(EVENT_ID_PATTERN).test(id)).toBe(true);
+        expect(parseEventId(id)).toEqual(regions([...entries].sort(([a], [b]) => (a < b ? -1 : 1))));
+      }),
+      { seed: 20261205, numRuns: 500 },
+    );
+  });
+
+  it.each([
+    ['nothing from any region (an empty id: line would reset what EventSource keeps)', regions([['eu', 0]])],
+    ['a sequence of 16 digits', regions([['eu', 1e15]])],
+    ['more regions than an id holds', regions(Array.from({ length: MAX_ID_REGIONS + 1 }, (_, i) => [`r${i}`, 1] as [string, number]))],
+    ['a region name outside the grammar', regions([['EU', 1]])],
+  ])('refuses %s rather than write an id the relay would refuse back', (_what, position) => {
+    expect(() => formatEventId(position)).toThrow(UnnamablePosition);
   });
 });

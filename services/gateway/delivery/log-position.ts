@@ -4,8 +4,12 @@
 // can resume at any gateway of any region: each region's sequences are the same everywhere (a copy
 // of a log keeps its origin's numbers, docs/REGIONS.md).
 //
-// Frames of one region reach a group in that region's order, and frames of different regions in any
-// interleaving; nothing here depends on which.
+// A stream's position starts at its Last-Event-ID (or its group's, when it has none) and moves only
+// with a frame it is sent: a resume sends what it lacks of its group region by region, reading copies
+// of the logs that may lag the live feed (the gateway waits for them), so the id never claims a frame
+// that was not sent. The caller feeds frames of one region in that region's order (a gap filled
+// before what follows it; a bridge hearing every channel holds a region's later frames behind a gap
+// of any of its subjects); frames of different regions may interleave in any way.
 
 import { formatEventId, type EventPosition } from '../../../schemas/event-id.js';
 
@@ -43,19 +47,6 @@ export class LogPosition {
     if (seq <= this.get(region)) return false;
     this.seqs.set(region, seq);
     return true;
-  }
-
-  /** Whether this position holds everything `other` holds. */
-  covers(other: LogPosition): boolean {
-    for (const [region, seq] of other.seqs) if (this.get(region) < seq) return false;
-    return true;
-  }
-
-  /** The larger of the two in each region. */
-  joined(other: LogPosition): LogPosition {
-    const out = new LogPosition(this.seqs);
-    for (const [region, seq] of other.seqs) out.advance(region, seq);
-    return out;
   }
 
   /** What a stream at this position lacks of `target`, region by region (the mesh's order first). */

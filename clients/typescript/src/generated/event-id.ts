@@ -2,7 +2,7 @@
 // client-types` rewrites it (the client build does too); a test fails when it is stale.
 
 /** An id the relay sends: a log sequence, or a position in each region's log (`eu:1042.us:77`). */
-export const EVENT_ID = new RegExp("^(?:[0-9]{1,15}|[a-z][a-z0-9_-]{0,15}:[0-9]{1,15}(?:\\.[a-z][a-z0-9_-]{0,15}:[0-9]{1,15}){0,15})$");
+export const EVENT_ID = new RegExp("^(?:[0-9]{1,15}|[a-z][a-z0-9-]{0,15}:[0-9]{1,15}(?:\\.[a-z][a-z0-9-]{0,15}:[0-9]{1,15}){0,15})$");
 
 /** The longest id the relay sends. */
 export const MAX_EVENT_ID_LENGTH = 527;
