@@ -9,6 +9,7 @@
 // - gateways gossip the addresses they know (X learns the one Z uses for Y); each proxy admits only
 //   the region it was placed for, read from the gateway's CONNECT.
 
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TcpProxy, type ProxyMode } from './chaos/tcp-proxy.js';
 import { startNatsNode, type NatsNode, type NatsNodeOptions } from './nats-launcher.js';
@@ -71,6 +72,19 @@ function gatewayNameOf(sent: string): string | undefined {
 
 /** Three (or the given) regions, healthy, every gateway connected, JetStream's meta group formed. */
 export async function startSuperCluster(baseDir: string, names: readonly string[] = ['a', 'b', 'c'], options: SuperClusterOptions = {}): Promise<SuperCluster> {
+  // A free port is only free when asked: another process can take it before nats-server binds it.
+  // A failed start is tried again on new ports, as startNatsCluster does.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(baseDir, names, options);
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      rmSync(baseDir, { recursive: true, force: true });
+    }
+  }
+}
+
+async function startOnce(baseDir: string, names: readonly string[], options: SuperClusterOptions): Promise<SuperCluster> {
   const size = options.nodesPerRegion ?? 1;
   const ports = new Map<string, Ports[]>();
   for (const name of names) {
@@ -120,7 +134,15 @@ export async function startSuperCluster(baseDir: string, names: readonly string[
       healthTimeoutMs: 30_000,
     };
   };
-  const startRegion = (name: string): Promise<NatsNode[]> => Promise.all(portsOf(name).map((_, i) => startNatsNode(optionsOf(name, i))));
+  // All of a region's servers, or none: those that started are stopped when one did not.
+  const startRegion = async (name: string): Promise<NatsNode[]> => {
+    const started = await Promise.allSettled(portsOf(name).map((_, i) => startNatsNode(optionsOf(name, i))));
+    const nodes = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed === undefined) return nodes;
+    await Promise.all(nodes.map((n) => n.kill()));
+    throw failed.reason;
+  };
 
   const regions: Region[] = names.map((name) => ({
     name,

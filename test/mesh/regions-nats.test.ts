@@ -6,12 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jetstream, jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager, type StoredMsg, type StreamConfig } from '@nats-io/jetstream';
 import { headers, type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSuperCluster, type SuperCluster } from '../../tools/nats-super-cluster.js';
-import { waitUntil } from '../../tools/poll.js';
+import { pollUntil, waitUntil } from '../../tools/poll.js';
 
 const REGIONS = ['a', 'b', 'c'] as const;
 type RegionName = (typeof REGIONS)[number];
@@ -33,7 +33,7 @@ beforeAll(async () => {
   // The layout of docs/REGIONS.md: each region's log in its cluster with its own subjects, republished
   // for live delivery, and a mirror of it in every other region, all readable by direct get.
   for (const r of REGIONS) {
-    await (await jsm(r)).streams.add({
+    await created(r, {
       name: logOf(r),
       subjects: [`region.${r}.channel.>`],
       placement: { cluster: r, tags: [] },
@@ -43,11 +43,27 @@ beforeAll(async () => {
   }
   for (const origin of REGIONS) {
     for (const at of REGIONS) {
-      if (at === origin) continue;
-      await (await jsm(at)).streams.add({ name: copyOf(origin, at), mirror: { name: logOf(origin) }, placement: { cluster: at, tags: [] }, allow_direct: true, mirror_direct: true });
+      if (at !== origin) await created(at, { name: copyOf(origin, at), mirror: { name: logOf(origin) }, placement: { cluster: at, tags: [] }, allow_direct: true, mirror_direct: true });
     }
   }
-}, 120_000);
+}, 180_000);
+
+/**
+ * Creates a stream, trying again while JetStream says it is not ready: a meta group that has just
+ * elected its leader may still refuse for a moment (creating the same stream twice is harmless).
+ */
+async function created(r: RegionName, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+  let last: unknown;
+  const done = await pollUntil(
+    async () =>
+      (await jsm(r)).streams.add(config).then(
+        () => true,
+        (err: unknown) => void (last = err),
+      ),
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
+  if (done === undefined) throw new Error(`could not create ${config.name} in region ${r}: ${String(last)}`);
+}
 
 afterAll(async () => {
   for (const c of conns.values()) await c.close().catch(() => undefined);
