@@ -160,6 +160,9 @@ export async function waitHealthy(node: Pick<NatsNode, 'monitorPort'>, query: st
   });
 }
 
+/** How long a node restarted into a cluster may take to catch up before its start counts as failed. */
+export const RESTART_HEALTH_TIMEOUT_MS = 60_000;
+
 export interface NatsCluster {
   nodes: NatsNode[];
   /** Comma-separated client URLs of every node, for NATS_URL. */
@@ -211,7 +214,9 @@ async function startClusterOnce(baseDir: string, size: number, name: string): Pr
       await Promise.all(cluster.nodes.map((n) => n.stop()));
     },
     async restart(index: number) {
-      const node = await startNatsNode(optionsFor(index));
+      // A node back after a fault is healthy once its streams have caught up ("stream not current"
+      // until then): 15 s ran out in a CI run of the readiness test, with the machine loaded.
+      const node = await startNatsNode({ ...optionsFor(index), healthTimeoutMs: RESTART_HEALTH_TIMEOUT_MS });
       cluster.nodes[index] = node;
       return node;
     },

@@ -12,7 +12,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TcpProxy, type ProxyMode } from './chaos/tcp-proxy.js';
-import { startNatsNode, type NatsNode, type NatsNodeOptions } from './nats-launcher.js';
+import { RESTART_HEALTH_TIMEOUT_MS, startNatsNode, type NatsNode, type NatsNodeOptions } from './nats-launcher.js';
 import { httpJson, waitUntil } from './poll.js';
 import { freePort } from './ports.js';
 
@@ -135,8 +135,8 @@ async function startOnce(baseDir: string, names: readonly string[], options: Sup
     };
   };
   // All of a region's servers, or none: those that started are stopped when one did not.
-  const startRegion = async (name: string): Promise<NatsNode[]> => {
-    const started = await Promise.allSettled(portsOf(name).map((_, i) => startNatsNode(optionsOf(name, i))));
+  const startRegion = async (name: string, healthTimeoutMs?: number): Promise<NatsNode[]> => {
+    const started = await Promise.allSettled(portsOf(name).map((_, i) => startNatsNode({ ...optionsOf(name, i), ...(healthTimeoutMs !== undefined ? { healthTimeoutMs } : {}) })));
     const nodes = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = started.find((r) => r.status === 'rejected');
     if (failed === undefined) return nodes;
@@ -180,7 +180,7 @@ async function startOnce(baseDir: string, names: readonly string[], options: Sup
     async restart(name) {
       const region = regionOf(name);
       if (region.nodes.length > 0) throw new Error(`region ${name} is running`);
-      region.nodes = await startRegion(name);
+      region.nodes = await startRegion(name, RESTART_HEALTH_TIMEOUT_MS);
     },
     async connected(timeoutMs = 30_000) {
       await waitUntil(async () => (await Promise.all(regions.map((r) => gatewaysUp(r, names)))).every(Boolean), 'every region to reach every other through its gateway', { timeoutMs, intervalMs: 50 });
