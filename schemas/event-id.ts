@@ -57,11 +57,17 @@ export class UnnamablePosition extends Error {
  * even resets what EventSource keeps.
  */
 export function formatEventId(position: EventPosition, regionOrder: readonly string[] = []): string {
-  const named = position.kind === 'single' ? [] : regionOrder.filter((r) => (position.seqs.get(r) ?? 0) > 0);
-  const rest = position.kind === 'single' ? [] : [...position.seqs.keys()].filter((r) => !regionOrder.includes(r) && position.seqs.get(r)! > 0).sort();
-  const id = position.kind === 'single' ? String(position.seq) : [...named, ...rest].map((r) => `${r}:${position.seqs.get(r)!}`).join('.');
+  const id = position.kind === 'single' ? String(position.seq) : spellRegions(position.seqs, regionOrder);
   if (parseEventId(id) === null) throw new UnnamablePosition(`no id names this position (${id === '' ? 'nothing from any region' : id})`);
   return id;
+}
+
+function spellRegions(seqs: ReadonlyMap<string, number>, regionOrder: readonly string[]): string {
+  const rest = [...seqs.keys()].filter((r) => !regionOrder.includes(r)).sort();
+  return [...regionOrder, ...rest]
+    .filter((r) => (seqs.get(r) ?? 0) > 0)
+    .map((r) => `${r}:${seqs.get(r)!}`)
+    .join('.');
 }
 
 /** What a client is told of an id (the AsyncAPI document). */

@@ -173,12 +173,19 @@ export interface NatsCluster {
 }
 
 /** Three (or n) JetStream nodes in one cluster on loopback, healthy with a meta leader. */
-export async function startNatsCluster(baseDir: string, size = 3, name = 'relay'): Promise<NatsCluster> {
-  // A free port is only free when asked: another process can take it before nats-server binds it
-  // (seen once in CI as a node exiting during start-up). A failed start is tried again on new ports.
+export function startNatsCluster(baseDir: string, size = 3, name = 'relay'): Promise<NatsCluster> {
+  return onFreshPorts(baseDir, () => startClusterOnce(baseDir, size, name));
+}
+
+/**
+ * Starts servers on ports asked for just before, trying again (on new ports, in an emptied `baseDir`)
+ * up to three times: a free port is only free when asked, and another process can take it before
+ * nats-server binds it (seen once in CI as a node exiting during start-up).
+ */
+export async function onFreshPorts<T>(baseDir: string, start: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startClusterOnce(baseDir, size, name);
+      return await start();
     } catch (err) {
       if (attempt >= 3) throw err;
       rmSync(baseDir, { recursive: true, force: true });

@@ -9,10 +9,9 @@
 // - gateways gossip the addresses they know (X learns the one Z uses for Y); each proxy admits only
 //   the region it was placed for, read from the gateway's CONNECT.
 
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TcpProxy, type ProxyMode } from './chaos/tcp-proxy.js';
-import { RESTART_HEALTH_TIMEOUT_MS, startNatsNode, type NatsNode, type NatsNodeOptions } from './nats-launcher.js';
+import { onFreshPorts, RESTART_HEALTH_TIMEOUT_MS, startNatsNode, type NatsNode, type NatsNodeOptions } from './nats-launcher.js';
 import { httpJson, waitUntil } from './poll.js';
 import { freePort } from './ports.js';
 
@@ -22,8 +21,6 @@ export interface Region {
   nodes: NatsNode[];
   /** Client URLs of the region's servers, comma-separated (the same after a restart). */
   readonly url: string;
-  /** Monitoring ports of its servers. */
-  readonly monitorPorts: readonly number[];
 }
 
 export interface SuperClusterOptions {
@@ -40,8 +37,6 @@ export interface SuperCluster {
   isolate(name: string, mode?: ProxyMode): void;
   /** Every link back to passing. */
   heal(): void;
-  /** Gateway connections refused for coming from the wrong region (a test can assert none slipped). */
-  readonly strayDials: number;
   /** SIGKILL every server of the region: the whole region lost. */
   kill(name: string): Promise<void>;
   /** Start a killed region again with its ports and stores. */
@@ -71,17 +66,8 @@ function gatewayNameOf(sent: string): string | undefined {
 }
 
 /** Three (or the given) regions, healthy, every gateway connected, JetStream's meta group formed. */
-export async function startSuperCluster(baseDir: string, names: readonly string[] = ['a', 'b', 'c'], options: SuperClusterOptions = {}): Promise<SuperCluster> {
-  // A free port is only free when asked: another process can take it before nats-server binds it.
-  // A failed start is tried again on new ports, as startNatsCluster does.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnce(baseDir, names, options);
-    } catch (err) {
-      if (attempt >= 3) throw err;
-      rmSync(baseDir, { recursive: true, force: true });
-    }
-  }
+export function startSuperCluster(baseDir: string, names: readonly string[] = ['a', 'b', 'c'], options: SuperClusterOptions = {}): Promise<SuperCluster> {
+  return onFreshPorts(baseDir, () => startOnce(baseDir, names, options));
 }
 
 async function startOnce(baseDir: string, names: readonly string[], options: SuperClusterOptions): Promise<SuperCluster> {
@@ -148,7 +134,6 @@ async function startOnce(baseDir: string, names: readonly string[], options: Sup
     name,
     nodes: [],
     url: portsOf(name).map((p) => `nats://127.0.0.1:${p.client}`).join(','),
-    monitorPorts: portsOf(name).map((p) => p.monitor),
   }));
   const regionOf = (name: string): Region => {
     const region = regions.find((r) => r.name === name);
@@ -168,9 +153,6 @@ async function startOnce(baseDir: string, names: readonly string[], options: Sup
     },
     heal() {
       for (const proxy of allProxies()) proxy.heal();
-    },
-    get strayDials() {
-      return allProxies().reduce((sum, p) => sum + p.refused, 0);
     },
     async kill(name) {
       const region = regionOf(name);

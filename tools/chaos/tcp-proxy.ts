@@ -132,10 +132,7 @@ class Link {
       const verdict = admits(sent) ?? (sent.length > SCREEN_LIMIT ? false : undefined);
       if (verdict === undefined) return;
       client.off('data', onData);
-      if (!verdict) {
-        this.proxy.refused++;
-        this.reset();
-      }
+      if (!verdict) this.reset();
     };
     client.on('data', onData);
   }
@@ -171,8 +168,6 @@ export class TcpProxy {
   private readonly links = new Set<Link>();
   /** Connections accepted since the start (a test asks whether a peer came back). */
   accepted = 0;
-  /** Connections reset because `admits` said no. */
-  refused = 0;
   readonly admits: ProxyAdmits | undefined;
 
   constructor(name: string, target: ProxyTarget, admits?: ProxyAdmits) {
