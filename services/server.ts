@@ -3,7 +3,7 @@
 
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig, type RelayConfig, type ServiceKind } from './core/config.js';
+import { ConfigError, loadConfig, regionsNotServed, type RelayConfig, type ServiceKind } from './core/config.js';
 import { RelayError } from './core/errors.js';
 import { CLIENT_PATHS, createHttpApp, sendError, type ClientRoute } from './core/http.js';
 import type { Logger } from './core/logger.js';
@@ -42,6 +42,8 @@ export interface StartOptions extends CoreOptions {
 
 export async function startRelayServer(options: StartOptions): Promise<RelayServer> {
   const config = options.config ?? loadConfig(options.service, options.env);
+  // The ingress alone may run in a region today; the all-in-one holds a gateway.
+  if (config.regions !== null && config.service !== 'ingress') throw new ConfigError([regionsNotServed('gateway')]);
   const logger = coreLogger(config, options);
   return startPatiently(() => startOnce(config, { ...options, logger }), logger);
 }
@@ -68,7 +70,7 @@ async function serve(config: RelayConfig, core: RelayCore, undo: Array<() => unk
 
   const draining = (): boolean => (ingress?.isDraining ?? false) || (gateway?.isDraining ?? false);
   const readiness = new Readiness([
-    ...natsChecks(core.nats.jsm, () => core.natsConnected(), { ingress: withIngress, gateway: withGateway }),
+    ...natsChecks(core.nats.jsm, () => core.natsConnected(), { ingress: withIngress, gateway: withGateway }, config.regions?.here ?? null),
     { name: 'draining', check: () => !draining(), local: true },
   ]);
   const routes: ClientRoute[] = withGateway ? CLIENT_PATHS.map((url) => ({ method: 'GET', url })) : [];

@@ -9,7 +9,12 @@ import { runCli } from './helpers/cli.js';
 
 const USER_SEED = new TextDecoder().decode(nkeys.createUser().getSeed());
 /** Variables that go in pairs: each is tried with its companion set. */
-const companions: Record<string, Record<string, string>> = { NATS_TLS_CERT: { NATS_TLS_KEY: '/etc/hostname' }, NATS_TLS_KEY: { NATS_TLS_CERT: '/etc/hostname' } };
+const companions: Record<string, Record<string, string>> = {
+  NATS_TLS_CERT: { NATS_TLS_KEY: '/etc/hostname' },
+  NATS_TLS_KEY: { NATS_TLS_CERT: '/etc/hostname' },
+  REGION: { REGIONS: 'eu,us,ap' },
+  REGION_HOME: { REGIONS: 'eu,us,ap' },
+};
 
 // [variable, good value, bad value or null when every string is acceptable, what the sentence says]
 const cases: Array<[string, string, string | null, RegExp]> = [
@@ -41,6 +46,9 @@ const cases: Array<[string, string, string | null, RegExp]> = [
   ['STREAM_DUPLICATE_WINDOW', '1m', 'two minutes', /duration like/],
   ['STREAM_MAX_MSGS_PER_CHANNEL', '50000', '-1', /whole number of at least 0/],
   ['KV_REPLICAS', '3', '6', /whole number from 1 to 5/],
+  ['REGIONS', 'eu,us,ap-south', 'eu,us', /REGIONS must name from 3 to 16 regions \(got 2\)/],
+  ['REGION', 'us', 'mars', /REGION is "mars", which is not one of REGIONS/],
+  ['REGION_HOME', 'ap', 'mars', /REGION_HOME is "mars", which is not one of REGIONS/],
   ['AUDIT_MAX_AGE', '90d', 'a year', /duration like/],
   ['SHUTDOWN_TIMEOUT', '30s', '30', /duration like/],
   ['BODY_TIMEOUT', '30s', '50ms', /at least 100ms/],

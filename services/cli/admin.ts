@@ -4,7 +4,7 @@
 import { AuditLog, currentActor } from '../core/audit.js';
 import type { AuditRecord } from '../../schemas/records.js';
 import { BanStore } from '../core/bans.js';
-import { loadConfig, type RelayConfig } from '../core/config.js';
+import { loadConfig, regionsNotServed, type RelayConfig } from '../core/config.js';
 import { KeyStore } from '../core/keys.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { maskServerList } from '../core/secret-shapes.js';
@@ -27,8 +27,16 @@ export interface Admin {
   close(): Promise<void>;
 }
 
-export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}): Promise<Admin> {
+export interface AdminOptions {
+  keys?: boolean;
+  bans?: boolean;
+  /** The command reads the one event log of a mesh without regions (its name, for the refusal). */
+  readsOneLog?: string;
+}
+
+export async function openAdmin(options: AdminOptions = {}): Promise<Admin> {
   const config = loadConfig('all');
+  if (options.readsOneLog !== undefined && config.regions !== null) throw new CliError(regionsNotServed(options.readsOneLog));
   // The CLI's own output is its result; NATS chatter goes to stderr only when asked for.
   const logger = createLogger({ level: process.env['LOG_LEVEL'] ?? 'warn', pretty: false, destination: process.stderr });
   let nats: NatsContext;
@@ -67,7 +75,7 @@ export async function openAdmin(options: { keys?: boolean; bans?: boolean } = {}
   };
 }
 
-export async function withAdmin<T>(options: { keys?: boolean; bans?: boolean }, fn: (admin: Admin) => Promise<T>): Promise<T> {
+export async function withAdmin<T>(options: AdminOptions, fn: (admin: Admin) => Promise<T>): Promise<T> {
   const admin = await openAdmin(options);
   try {
     return await fn(admin);

@@ -49,7 +49,7 @@ async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, 
   const limit = opts.limit === undefined ? Infinity : parseWholeNumber(opts.limit);
   if (limit === null || limit < 1) throw new CliError(`--limit must be a whole number of at least 1, digits only (got "${opts.limit}").`, 2);
   const progress = process.stderr.isTTY && !opts.follow;
-  await withAdmin({}, async (admin) => {
+  await withAdmin({ readsOneLog: showChannel ? 'relay tail' : 'relay replay' }, async (admin) => {
     // "From now" as a sequence, not DeliverPolicy.New: the Listening line below then promises every
     // payload stored after it, and a consumer re-created after a NATS hiccup resumes there instead of
     // at the oldest entry kept.

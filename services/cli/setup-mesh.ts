@@ -12,7 +12,7 @@ import { NatsSetupError } from '../core/nats-refusal.js';
 import { setupNats, type SetupOutcome } from '../core/nats-setup.js';
 import { connectNats, retry } from '../core/nats.js';
 import { isKvStream } from '../core/kv-internals.js';
-import { STREAM_NAME } from '../core/subjects.js';
+import { writtenLog } from '../core/subjects.js';
 import { CliError } from './cli-error.js';
 import { printJson } from './output.js';
 
@@ -38,7 +38,8 @@ export async function setupMesh(opts: { dryRun?: boolean; json?: boolean }): Pro
       throw e;
     });
     const found = dryRun ? null : await checkNatsLayout(jsm, layout, new Set());
-    const log = found?.found.get(STREAM_NAME);
+    // With regions, the durability said is of one region's log (this process's, or the home region's): setup gives every region's the same settings.
+    const log = found?.found.get(writtenLog(config.regions === null ? null : (config.regions.here ?? config.regions.home)).stream);
     const buckets = [...(found?.found.entries() ?? [])].filter(([name]) => isKvStream(name)).map(([, info]) => info);
     const durability = log === undefined ? null : durabilityStatement(durabilityFacts(nc.info?.version ?? 'unknown', log, buckets));
     if (opts.json) printJson({ streams: outcomes, durability });

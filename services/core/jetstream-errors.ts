@@ -5,6 +5,8 @@ import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 
 /** JetStream's answer when a stream of that name exists already (JetStreamApiCodes has no name for it). */
 const STREAM_NAME_IN_USE = 10058;
+/** JetStream's answer when no server fits a stream's placement (no cluster of that name, too few servers in it). */
+const NO_SUITABLE_PEERS = 10005;
 
 /** A write at an expected revision found the key at another: someone else wrote or deleted it first. */
 export class RevisionConflict extends Error {
@@ -29,4 +31,9 @@ export function conflictOr(what: string, err: unknown): Error {
 /** JetStream refused to create a stream because one of that name exists (created meanwhile). */
 export function isStreamNameInUse(err: unknown): boolean {
   return err instanceof JetStreamApiError && err.code === STREAM_NAME_IN_USE;
+}
+
+/** JetStream found no servers to place a stream on: a cluster missing or too small (or a super-cluster still forming). */
+export function isNoPlacement(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === NO_SUITABLE_PEERS;
 }

@@ -5,7 +5,7 @@
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { BUCKET_BANS, BUCKET_IDEMPOTENCY, BUCKET_KEYS, BUCKET_NODES, BUCKET_STREAMS } from './subjects.js';
+import { BUCKET_BANS, BUCKET_KEYS, BUCKET_NODES, BUCKET_STREAMS, idempotencyBucket } from './subjects.js';
 
 export interface Buckets {
   keys: KV;
@@ -15,8 +15,8 @@ export interface Buckets {
   idempotency: KV;
 }
 
-/** Binds every bucket; reads go to direct gets, which setup allows on each. */
-export async function bindBuckets(js: JetStreamClient): Promise<Buckets> {
+/** Binds every bucket (the Idempotency-Key records: `region`'s); reads go to direct gets, which setup allows on each. */
+export async function bindBuckets(js: JetStreamClient, region: string | null): Promise<Buckets> {
   const kvm = new Kvm(js);
   const bind = (bucket: string): Promise<KV> => kvm.open(bucket, { allow_direct: true });
   const [keys, bans, streams, nodes, idempotency] = await Promise.all([
@@ -24,7 +24,7 @@ export async function bindBuckets(js: JetStreamClient): Promise<Buckets> {
     bind(BUCKET_BANS),
     bind(BUCKET_STREAMS),
     bind(BUCKET_NODES),
-    bind(BUCKET_IDEMPOTENCY),
+    bind(idempotencyBucket(region)),
   ]);
   return { keys, bans, streams, nodes, idempotency };
 }

@@ -4,7 +4,7 @@
 // naming it; a limit that differs from one this process was given is a warning.
 
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
-import { EVERY_STREAM, type StreamLimits, type StreamPlan } from './nats-layout.js';
+import { copyShapeProblems, EVERY_STREAM, type StreamLimits, type StreamPlan } from './nats-layout.js';
 import { LIMIT_NAMES, limitText } from './nats-limits-text.js';
 
 export interface LayoutFindings {
@@ -53,7 +53,7 @@ export function shapeProblems(plan: StreamPlan, c: StreamConfig): string[] {
   const missing = plan.shape.subjects.filter((s) => !(c.subjects ?? []).includes(s));
   if (missing.length > 0) out.push(`${name} does not take the subjects ${missing.join(', ')}: ${SETUP_HINT}.`);
   if (c.retention !== EVERY_STREAM.retention) out.push(`${name} keeps messages by ${c.retention}, not by limits (what the relay stores would be dropped): remove it and ${SETUP_HINT}.`);
-  if (c.mirror !== undefined || (c.sources?.length ?? 0) > 0) out.push(`${name} is a mirror or takes sources, so nothing can be published to it: remove it and ${SETUP_HINT}.`);
+  out.push(...copyShapeProblems(plan, c).map((problem) => `${name} ${problem}: remove it and ${SETUP_HINT}.`));
   if (c.allow_rollup_hdrs === true) out.push(`${name} allows roll-up headers, with which one publish on any of its subjects erases every other: ${SETUP_HINT}.`);
   if (c.max_msg_size !== undefined && c.max_msg_size > 0) out.push(`${name} refuses messages larger than ${c.max_msg_size} bytes: ${SETUP_HINT}.`);
   const r = plan.shape.republish;
@@ -69,9 +69,9 @@ export function shapeProblems(plan: StreamPlan, c: StreamConfig): string[] {
 function limitWarnings(plan: StreamPlan, c: StreamConfig, explicit: ReadonlySet<string>): string[] {
   const out: string[] = [];
   for (const [field, variable] of Object.entries(plan.sources) as Array<[keyof StreamLimits, string]>) {
-    if (!explicit.has(variable) || c[field] === plan.limits[field]) continue;
+    if (!explicit.has(variable) || (c[field] ?? 0) === plan.limits[field]) continue;
     out.push(
-      `${variable} asks for ${LIMIT_NAMES[field]} ${limitText(field, plan.limits[field])}, but ${plan.label} has ${limitText(field, c[field])}: this process uses what the stream has; run \`relay setup\` with ${variable} to change it.`,
+      `${variable} asks for ${LIMIT_NAMES[field]} ${limitText(field, plan.limits[field])}, but ${plan.label} has ${limitText(field, c[field] ?? 0)}: this process uses what the stream has; run \`relay setup\` with ${variable} to change it.`,
     );
   }
   return out;

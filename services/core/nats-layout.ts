@@ -2,7 +2,7 @@
 // gives each (from the operator's environment), what a service cannot work without, and which
 // services use it. `nats-setup.ts` creates and updates from this list with the operator's
 // credentials; `nats-check.ts` compares what a service finds at start against it. Nothing else
-// spells a stream's configuration.
+// spells a stream's configuration but `log-plans.ts`, the event log's part of this list.
 
 import { nanos } from '@nats-io/nats-core';
 import { DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
@@ -12,16 +12,15 @@ import {
   AUDIT_STREAM_NAME,
   AUDIT_SUBJECTS,
   BUCKET_BANS,
-  BUCKET_IDEMPOTENCY,
   BUCKET_KEYS,
   BUCKET_NODES,
   BUCKET_STREAMS,
   CLAIM_INDEX_PREFIX,
   CLAIM_INDEX_STREAM,
-  LIVE_PREFIX,
-  STREAM_NAME,
-  STREAM_SUBJECTS,
+  idempotencyBucket,
 } from './subjects.js';
+import { oneLogPlan, placedIn, regionLogPlans } from './log-plans.js';
+import { SERVICE_KINDS } from './config/service-kinds.js';
 
 /** The settings an operator chooses; a difference from them is harmless to a service (a warning). */
 export interface StreamLimits {
@@ -46,22 +45,24 @@ export interface StreamPlan {
   label: string;
   /** The KV bucket this stream backs. */
   bucket?: string;
+  /** With regions: the one region whose services use it (its log, its copies, its records); absent: every region's. */
+  region?: string;
   limits: StreamLimits;
   /** The environment variable that sets each limit, for sentences. */
   sources: Partial<Record<keyof StreamLimits, string>>;
   /** The rest of its configuration: what a service cannot work without (checked at every start). */
-  shape: Pick<StreamConfig, 'subjects'> & Partial<Pick<StreamConfig, 'republish' | 'allow_direct' | 'description'>>;
+  shape: Pick<StreamConfig, 'subjects'> & Partial<Pick<StreamConfig, 'republish' | 'allow_direct' | 'description' | 'placement' | 'mirror'>>;
   usedBy: readonly ServiceKind[];
 }
 
 /** What the plans are made from: the setup variables of the configuration. */
-export type LayoutConfig = Pick<RelayConfig, 'stream' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs' | 'idempotencyMaxBytes'>;
+export type LayoutConfig = Pick<RelayConfig, 'stream' | 'regions' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs' | 'idempotencyMaxBytes'>;
 
 /** Heartbeat records expire after this (garbage collection only: liveness is NODE_TIMEOUT). */
 const NODE_RECORD_TTL_MS = 5 * 60_000;
 /** JetStream refuses a duplicate window longer than the max age; the KV client's own default is 2 min. */
 const DEFAULT_DUPLICATE_WINDOW_MS = 2 * 60_000;
-const ALL: readonly ServiceKind[] = ['ingress', 'gateway', 'admin', 'all'];
+const ALL: readonly ServiceKind[] = SERVICE_KINDS;
 
 function duplicates(maxAgeMs: number): number {
   return nanos(maxAgeMs > 0 ? Math.min(maxAgeMs, DEFAULT_DUPLICATE_WINDOW_MS) : DEFAULT_DUPLICATE_WINDOW_MS);
@@ -102,57 +103,31 @@ function bucketPlan(b: BucketSpec, replicas: number): StreamPlan {
 /** Every stream and bucket, in the order setup creates them. */
 export function natsLayout(config: LayoutConfig): StreamPlan[] {
   const s = config.stream;
+  const regions = config.regions;
   const unbounded = { maxBytes: -1, discard: DiscardPolicy.New, sources: {} };
-  const buckets: BucketSpec[] = [
+  const shared: BucketSpec[] = [
     { bucket: BUCKET_KEYS, history: 5, ttlMs: 0, ...unbounded, usedBy: ALL },
     { bucket: BUCKET_BANS, history: 5, ttlMs: 0, ...unbounded, usedBy: ALL },
     { bucket: BUCKET_STREAMS, history: 1, ttlMs: config.claimTtlMs, ...unbounded, sources: { max_age: 'CLAIM_TTL' }, usedBy: ['gateway', 'admin', 'all'] },
     { bucket: BUCKET_NODES, history: 1, ttlMs: NODE_RECORD_TTL_MS, ...unbounded, usedBy: ALL },
-    // An Idempotency-Key is remembered as long as JetStream de-duplicates its entries, within
-    // IDEMPOTENCY_MAX_BYTES: full, the oldest records go first, so a POST is never refused for want
-    // of room (at-least-once for a forgotten key; its entries' message ids still de-duplicate).
-    {
-      bucket: BUCKET_IDEMPOTENCY,
-      history: 1,
-      ttlMs: s.duplicateWindowMs,
-      maxBytes: config.idempotencyMaxBytes,
-      discard: DiscardPolicy.Old,
-      sources: { max_age: 'STREAM_DUPLICATE_WINDOW', max_bytes: 'IDEMPOTENCY_MAX_BYTES' },
-      usedBy: ['ingress', 'all'],
-    },
   ];
-  return [
-    {
-      stream: STREAM_NAME,
-      label: `the event log (stream ${STREAM_NAME})`,
-      limits: {
-        num_replicas: s.replicas,
-        max_age: nanos(s.maxAgeMs),
-        max_bytes: s.maxBytes,
-        // Each channel's share of the log: a flood in one channel ages out only that channel's history.
-        max_msgs_per_subject: s.maxMsgsPerChannel === 0 ? -1 : s.maxMsgsPerChannel,
-        max_msgs: -1,
-        duplicate_window: nanos(s.duplicateWindowMs),
+  // An Idempotency-Key is remembered as long as JetStream de-duplicates its entries, within
+  // IDEMPOTENCY_MAX_BYTES: full, the oldest records go first, so a POST is never refused for want
+  // of room (at-least-once for a forgotten key; its entries' message ids still de-duplicate).
+  const idempotency = (region: string | null): StreamPlan =>
+    bucketPlan(
+      {
+        bucket: idempotencyBucket(region),
+        history: 1,
+        ttlMs: s.duplicateWindowMs,
+        maxBytes: config.idempotencyMaxBytes,
         discard: DiscardPolicy.Old,
-        storage: s.storage === 'memory' ? StorageType.Memory : StorageType.File,
+        sources: { max_age: 'STREAM_DUPLICATE_WINDOW', max_bytes: 'IDEMPOTENCY_MAX_BYTES' },
+        usedBy: ['ingress', 'all'],
       },
-      sources: {
-        num_replicas: 'STREAM_REPLICAS',
-        max_age: 'STREAM_MAX_AGE',
-        max_bytes: 'STREAM_MAX_BYTES',
-        max_msgs_per_subject: 'STREAM_MAX_MSGS_PER_CHANNEL',
-        duplicate_window: 'STREAM_DUPLICATE_WINDOW',
-        storage: 'STREAM_STORAGE',
-      },
-      shape: {
-        description: 'Channel relay event log: every accepted payload, per channel subject.',
-        subjects: [STREAM_SUBJECTS],
-        // Live delivery rides the RePublish; resumes read the newest frame with a direct get.
-        republish: { src: STREAM_SUBJECTS, dest: LIVE_PREFIX + STREAM_SUBJECTS },
-        allow_direct: true,
-      },
-      usedBy: ALL,
-    },
+      config.kvReplicas,
+    );
+  const wholeMesh: StreamPlan[] = [
     {
       stream: AUDIT_STREAM_NAME,
       label: `the audit trail (stream ${AUDIT_STREAM_NAME})`,
@@ -171,7 +146,15 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
       shape: { subjects: [`${CLAIM_INDEX_PREFIX}>`] },
       usedBy: ['gateway', 'all'],
     },
-    ...buckets.map((b) => bucketPlan(b, config.kvReplicas)),
+    ...shared.map((b) => bucketPlan(b, config.kvReplicas)),
+  ];
+  if (regions === null) return [oneLogPlan(s), ...wholeMesh, idempotency(null)];
+  // With regions (docs/REGIONS.md): each region's log and copies, and its Idempotency-Key records,
+  // in the region; what is written once for the whole mesh, in the home region.
+  return [
+    ...regionLogPlans(s, regions.all),
+    ...wholeMesh.map((plan) => placedIn(plan, regions.home, false)),
+    ...regions.all.map((r) => placedIn(idempotency(r), r, true)),
   ];
 }
 
@@ -183,12 +166,25 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
  */
 export const EVERY_STREAM = { retention: RetentionPolicy.Limits, max_msg_size: -1, allow_rollup_hdrs: false } as const;
 
-/** The whole configuration a new stream is created with. */
+/** The whole configuration a new stream is created with (a mirror takes no subjects of its own). */
 export function newStreamConfig(plan: StreamPlan): Partial<StreamConfig> & { name: string } {
-  return { name: plan.stream, ...EVERY_STREAM, ...plan.shape, ...plan.limits };
+  const { subjects, ...shape } = plan.shape;
+  return { name: plan.stream, ...EVERY_STREAM, ...shape, ...(subjects.length > 0 ? { subjects } : {}), ...plan.limits };
 }
 
-/** The plans a service of this kind starts against. */
-export function plansFor(layout: StreamPlan[], service: ServiceKind): StreamPlan[] {
-  return layout.filter((p) => p.usedBy.includes(service));
+/**
+ * A stream that should copy another and does not, or copies what it should not: a log taking a
+ * mirror or sources could not be published to; a copy of the wrong log would serve other frames.
+ */
+export function copyShapeProblems(plan: StreamPlan, c: StreamConfig): string[] {
+  const wanted = plan.shape.mirror?.name;
+  if ((c.sources?.length ?? 0) > 0) return ['takes sources'];
+  if (wanted === undefined) return c.mirror === undefined ? [] : ['is a mirror, so nothing can be published to it'];
+  if (c.mirror?.name !== wanted) return [c.mirror === undefined ? `is not a copy of ${wanted}` : `copies ${c.mirror.name}, not ${wanted}`];
+  return [];
+}
+
+/** The plans a service of this kind, in `region` (null: none), starts against. */
+export function plansFor(layout: StreamPlan[], service: ServiceKind, region: string | null): StreamPlan[] {
+  return layout.filter((p) => p.usedBy.includes(service) && (p.region === undefined || p.region === region));
 }

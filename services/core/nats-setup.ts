@@ -5,10 +5,11 @@
 // nothing and says so. Data is kept: only limits and the shape the services need are changed.
 
 import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
-import { isStreamNameInUse } from './jetstream-errors.js';
+import { isNoPlacement, isStreamNameInUse } from './jetstream-errors.js';
+import { NatsSetupError } from './nats-refusal.js';
 import type { Logger } from './logger.js';
 import { connectNats, retry, type NatsConfig } from './nats.js';
-import { EVERY_STREAM, natsLayout, newStreamConfig, type StreamLimits, type StreamPlan } from './nats-layout.js';
+import { copyShapeProblems, EVERY_STREAM, natsLayout, newStreamConfig, type StreamLimits, type StreamPlan } from './nats-layout.js';
 import { LIMIT_NAMES, limitText } from './nats-limits-text.js';
 
 export interface SetupOutcome {
@@ -42,7 +43,10 @@ async function setupStream(jsm: JetStreamManager, plan: StreamPlan, dryRun: bool
     if (!dryRun) {
       await jsm.streams.add(newStreamConfig(plan)).catch((e: unknown) => {
         // Created meanwhile by another setup.
-        if (!isStreamNameInUse(e)) throw e;
+        if (isStreamNameInUse(e)) return;
+        const region = plan.shape.placement?.cluster;
+        if (region !== undefined && isNoPlacement(e)) throw new NatsSetupError(noRoomIn(plan, region), e);
+        throw e;
       });
     }
     return outcome;
@@ -52,7 +56,8 @@ async function setupStream(jsm: JetStreamManager, plan: StreamPlan, dryRun: bool
   const patch: Partial<StreamConfig> = {};
   for (const field of Object.keys(plan.limits) as Array<keyof StreamLimits>) {
     const wanted = plan.limits[field];
-    const has = current[field];
+    // A mirror's duplicate window is not reported at all (it has none): read as 0, as its plan says.
+    const has = current[field] ?? 0;
     if (has === wanted) continue;
     const source = plan.sources[field] !== undefined ? ` (${plan.sources[field]})` : '';
     const change = `${LIMIT_NAMES[field]} ${limitText(field, has)} -> ${limitText(field, wanted)}${source}`;
@@ -71,6 +76,11 @@ async function setupStream(jsm: JetStreamManager, plan: StreamPlan, dryRun: bool
   outcome.action = 'updated';
   if (!dryRun) await jsm.streams.update(plan.stream, { ...current, ...patch });
   return outcome;
+}
+
+function noRoomIn(plan: StreamPlan, region: string): string {
+  const replicas = plan.limits.num_replicas;
+  return `${plan.label} cannot be placed in region ${region}: JetStream has no ${replicas === 1 ? 'server' : `${replicas} servers`} with JetStream in a NATS cluster named ${JSON.stringify(region)}. Each region of REGIONS is a cluster of that name in one super-cluster (docs/REGIONS.md); check the servers' cluster names and gateways.`;
 }
 
 /** What the services need of the stream's shape that it lacks, and can be changed in place. */
@@ -96,7 +106,12 @@ function shapeNotes(plan: StreamPlan, current: StreamConfig): string[] {
     notes.push(`${plan.label} does not republish ${r.src} to ${r.dest} with the payloads, ${remake}`);
   }
   if (current.retention !== EVERY_STREAM.retention) notes.push(`${plan.label} keeps messages by ${current.retention}, not by limits, ${remake}`);
-  if (current.mirror !== undefined || (current.sources?.length ?? 0) > 0) notes.push(`${plan.label} is a mirror or takes sources, ${remake}`);
+  notes.push(...copyShapeProblems(plan, current).map((problem) => `${plan.label} ${problem}, ${remake}`));
+  const cluster = plan.shape.placement?.cluster;
+  // JetStream 2.9 would move the stream's data between clusters: the operator's decision, not setup's.
+  if (cluster !== undefined && current.placement?.cluster !== cluster) {
+    notes.push(`${plan.label} is placed ${current.placement?.cluster === undefined ? 'in no region' : `in region ${current.placement.cluster}`}, not in region ${cluster}; setup leaves it where it is.`);
+  }
   return notes;
 }
 

@@ -13,7 +13,7 @@ import { connectNats, roleOf, type ConnectNatsOptions } from './nats-connection.
 import { NatsSetupError, permissionSentence, permissionViolationOf } from './nats-refusal.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
-import { BUCKET_STREAMS, inboxPrefix, STREAM_NAME } from './subjects.js';
+import { BUCKET_STREAMS, inboxPrefix, writtenLog } from './subjects.js';
 
 /** What start-up found in NATS that the process goes by. */
 export interface NatsFindings {
@@ -43,23 +43,24 @@ export interface ConnectOptions extends ConnectNatsOptions {
 }
 
 /** What reaching NATS and checking its streams needs from the configuration. */
-export type NatsConfig = Pick<RelayConfig, 'service' | 'explicit' | 'nats' | 'nodeId' | 'stream' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs' | 'idempotencyMaxBytes'>;
+export type NatsConfig = Pick<RelayConfig, 'service' | 'explicit' | 'nats' | 'nodeId' | 'stream' | 'regions' | 'kvReplicas' | 'claimTtlMs' | 'auditMaxAgeMs' | 'idempotencyMaxBytes'>;
 
 /** Connects, then checks the streams and buckets this kind of process uses, retrying while JetStream settles. */
 export async function openNatsContext(config: NatsConfig, name: string, logger: Logger, options: ConnectOptions = {}): Promise<NatsContext> {
   const { nc, jsm } = await connectWithJetStream(config, name, logger, options);
   try {
     const js = jetstream(nc, options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs });
-    const findings = await retry(() => checkNatsLayout(jsm, plansFor(natsLayout(config), config.service), config.explicit), logger, options.failFast === true ? 3 : 40);
+    const region = config.regions?.here ?? null;
+    const findings = await retry(() => checkNatsLayout(jsm, plansFor(natsLayout(config), config.service, region), config.explicit), logger, options.failFast === true ? 3 : 40);
     if (findings.problems.length > 0) throw new NatsSetupError(findings.problems.join(' '));
     for (const warning of findings.warnings) logger.warn(warning);
-    const log = findings.found.get(STREAM_NAME);
+    const log = findings.found.get(writtenLog(region).stream);
     const buckets = [...findings.found.entries()].filter(([stream]) => isKvStream(stream)).map(([, info]) => info);
     const durability = log === undefined ? null : durabilityFacts(nc.info?.version ?? 'unknown', log, buckets);
     if (durability !== null) logger.info({ durability }, durabilityStatement(durability));
     const claims = findings.found.get(kvStream(BUCKET_STREAMS));
     const claimTtlMs = claims === undefined || claims.config.max_age === 0 ? null : Math.round(claims.config.max_age / 1e6);
-    return { nc, js, jsm, buckets: await bindBuckets(js), findings: { claimTtlMs, durability }, inboxPrefix: inboxPrefix(roleOf(config, options)) };
+    return { nc, js, jsm, buckets: await bindBuckets(js, region), findings: { claimTtlMs, durability }, inboxPrefix: inboxPrefix(roleOf(config, options)) };
   } catch (e) {
     await nc.close().catch(() => undefined);
     throw e;

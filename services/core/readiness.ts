@@ -13,7 +13,7 @@
 
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { kvStream } from './kv-internals.js';
-import { BUCKET_IDEMPOTENCY, BUCKET_STREAMS, STREAM_NAME } from './subjects.js';
+import { BUCKET_STREAMS, idempotencyBucket, writtenLog } from './subjects.js';
 
 /** A check that has not answered by then counts as failing: readiness must answer promptly. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -105,12 +105,13 @@ async function hasLeader(jsm: JetStreamManager, stream: string): Promise<boolean
   return info.cluster === undefined || (info.cluster.leader ?? '') !== '';
 }
 
-/** The NATS side of readiness for a process serving `ingress`, `gateway` or both. */
-export function natsChecks(jsm: JetStreamManager, connected: () => boolean, serves: { ingress: boolean; gateway: boolean }): ReadinessCheck[] {
-  const buckets = [...(serves.ingress ? [BUCKET_IDEMPOTENCY] : []), ...(serves.gateway ? [BUCKET_STREAMS] : [])];
+/** The NATS side of readiness for a process serving `ingress`, `gateway` or both, in `region` (null: none). */
+export function natsChecks(jsm: JetStreamManager, connected: () => boolean, serves: { ingress: boolean; gateway: boolean }, region: string | null): ReadinessCheck[] {
+  const buckets = [...(serves.ingress ? [idempotencyBucket(region)] : []), ...(serves.gateway ? [BUCKET_STREAMS] : [])];
+  const log = writtenLog(region).stream;
   return [
     { name: 'nats', check: connected, local: true },
-    { name: 'log', check: () => hasLeader(jsm, STREAM_NAME) },
+    { name: 'log', check: () => hasLeader(jsm, log) },
     { name: 'buckets', check: async () => (await Promise.all(buckets.map((b) => hasLeader(jsm, kvStream(b))))).every(Boolean) },
     // Answered only by the meta leader (or refused at once by a node that knows there is none).
     ...(serves.gateway ? [{ name: 'jetstream', check: async () => (await jsm.getAccountInfo()) !== undefined }] : []),

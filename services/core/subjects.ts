@@ -28,6 +28,46 @@ export function liveSubject(channel: string): string {
   return LIVE_PREFIX + channelSubject(channel);
 }
 
+// With regions (docs/REGIONS.md): each region's own log, on subjects of its own, and a copy of it in
+// every other region. Region names are lower case without "_" (schemas/event-id.ts), so upper-casing
+// them and joining with "_" names each stream once, and none can be a stream of the one-log layout.
+
+/** Region `region`'s own log. */
+export function regionLogStream(region: string): string {
+  return `${STREAM_NAME}_REGION_${region.toUpperCase()}`;
+}
+
+/** The copy (a mirror, with the origin's sequences) of `origin`'s log kept in region `at`. */
+export function regionCopyStream(origin: string, at: string): string {
+  return `${regionLogStream(origin)}_AT_${at.toUpperCase()}`;
+}
+
+/** Every subject of a region's log. */
+export function regionSubjects(region: string): string {
+  return `region.${region}.${STREAM_SUBJECTS}`;
+}
+
+/** Where a region's ingresses store a channel's payloads. */
+export function regionChannelSubject(region: string, channel: string): string {
+  return `region.${region}.${channelSubject(channel)}`;
+}
+
+/** Idempotency-Key records are per region: a write there never waits for another region. */
+export function idempotencyBucket(region: string | null): string {
+  return region === null ? BUCKET_IDEMPOTENCY : `${BUCKET_IDEMPOTENCY}-${region}`;
+}
+
+/** The log a process in `region` (null: a mesh without regions) writes, and a channel's subject in it. */
+export interface WrittenLog {
+  stream: string;
+  subject(channel: string): string;
+}
+
+export function writtenLog(region: string | null): WrittenLog {
+  if (region === null) return { stream: STREAM_NAME, subject: channelSubject };
+  return { stream: regionLogStream(region), subject: (channel) => regionChannelSubject(region, channel) };
+}
+
 /** Where a gateway hears that another node's claim replaced one of its streams' (the node id follows). */
 export const CLAIM_NOTICE_PREFIX = 'relay.claim-notice.';
 /** The keys of each gateway's claims, one subject per node, so a dead node's claims can be found. */

@@ -17,6 +17,7 @@ import { fingerprint, idempotencyKey, IdempotencyStore } from './idempotency.js'
 import { postTrace, tracePosts, type PostTrace } from './post-tracing.js';
 import { PartialPublish, partialPublishError, Publisher } from './publisher.js';
 import { RateLimiter } from '../core/rate-limit.js';
+import { writtenLog } from '../core/subjects.js';
 
 /** NATS's own default, until the server has told us its max_payload. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
@@ -54,7 +55,7 @@ export class Ingress {
       const what = again.duplicate ? 'its duplicate window caught the repeat' : 'the event log holds it twice';
       warnings.warn(`repeated ${String(again.duplicate)}`, { seq: again.seq }, `JetStream acknowledged an entry published once a second time: ${what}`);
     });
-    this.publisher = new Publisher(this.acks, metrics, logger, config.ingress.publishTimeoutMs);
+    this.publisher = new Publisher(this.acks, metrics, logger, config.ingress.publishTimeoutMs, writtenLog(config.regions?.here ?? null));
     this.limiter = new RateLimiter([
       { perSecond: config.ingress.ratePerSecond, burst: config.ingress.rateBurst },
       { perSecond: config.ingress.bytesPerSecond, burst: config.ingress.bytesBurst },

@@ -9,7 +9,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { RelayError } from '../core/errors.js';
 import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
-import { channelSubject } from '../core/subjects.js';
+import type { WrittenLog } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
 import { PublishError, type AckPublisher } from './ack-publisher.js';
 import type { PlannedEntry } from './batch.js';
@@ -38,9 +38,12 @@ export class Publisher {
   private readonly metrics: RelayMetrics;
   private readonly warnings: ThrottledWarnings;
   private readonly timeoutMs: number;
+  private readonly log: WrittenLog;
 
-  constructor(acks: AckPublisher, metrics: RelayMetrics, logger: Logger, timeoutMs: number) {
+  /** `log`: the one log, or this ingress's region's (its acknowledgement never waits for another region). */
+  constructor(acks: AckPublisher, metrics: RelayMetrics, logger: Logger, timeoutMs: number, log: WrittenLog) {
     this.acks = acks;
+    this.log = log;
     this.metrics = metrics;
     this.warnings = new ThrottledWarnings(logger);
     this.timeoutMs = timeoutMs;
@@ -62,7 +65,7 @@ export class Publisher {
       h.set(Header.Time, now);
       // JetStream's de-duplication header: a resent request with the same key is stored once.
       if (dedupeId !== null) h.set('Nats-Msg-Id', `${dedupeId}:${e.index}`);
-      const subject = channelSubject(e.channel);
+      const subject = this.log.subject(e.channel);
       const span = traced === null ? null : startPublishSpan(traced, subject, e.channel, e.type, h);
       try {
         const ack = await this.acks.publish(subject, e.json, h, this.timeoutMs);

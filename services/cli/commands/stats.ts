@@ -33,7 +33,7 @@ export function registerStats(program: Command): void {
         import('../../core/channel.js'),
         import('../../core/subjects.js'),
       ]);
-      const result = await withAdmin({}, async (admin) => {
+      const result = await withAdmin({ readsOneLog: 'relay stats' }, async (admin) => {
         const info = await admin.nats.jsm.streams.info(STREAM_NAME, { subjects_filter: STREAM_SUBJECTS });
         const subjects = info.state.subjects ?? {};
         const channels = Object.entries(subjects)

@@ -31,7 +31,7 @@ export function registerTrace(program: Command): void {
         import('../../core/subjects.js'),
         import('../../core/tracing.js'),
       ]);
-      const answer = await withAdmin({}, async (admin): Promise<TraceAnswer> => {
+      const answer = await withAdmin({ readsOneLog: 'relay trace' }, async (admin): Promise<TraceAnswer> => {
         const m = await admin.nats.jsm.streams.getMessage(STREAM_NAME, { seq }).catch((e: unknown) => {
           throw new CliError(`No entry #${seq} is stored (${e instanceof Error ? e.message : String(e)}): it may have aged out of the event log.`);
         });

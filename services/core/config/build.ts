@@ -8,6 +8,7 @@ import { parseAllowedHosts } from './admin-hosts.js';
 import { parseAdminTokens } from './admin-tokens.js';
 import type { MetaShape } from '../../../schemas/meta.js';
 import type { Env, ServiceKind } from './schema.js';
+import { regionSettings } from './region-env.js';
 import { tracingSettings } from './tracing-env.js';
 
 // Checked already: every duration and size here matched its pattern and range.
@@ -70,6 +71,8 @@ export function buildConfig(service: ServiceKind, env: Env, explicit: ReadonlySe
     logLevel: env.LOG_LEVEL,
     logPretty: env.LOG_PRETTY === 'true' || (env.LOG_PRETTY === 'auto' && process.stdout.isTTY === true),
     nats: natsSettings(env),
+    /** Checked already; null: the mesh has no regions. */
+    regions: regionSettings(env),
     profile: {
       /** An http(s) URL, or "offline" (development only). */
       url: env.PROFILE_API_URL,

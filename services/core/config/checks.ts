@@ -7,6 +7,7 @@ import { parseDuration, parseSize } from '../units.js';
 import { parseAllowedHosts } from './admin-hosts.js';
 import { parseAdminTokens } from './admin-tokens.js';
 import { natsAccessProblems } from './nats-access.js';
+import { regionProblems, regionsNotServed } from './region-env.js';
 import { envVariables, type ServiceKind } from './schema.js';
 import { quoted } from './wording.js';
 
@@ -54,6 +55,8 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
     }
   }
   problems.push(...natsAccessProblems(text));
+  problems.push(...regionProblems(service, text));
+  if ((service === 'gateway' || service === 'admin') && text('REGIONS').trim() !== '') problems.push(regionsNotServed(service === 'admin' ? 'admin service' : 'gateway'));
   if (ok('PROFILE_API_URL', 'NODE_ENV')) {
     const url = text('PROFILE_API_URL');
     if (url === 'offline') {

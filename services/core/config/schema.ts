@@ -8,12 +8,11 @@ import { AdminEnv } from './admin-env.js';
 import { duration, lifetime, secret, size } from './env-annotations.js';
 import { GatewayEnv } from './gateway-env.js';
 import { IngressEnv } from './ingress-env.js';
+import { RegionEnv } from './region-env.js';
 import { TracingEnv } from './tracing-env.js';
 import type { ServiceKind } from './service-kinds.js';
 
 export type { ServiceKind };
-
-
 
 const CommonEnv = {
   NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
@@ -114,6 +113,7 @@ const CommonEnv = {
     ...duration,
     description: 'Longest a graceful shutdown waits; then every remaining connection is closed.',
   }),
+  ...RegionEnv,
   BODY_TIMEOUT: Type.String({
     default: '10s',
     ...duration,

@@ -1,0 +1,154 @@
+// A mesh with regions, as far as the relay runs in them today (docs/REGIONS.md, "Built so far, and
+// next"): `relay setup` lays out every region's log, its copies and its Idempotency-Key records, each
+// in its region, and an ingress writes only to its own region's log, so a region cut off from the
+// others keeps acknowledging its players, and every region holds what it stored once the link returns.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SCOPES } from '../../services/core/scopes.js';
+import { regionChannelSubject } from '../../services/core/subjects.js';
+import { startRelayServer, type RelayServer } from '../../services/server.js';
+import { startSuperCluster, type SuperCluster } from '../../tools/nats-super-cluster.js';
+import { waitUntil } from '../../tools/poll.js';
+import { runCli } from '../helpers/cli.js';
+import { clientHeaders, newPlayer, postTo } from '../helpers/clients.js';
+import { startProfileApi, type FakeProfileApi } from '../helpers/profile-api.js';
+
+const REGIONS = ['a', 'b', 'c'] as const;
+const MESH = { REGIONS: REGIONS.join(','), REGION_HOME: 'a' };
+
+let dir: string;
+let sc: SuperCluster;
+let profile: FakeProfileApi;
+let nc: NatsConnection;
+let jsm: JetStreamManager;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'relay-regions-layout-'));
+  sc = await startSuperCluster(dir, REGIONS);
+  profile = await startProfileApi();
+  nc = await connect({ servers: sc.region('c').url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+  // Asked of region c, which the tests never cut off: it answers for the whole super-cluster.
+  jsm = await jetstreamManager(nc, { checkAPI: false });
+}, 180_000);
+
+afterAll(async () => {
+  await nc?.close();
+  await sc?.stop();
+  await profile?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function streams(): Promise<Map<string, StreamInfo>> {
+  const found = new Map<string, StreamInfo>();
+  for await (const info of jsm.streams.list()) found.set(info.config.name, info);
+  return found;
+}
+
+describe('relay setup on a super-cluster', () => {
+  it('places each region log in its region, a copy of it in every other region and each region its own Idempotency-Key records; a second run changes nothing', async () => {
+    const first = await runCli(['setup', '--json'], { NATS_URL: sc.region('b').url, ...MESH }, 120_000);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const found = await streams();
+    for (const r of REGIONS) {
+      const log = found.get(`RELAY_REGION_${r.toUpperCase()}`);
+      expect(log?.cluster?.name, `region ${r}'s log`).toBe(r);
+      expect(log?.config.subjects).toEqual([`region.${r}.channel.>`]);
+      expect(log?.config.republish).toMatchObject({ src: `region.${r}.channel.>`, dest: `live.region.${r}.channel.>` });
+      expect(found.get(`KV_relay-idempotency-${r}`)?.cluster?.name).toBe(r);
+      for (const at of REGIONS.filter((x) => x !== r)) {
+        const copy = found.get(`RELAY_REGION_${r.toUpperCase()}_AT_${at.toUpperCase()}`);
+        expect(copy?.cluster?.name, `the copy of ${r} at ${at}`).toBe(at);
+        expect(copy?.config.mirror?.name).toBe(`RELAY_REGION_${r.toUpperCase()}`);
+        expect(copy?.config.allow_direct).toBe(true);
+      }
+    }
+    // What is written once for the whole mesh is in the home region; the one-log layout is not made.
+    for (const name of ['RELAY_AUDIT', 'RELAY_CLAIM_INDEX', 'KV_relay-keys', 'KV_relay-bans', 'KV_relay-streams', 'KV_relay-nodes']) {
+      expect(found.get(name)?.cluster?.name, name).toBe('a');
+    }
+    expect(found.has('RELAY')).toBe(false);
+    expect(found.has('KV_relay-idempotency')).toBe(false);
+    expect(found.size).toBe(3 + 6 + 3 + 6);
+
+    const second = await runCli(['setup', '--json'], { NATS_URL: sc.region('c').url, ...MESH }, 120_000);
+    expect(second.code).toBe(0);
+    const outcomes = (JSON.parse(second.stdout) as { streams: Array<{ stream: string; action: string }> }).streams;
+    expect(outcomes.filter((o) => o.action !== 'unchanged')).toEqual([]);
+    expect(outcomes).toHaveLength(found.size);
+  }, 240_000);
+
+  it('names the region whose NATS cluster it cannot find', async () => {
+    const r = await runCli(['setup'], { NATS_URL: sc.region('c').url, ...MESH, REGIONS: 'a,b,c,nowhere' }, 120_000);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('cannot be placed in region nowhere');
+    expect(r.stderr).toContain('NATS cluster named "nowhere"');
+  }, 180_000);
+});
+
+describe('an ingress in a region', () => {
+  let ingress: RelayServer;
+
+  beforeAll(async () => {
+    // As a deployment does before its services start (a second run changes nothing).
+    const setup = await runCli(['setup'], { NATS_URL: sc.region('b').url, ...MESH }, 120_000);
+    expect(setup.code, setup.stderr).toBe(0);
+    ingress = await startRelayServer({
+      service: 'ingress',
+      env: {
+        ...MESH,
+        REGION: 'b',
+        NATS_URL: sc.region('b').url,
+        PROFILE_API_URL: profile.url,
+        PROFILE_API_RATE_PER_ADDRESS: '0',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        NODE_ENV: 'test',
+        RELAY_NODE_ID: 'ingress-b',
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await ingress?.close();
+  });
+
+  it('keeps acknowledging its players while its region is cut off, and every other region then holds each payload once, in the order posted', async () => {
+    const key = await ingress.core.keys.create({ scopes: ALL_SCOPES.filter((s) => s !== 'irc.connection.unauthenticated') });
+    const alice = newPlayer(profile, 'Alice');
+    const headers = clientHeaders(alice, key, 'play.example.net');
+    const post = async (n: number): Promise<void> => {
+      const res = await postTo(ingress.url, { type: 'chat', message: `message ${n}` }, headers);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    for (let n = 1; n <= 3; n++) await post(n);
+    sc.isolate('b');
+    try {
+      for (let n = 4; n <= 6; n++) await post(n);
+      // The cut held: the other regions' copies have not heard what b stored meanwhile.
+      for (const at of ['a', 'c']) expect((await jsm.streams.info(`RELAY_REGION_B_AT_${at.toUpperCase()}`)).state.last_seq).toBeLessThan(6);
+    } finally {
+      sc.heal();
+    }
+    const local = await jetstreamManager(nc, { checkAPI: false });
+    const expected = Array.from({ length: 6 }, (_, i) => `message ${i + 1}`);
+    for (const at of ['a', 'c']) {
+      const copy = `RELAY_REGION_B_AT_${at.toUpperCase()}`;
+      await waitUntil(async () => (await local.streams.info(copy)).state.messages === 6, `the copy of b at ${at} to hold six payloads`, 60_000);
+      const held: Array<{ seq: number; subject: string; message: string }> = [];
+      for (let seq = 1; seq <= 6; seq++) {
+        const m = await local.direct.getMessage(copy, { seq });
+        held.push({ seq: m!.seq, subject: m!.subject, message: (m!.json<{ message: string }>()).message });
+      }
+      expect(held.map((h) => h.message)).toEqual(expected);
+      expect(held.map((h) => h.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(new Set(held.map((h) => h.subject))).toEqual(new Set([regionChannelSubject('b', 'play.example.net')]));
+    }
+  }, 180_000);
+});

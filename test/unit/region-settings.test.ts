@@ -1,0 +1,103 @@
+// What an operator writes to run a mesh in regions (REGIONS, REGION, REGION_HOME), and the streams
+// the layout then asks of NATS: every mistake refused with a sentence that names it, and every
+// stream named once, in its region.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type ServiceKind } from '../../services/core/config.js';
+import { natsLayout, plansFor } from '../../services/core/nats-layout.js';
+import { startRelayServer } from '../../services/server.js';
+import { runCli } from '../helpers/cli.js';
+
+function problemsOf(service: ServiceKind, env: Record<string, string>): string[] {
+  try {
+    loadConfig(service, { ADMIN_TOKEN: 'a'.repeat(32), ...env });
+    return [];
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+}
+
+describe('region settings', () => {
+  it('are read as the regions in order, this process in one, and the home region (the first unless named)', () => {
+    expect(loadConfig('ingress', { REGIONS: ' eu , us,ap-south ', REGION: 'us' }).regions).toEqual({ here: 'us', all: ['eu', 'us', 'ap-south'], home: 'eu' });
+    expect(loadConfig('ingress', { REGIONS: 'eu,us,ap', REGION: 'ap', REGION_HOME: 'us' }).regions).toEqual({ here: 'ap', all: ['eu', 'us', 'ap'], home: 'us' });
+    expect(loadConfig('ingress', {}).regions).toBeNull();
+    // The operator's CLI (relay setup) serves no region.
+    expect(loadConfig('all', { REGIONS: 'eu,us,ap' }).regions).toEqual({ here: null, all: ['eu', 'us', 'ap'], home: 'eu' });
+  });
+
+  it.each([
+    ['a region without the list', { REGION: 'eu' }, 'REGION is set, but REGIONS is not'],
+    ['a home without the list', { REGION_HOME: 'eu' }, 'REGION_HOME is set, but REGIONS is not'],
+    ['two regions', { REGIONS: 'eu,us', REGION: 'eu' }, 'from 3 to 16 regions (got 2)'],
+    ['seventeen regions', { REGIONS: Array.from({ length: 17 }, (_, i) => `r${i}`).join(','), REGION: 'r0' }, 'from 3 to 16 regions (got 17)'],
+    ['an upper-case name', { REGIONS: 'EU,us,ap', REGION: 'us' }, 'REGIONS has "EU"'],
+    ['a name with "_" (it joins names in stream names)', { REGIONS: 'eu_west,us,ap', REGION: 'us' }, 'REGIONS has "eu_west"'],
+    ['a name with a dot (it would split a subject)', { REGIONS: 'eu.west,us,ap', REGION: 'us' }, 'REGIONS has "eu.west"'],
+    ['a name too long', { REGIONS: `${'e'.repeat(17)},us,ap`, REGION: 'us' }, `REGIONS has "${'e'.repeat(17)}"`],
+    ['a region named twice', { REGIONS: 'eu,us,eu', REGION: 'us' }, 'REGIONS names eu more than once'],
+    ['a service outside every region', { REGIONS: 'eu,us,ap', REGION: 'mars' }, 'REGION is "mars", which is not one of REGIONS (eu, us, ap)'],
+    ['a service in no region', { REGIONS: 'eu,us,ap' }, "REGION must name this process's region"],
+    ['a home outside every region', { REGIONS: 'eu,us,ap', REGION: 'eu', REGION_HOME: 'mars' }, 'REGION_HOME is "mars"'],
+  ])('refuse %s, naming it', (_, env, sentence) => {
+    const problems = problemsOf('ingress', env);
+    expect(problems.join('\n')).toContain(sentence);
+  });
+
+  it('refuse the services not built for regions yet, saying so, and accept the ingress and the CLI', () => {
+    const mesh = { REGIONS: 'eu,us,ap', REGION: 'eu' };
+    expect(problemsOf('gateway', mesh)).toEqual([expect.stringContaining('the gateway does not serve a mesh with regions yet')]);
+    expect(problemsOf('admin', mesh)).toEqual([expect.stringContaining('the admin service does not serve a mesh with regions yet')]);
+    expect(problemsOf('ingress', mesh)).toEqual([]);
+    expect(problemsOf('all', mesh)).toEqual([]);
+  });
+
+  it('stop the all-in-one (npm start) before it connects, since it holds a gateway', async () => {
+    await expect(startRelayServer({ service: 'all', env: { REGIONS: 'eu,us,ap', NATS_URL: 'nats://127.0.0.1:1' } })).rejects.toThrow(/the gateway does not serve a mesh with regions yet/);
+  });
+
+  it.each([
+    [['replay', 'play.example.net'], 'relay replay'],
+    [['tail'], 'relay tail'],
+    [['stats'], 'relay stats'],
+    [['trace', '1'], 'relay trace'],
+  ])('stop the CLI command %j, which reads the one log, with a sentence', async (args, name) => {
+    // Port 1: nothing listens there; the refusal comes before any connection is tried.
+    const r = await runCli(args, { REGIONS: 'eu,us,ap', NATS_URL: 'nats://127.0.0.1:1' });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`${name} does not serve a mesh with regions yet`);
+  });
+});
+
+describe('the layout of a mesh with regions', () => {
+  const layout = natsLayout(loadConfig('all', { REGIONS: 'eu,us,ap', REGION_HOME: 'us' }));
+  const byName = new Map(layout.map((p) => [p.stream, p]));
+
+  it('names every stream once, and none the one-log layout uses for its log', () => {
+    expect(byName.size).toBe(layout.length);
+    expect(byName.has('RELAY')).toBe(false);
+    expect(byName.has('KV_relay-idempotency')).toBe(false);
+  });
+
+  it('gives each region its log, a copy of every other region log and its own Idempotency-Key records, placed in it', () => {
+    for (const r of ['eu', 'us', 'ap']) {
+      const log = byName.get(`RELAY_REGION_${r.toUpperCase()}`);
+      expect(log?.shape).toMatchObject({ subjects: [`region.${r}.channel.>`], placement: { cluster: r }, allow_direct: true });
+      expect(log?.shape.mirror).toBeUndefined();
+      expect(byName.get(`KV_relay-idempotency-${r}`)?.shape.placement?.cluster).toBe(r);
+      for (const origin of ['eu', 'us', 'ap'].filter((o) => o !== r)) {
+        const copy = byName.get(`RELAY_REGION_${origin.toUpperCase()}_AT_${r.toUpperCase()}`);
+        expect(copy?.shape).toMatchObject({ subjects: [], mirror: { name: `RELAY_REGION_${origin.toUpperCase()}` }, placement: { cluster: r } });
+      }
+    }
+    // What the whole mesh writes once lives in the home region.
+    for (const name of ['RELAY_AUDIT', 'RELAY_CLAIM_INDEX', 'KV_relay-keys', 'KV_relay-bans', 'KV_relay-streams', 'KV_relay-nodes']) {
+      expect(byName.get(name)?.shape.placement?.cluster, name).toBe('us');
+    }
+  });
+
+  it("has an ingress check only its own region's log and records, and what the whole mesh shares", () => {
+    const names = plansFor(layout, 'ingress', 'ap').map((p) => p.stream).sort();
+    expect(names).toEqual(['KV_relay-bans', 'KV_relay-idempotency-ap', 'KV_relay-keys', 'KV_relay-nodes', 'RELAY_REGION_AP']);
+  });
+});
