@@ -40,6 +40,11 @@ export async function checkNatsLayout(jsm: JetStreamManager, plans: StreamPlan[]
     }
     findings.found.set(plan.stream, info);
     findings.problems.push(...shapeProblems(plan, info.config));
+    // A region's stream elsewhere would make its writes wait for another region, silently.
+    const region = plan.shape.placement?.cluster;
+    if (region !== undefined && info.cluster?.name !== region) {
+      findings.problems.push(`${capitalised(plan.label)} is in ${info.cluster?.name === undefined ? 'no NATS cluster' : `the NATS cluster ${JSON.stringify(info.cluster.name)}`}, not in region ${region}: move it there, or remove it and ${SETUP_HINT}.`);
+    }
     findings.warnings.push(...limitWarnings(plan, info.config, explicit));
   }
   return findings;

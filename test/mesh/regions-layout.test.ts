@@ -119,28 +119,46 @@ describe('an ingress in a region', () => {
     await ingress?.close();
   });
 
-  it('keeps acknowledging its players while its region is cut off, and every other region then holds each payload once, in the order posted', async () => {
+  it('keeps acknowledging its players and stays ready while its region is cut off, even once the region has lost the meta group, and every other region then holds each payload once, in the order posted', async () => {
     const key = await ingress.core.keys.create({ scopes: ALL_SCOPES.filter((s) => s !== 'irc.connection.unauthenticated') });
     const alice = newPlayer(profile, 'Alice');
     const headers = clientHeaders(alice, key, 'play.example.net');
-    const post = async (n: number): Promise<void> => {
-      const res = await postTo(ingress.url, { type: 'chat', message: `message ${n}` }, headers);
+    const post = async (n: number, extra: Record<string, string> = {}): Promise<void> => {
+      const res = await postTo(ingress.url, { type: 'chat', message: `message ${n}` }, { ...headers, ...extra });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     };
+    const ready = async (): Promise<number> => (await fetch(new URL('/readyz', ingress.url))).status;
     for (let n = 1; n <= 3; n++) await post(n);
+    // Both copies hold the first three before the cut, so the cut is seen holding exactly those.
+    for (const at of ['A', 'C']) await waitUntil(async () => (await jsm.streams.info(`RELAY_REGION_B_AT_${at}`)).state.last_seq === 3, `the copy of b at ${at} to hold three`, 60_000);
+    const inB = await connect({ servers: sc.region('b').url });
     sc.isolate('b');
     try {
-      for (let n = 4; n <= 6; n++) await post(n);
+      await post(4);
+      // Then once region b has lost JetStream's meta group (a majority of regions), which creating a
+      // stream or a consumer needs: storing in b's own log and the ingress's readiness do not.
+      const bJsm = await jetstreamManager(inB, { checkAPI: false, timeout: 1000 });
+      await waitUntil(() => bJsm.getAccountInfo().then(() => false, () => true), 'region b to lose the meta group', 60_000);
+      await post(5);
+      // A keyed POST and its resend: the key's record is in b's own bucket, so it is stored once.
+      await post(6, { 'idempotency-key': 'resent-while-cut-off' });
+      await post(6, { 'idempotency-key': 'resent-while-cut-off' });
+      expect(await ready()).toBe(200);
       // The cut held: the other regions' copies have not heard what b stored meanwhile.
-      for (const at of ['a', 'c']) expect((await jsm.streams.info(`RELAY_REGION_B_AT_${at.toUpperCase()}`)).state.last_seq).toBeLessThan(6);
+      for (const at of ['a', 'c']) expect((await jsm.streams.info(`RELAY_REGION_B_AT_${at.toUpperCase()}`)).state.last_seq).toBe(3);
     } finally {
       sc.heal();
+      await inB.close();
     }
     const local = await jetstreamManager(nc, { checkAPI: false });
     const expected = Array.from({ length: 6 }, (_, i) => `message ${i + 1}`);
+    // Stored once in b's log: six payloads, the resend of the keyed one not among them.
+    const origin = await waitUntil(() => local.streams.info('RELAY_REGION_B').then((i) => i.state, () => undefined), "b's log to answer after the heal", 60_000);
+    expect([origin.messages, origin.last_seq]).toEqual([6, 6]);
     for (const at of ['a', 'c']) {
       const copy = `RELAY_REGION_B_AT_${at.toUpperCase()}`;
-      await waitUntil(async () => (await local.streams.info(copy)).state.messages === 6, `the copy of b at ${at} to hold six payloads`, 60_000);
+      await waitUntil(async () => (await local.streams.info(copy)).state.last_seq === 6, `the copy of b at ${at} to catch up`, 60_000);
+      expect((await local.streams.info(copy)).state.messages).toBe(6);
       const held: Array<{ seq: number; subject: string; message: string }> = [];
       for (let seq = 1; seq <= 6; seq++) {
         const m = await local.direct.getMessage(copy, { seq });

@@ -35,13 +35,22 @@ describe('region settings', () => {
     ['a name with "_" (it joins names in stream names)', { REGIONS: 'eu_west,us,ap', REGION: 'us' }, 'REGIONS has "eu_west"'],
     ['a name with a dot (it would split a subject)', { REGIONS: 'eu.west,us,ap', REGION: 'us' }, 'REGIONS has "eu.west"'],
     ['a name too long', { REGIONS: `${'e'.repeat(17)},us,ap`, REGION: 'us' }, `REGIONS has "${'e'.repeat(17)}"`],
-    ['a region named twice', { REGIONS: 'eu,us,eu', REGION: 'us' }, 'REGIONS names eu more than once'],
+    ['a region named twice', { REGIONS: 'eu,us,eu', REGION: 'us' }, 'REGIONS names "eu" more than once'],
+    ['an empty item', { REGIONS: 'eu,,us,ap', REGION: 'us' }, 'REGIONS has an empty item'],
+    ['commas alone (not a mesh without regions)', { REGIONS: ' , ', REGION: 'us' }, 'REGIONS has an empty item'],
+    ['a trailing comma', { REGIONS: 'eu,us,ap,', REGION: 'us' }, 'REGIONS has an empty item'],
     ['a service outside every region', { REGIONS: 'eu,us,ap', REGION: 'mars' }, 'REGION is "mars", which is not one of REGIONS (eu, us, ap)'],
     ['a service in no region', { REGIONS: 'eu,us,ap' }, "REGION must name this process's region"],
     ['a home outside every region', { REGIONS: 'eu,us,ap', REGION: 'eu', REGION_HOME: 'mars' }, 'REGION_HOME is "mars"'],
   ])('refuse %s, naming it', (_, env, sentence) => {
     const problems = problemsOf('ingress', env);
     expect(problems.join('\n')).toContain(sentence);
+  });
+
+  it('print at most five bad names, quoted', () => {
+    const problems = problemsOf('ingress', { REGIONS: Array.from({ length: 50 }, (_, i) => `Bad\u001b[31m${i}`).join(','), REGION: 'x' });
+    expect(problems.join('\n')).toContain('and 45 more');
+    expect(problems.join('\n')).not.toContain('\u001b');
   });
 
   it('refuse the services not built for regions yet, saying so, and accept the ingress and the CLI', () => {

@@ -40,23 +40,30 @@ export function regionProblems(service: ServiceKind, text: (name: string) => str
   const all = names(text('REGIONS'));
   const here = text('REGION').trim();
   const home = text('REGION_HOME').trim();
+  const items = text('REGIONS').split(',').map((s) => s.trim());
+  // "eu,,us" or "," is a mistake, not a mesh without regions: refused rather than read as fewer regions.
+  if (text('REGIONS').trim() !== '' && items.some((r) => r === '')) return ['REGIONS has an empty item: name every region, separated by single commas (like eu,us,ap).'];
   if (all.length === 0) {
     return ['REGION', 'REGION_HOME'].filter((n) => text(n).trim() !== '').map((n) => `${n} is set, but REGIONS is not: name every region of the mesh in REGIONS, or leave ${n} empty.`);
   }
   const problems: string[] = [];
   const bad = all.filter((r) => !NAME.test(r));
   if (bad.length > 0) {
-    problems.push(`REGIONS has ${bad.map((r) => quoted(r, 40)).join(', ')}: a region's name is a lower-case letter, then up to 15 lower-case letters, digits or "-".`);
+    const shown = bad.slice(0, 5).map((r) => quoted(r, 40)).join(', ') + (bad.length > 5 ? ` and ${bad.length - 5} more` : '');
+    problems.push(`REGIONS has ${shown}: a region's name is a lower-case letter, then up to 15 lower-case letters, digits or "-".`);
   }
   const twice = all.filter((r, i) => all.indexOf(r) !== i);
-  if (twice.length > 0) problems.push(`REGIONS names ${[...new Set(twice)].join(', ')} more than once.`);
+  if (twice.length > 0) problems.push(`REGIONS names ${[...new Set(twice)].slice(0, 5).map((r) => quoted(r, 40)).join(', ')} more than once.`);
   if (all.length < MIN_REGIONS || all.length > MAX_ID_REGIONS) {
     problems.push(`REGIONS must name from ${MIN_REGIONS} to ${MAX_ID_REGIONS} regions (got ${all.length}): JetStream's meta group spans the regions and needs a majority of them.`);
   }
   // The operator's CLI (`relay setup`, keys, bans) serves no region; every service is in one.
-  if (here === '' && service !== 'all') problems.push(`REGION must name this process's region, one of REGIONS (${all.join(', ')}).`);
-  if (here !== '' && !all.includes(here)) problems.push(`REGION is ${quoted(here, 40)}, which is not one of REGIONS (${all.join(', ')}).`);
-  if (home !== '' && !all.includes(home)) problems.push(`REGION_HOME is ${quoted(home, 40)}, which is not one of REGIONS (${all.join(', ')}).`);
+  if (problems.length > 0) return problems;
+  // Only once REGIONS itself is sound: its names are then safe to print.
+  const list = all.join(', ');
+  if (here === '' && service !== 'all') problems.push(`REGION must name this process's region, one of REGIONS (${list}).`);
+  if (here !== '' && !all.includes(here)) problems.push(`REGION is ${quoted(here, 40)}, which is not one of REGIONS (${list}).`);
+  if (home !== '' && !all.includes(home)) problems.push(`REGION_HOME is ${quoted(home, 40)}, which is not one of REGIONS (${list}).`);
   return problems;
 }
 
