@@ -35,7 +35,7 @@ describe('relay loads what a command needs when it runs', () => {
   it('relay --help lists every command and loads none of their code', async () => {
     const r = await loaded(['--help']);
     expect(r.code).toBe(0);
-    for (const command of ['setup', 'keys', 'bans', 'audit', 'streams', 'stats', 'replay', 'tail', 'trace', 'serve', 'dev', 'config']) {
+    for (const command of ['setup', 'keys', 'bans', 'audit', 'streams', 'stats', 'replay', 'tail', 'trace', 'nats-permissions', 'serve', 'dev', 'config']) {
       expect(r.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     // The resolve hook saw the CLI itself: the check below is not empty by accident.

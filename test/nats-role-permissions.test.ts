@@ -12,46 +12,23 @@ import { Kvm } from '@nats-io/kv';
 import { permissionViolationOf } from '../services/core/nats-refusal.js';
 import { AUDIT_STREAM_NAME, BUCKET_BANS, BUCKET_KEYS, STREAM_NAME, channelSubject } from '../services/core/subjects.js';
 import { heartbeatKey } from '../services/core/node-heartbeat.js';
-import { allProbes, permitted } from './helpers/nats-probes.js';
+import { allProbes, apiNames, kvReadNames, kvWatchNames, permitted, streamReadNames } from './helpers/nats-probes.js';
 import { startRoleNats, ROLES, type Role, type RoleNats } from './helpers/role-nats.js';
 import { runCliJson } from './helpers/cli.js';
 import type { CreatedKey } from '../services/core/keys.js';
 
 const UUID = '00000000-0000-4000-8000-000000000000';
-const api = (verb: string, ...streams: string[]): string[] => streams.map((s) => `pub $JS.API.${verb}.${s}`);
-const kvReads = (bucket: string): string[] => [
-  `pub $JS.API.STREAM.INFO.KV_${bucket}`,
-  `pub $JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.probe`,
-];
-/** A KV watch: an ordered push consumer (created, replaced, deleted) and its flow control. */
-const kvWatch = (bucket: string): string[] => [
-  `pub $JS.API.CONSUMER.CREATE.KV_${bucket}`,
-  `pub $JS.API.CONSUMER.CREATE.KV_${bucket}.probe`,
-  `pub $JS.API.CONSUMER.CREATE.KV_${bucket}.probe.$KV.${bucket}.probe`,
-  `pub $JS.API.CONSUMER.DELETE.KV_${bucket}.probe`,
-  `pub $JS.FC.KV_${bucket}.probe`,
-];
-/** Reading a stream with an ordered pull consumer (the log reader, the claim index, the audit trail). */
-const streamRead = (stream: string, subject: string): string[] => [
-  `pub $JS.API.STREAM.INFO.${stream}`,
-  `pub $JS.API.CONSUMER.CREATE.${stream}`,
-  `pub $JS.API.CONSUMER.CREATE.${stream}.probe`,
-  `pub $JS.API.CONSUMER.CREATE.${stream}.probe.${subject}`,
-  `pub $JS.API.CONSUMER.INFO.${stream}.probe`,
-  `pub $JS.API.CONSUMER.DELETE.${stream}.probe`,
-  `pub $JS.API.CONSUMER.MSG.NEXT.${stream}.probe`,
-];
 const ALL_STREAMS = ['RELAY', 'RELAY_AUDIT', 'RELAY_CLAIM_INDEX', 'KV_relay-keys', 'KV_relay-bans', 'KV_relay-streams', 'KV_relay-nodes', 'KV_relay-idempotency'];
 /** What the admin service and the CLI both do: keys, bans, the audit trail; read the log, the trail, claims and heartbeats. */
 const OPERATOR = [
   'pub $JS.API.INFO',
-  ...streamRead('RELAY', 'channel.probe'),
+  ...streamReadNames('RELAY', 'channel.probe'),
   'pub $JS.API.DIRECT.GET.RELAY.channel.probe',
-  ...streamRead('RELAY_AUDIT', 'audit.probe'),
-  ...kvReads('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatch('relay-keys'),
-  ...kvReads('relay-bans'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-bans', ...kvWatch('relay-bans'),
-  'pub $JS.API.STREAM.INFO.KV_relay-streams', ...kvWatch('relay-streams'),
-  'pub $JS.API.STREAM.INFO.KV_relay-nodes', ...kvWatch('relay-nodes'),
+  ...streamReadNames('RELAY_AUDIT', 'audit.probe'),
+  ...kvReadNames('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatchNames('relay-keys'),
+  ...kvReadNames('relay-bans'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-bans', ...kvWatchNames('relay-bans'),
+  'pub $JS.API.STREAM.INFO.KV_relay-streams', ...kvWatchNames('relay-streams'),
+  'pub $JS.API.STREAM.INFO.KV_relay-nodes', ...kvWatchNames('relay-nodes'),
   'pub audit.probe', 'pub $KV.relay-keys.probe', 'pub $KV.relay-bans.probe',
   ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans.auto.${s}.${UUID}`), `pub $KV.relay-bans.${UUID}`,
 ];
@@ -61,20 +38,20 @@ const ALLOWED: Record<Role, string[]> = {
   ingress: [
     'pub $JS.API.INFO',
     'pub $JS.API.STREAM.INFO.RELAY', 'pub channel.probe',
-    ...kvReads('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatch('relay-keys'),
-    ...kvReads('relay-bans'), ...kvWatch('relay-bans'), `pub $KV.relay-bans.auto.ingress.${UUID}`,
+    ...kvReadNames('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatchNames('relay-keys'),
+    ...kvReadNames('relay-bans'), ...kvWatchNames('relay-bans'), `pub $KV.relay-bans.auto.ingress.${UUID}`,
     'pub $JS.API.STREAM.INFO.KV_relay-nodes', `pub $KV.relay-nodes.${heartbeatKey('ingress', 'probe')}`,
-    ...kvReads('relay-idempotency'), 'pub $KV.relay-idempotency.probe',
+    ...kvReadNames('relay-idempotency'), 'pub $KV.relay-idempotency.probe',
     'sub _INBOX.ingress.>',
   ],
   gateway: [
     'pub $JS.API.INFO',
-    ...streamRead('RELAY', 'channel.probe'), 'pub $JS.API.DIRECT.GET.RELAY.channel.probe',
-    ...streamRead('RELAY_CLAIM_INDEX', 'relay.claim-index.probe'), 'pub relay.claim-index.probe',
-    ...kvReads('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatch('relay-keys'),
-    ...kvReads('relay-bans'), ...kvWatch('relay-bans'), `pub $KV.relay-bans.auto.gateway.${UUID}`,
-    ...kvReads('relay-streams'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-streams', 'pub $KV.relay-streams.probe',
-    'pub $JS.API.STREAM.INFO.KV_relay-nodes', ...kvWatch('relay-nodes'), `pub $KV.relay-nodes.${heartbeatKey('gateway', 'probe')}`,
+    ...streamReadNames('RELAY', 'channel.probe'), 'pub $JS.API.DIRECT.GET.RELAY.channel.probe',
+    ...streamReadNames('RELAY_CLAIM_INDEX', 'relay.claim-index.probe'), 'pub relay.claim-index.probe',
+    ...kvReadNames('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatchNames('relay-keys'),
+    ...kvReadNames('relay-bans'), ...kvWatchNames('relay-bans'), `pub $KV.relay-bans.auto.gateway.${UUID}`,
+    ...kvReadNames('relay-streams'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-streams', 'pub $KV.relay-streams.probe',
+    'pub $JS.API.STREAM.INFO.KV_relay-nodes', ...kvWatchNames('relay-nodes'), `pub $KV.relay-nodes.${heartbeatKey('gateway', 'probe')}`,
     'pub relay.claim-notice.probe', 'pub relay.owner-census.ask', 'pub relay.owner-census.answer.probe',
     'sub live.channel.>', 'sub relay.claim-notice.>', 'sub relay.owner-census.ask', 'sub relay.owner-census.answer.*', 'sub $KV.relay-streams.>', 'sub _INBOX.gateway.>',
   ],
@@ -82,9 +59,9 @@ const ALLOWED: Record<Role, string[]> = {
   // The operator: the same, and `relay setup` (create and update, never delete or purge).
   cli: [
     ...OPERATOR,
-    ...api('STREAM.INFO', 'RELAY_CLAIM_INDEX', 'KV_relay-idempotency'),
-    ...api('STREAM.CREATE', ...ALL_STREAMS),
-    ...api('STREAM.UPDATE', ...ALL_STREAMS),
+    ...apiNames('STREAM.INFO', 'RELAY_CLAIM_INDEX', 'KV_relay-idempotency'),
+    ...apiNames('STREAM.CREATE', ...ALL_STREAMS),
+    ...apiNames('STREAM.UPDATE', ...ALL_STREAMS),
     'pub $JS.API.STREAM.MSG.GET.RELAY',
     'sub _INBOX.cli.>',
   ],

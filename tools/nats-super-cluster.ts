@@ -26,6 +26,8 @@ export interface Region {
 export interface SuperClusterOptions {
   /** Servers per region: 1 for tests, 3 for a region that survives losing one (the benches). */
   nodesPerRegion?: number;
+  /** More of each server's configuration (a region's users), and the environment it reads. */
+  serverConfig?: (region: string) => { extraConfig: string; env?: NodeJS.ProcessEnv };
 }
 
 export interface SuperCluster {
@@ -107,6 +109,7 @@ async function startOnce(baseDir: string, names: readonly string[], options: Sup
       .map((o) => `{ name: "${o}", urls: [${proxies.get(key(name, o))!.map((x) => `"nats://127.0.0.1:${x.port}"`).join(', ')}] }`)
       .join(', ');
     const peers = portsOf(name).map((q) => q.cluster);
+    const more = options.serverConfig?.(name);
     return {
       storeDir: join(baseDir, name, `n${i + 1}`),
       port: p.client,
@@ -115,7 +118,8 @@ async function startOnce(baseDir: string, names: readonly string[], options: Sup
       // A one-server region still needs a cluster block naming itself and a route (to itself): 2.9
       // refuses clustered JetStream without configured routes.
       cluster: { name, port: p.cluster, routes: size === 1 ? peers : peers.filter((c) => c !== p.cluster) },
-      extraConfig: `gateway { name: "${name}", listen: "127.0.0.1:${p.gateway}", advertise: "127.0.0.1:${dead.port}", gateways: [${others}] }`,
+      extraConfig: [`gateway { name: "${name}", listen: "127.0.0.1:${p.gateway}", advertise: "127.0.0.1:${dead.port}", gateways: [${others}] }`, more?.extraConfig ?? ''].join('\n'),
+      ...(more?.env !== undefined ? { env: more.env } : {}),
       // Every server of every region starts at once: each is healthy once the meta group has formed.
       healthTimeoutMs: 30_000,
     };

@@ -12,6 +12,7 @@ import { registerBans } from './commands/bans.js';
 import { registerConfig } from './commands/config.js';
 import { registerDev } from './commands/dev.js';
 import { registerKeys } from './commands/keys.js';
+import { registerNatsPermissions } from './commands/nats-permissions.js';
 import { registerReplay } from './commands/replay.js';
 import { registerServe } from './commands/serve.js';
 import { registerSetup } from './commands/setup.js';
@@ -63,6 +64,7 @@ export async function runRelayCli(extensions: CliExtensions = {}): Promise<void>
   registerStats(program);
   registerReplay(program);
   registerTrace(program);
+  registerNatsPermissions(program);
   registerServe(program);
   registerDev(program, extensions.dev);
   registerConfig(program);

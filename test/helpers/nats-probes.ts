@@ -5,7 +5,7 @@
 // nothing (except DELETE, which takes no body: a role allowed it fails its test anyway).
 
 import { NoRespondersError, PermissionViolationError, TimeoutError, type NatsConnection } from '@nats-io/nats-core';
-import { natsLayout } from '../../services/core/nats-layout.js';
+import { natsLayout, type StreamPlan } from '../../services/core/nats-layout.js';
 import { loadConfig } from '../../services/core/config.js';
 import { AUTO_BANNERS, banKey } from '../../services/core/bans.js';
 import { heartbeatKey } from '../../services/core/node-heartbeat.js';
@@ -19,8 +19,7 @@ export interface Probe {
   body?: string;
 }
 
-const STREAMS = natsLayout(loadConfig('all', {})).map((p) => p.stream);
-const BUCKETS = natsLayout(loadConfig('all', {})).flatMap((p) => (p.bucket !== undefined ? [p.bucket] : []));
+const ONE_LOG = natsLayout(loadConfig('all', {}));
 const NOT_A_CONFIG = JSON.stringify({ name: 'NOT_THIS_STREAM' });
 
 /** The verbs a stream answers, with a body JetStream refuses (so an allowed probe changes nothing). */
@@ -55,13 +54,17 @@ function streamVerbs(s: string, subject: string): Array<[string, string]> {
   ];
 }
 
-/** A subject the stream takes, for the verbs that name one. */
-function subjectOf(stream: string): string {
-  if (stream.startsWith('KV_')) return `$KV.${stream.slice(3)}.probe`;
-  return { RELAY: 'channel.probe', RELAY_AUDIT: 'audit.probe', RELAY_CLAIM_INDEX: 'relay.claim-index.probe' }[stream] ?? 'probe';
+/** A subject the stream takes, for the verbs that name one (a copy takes none of its own: 'probe'). */
+function subjectOf(plan: StreamPlan): string {
+  return plan.shape.subjects?.[0]?.replace(/>$/, 'probe') ?? 'probe';
 }
 
-export function allProbes(): Probe[] {
+/**
+ * Every probe against a layout: the one log's by default; a mesh with regions' (`regions`) adds each
+ * region's payload and live subjects, and what one might listen to of them.
+ */
+export function allProbes(layout: readonly StreamPlan[] = ONE_LOG, regions: readonly string[] = []): Probe[] {
+  const buckets = layout.flatMap((p) => (p.bucket !== undefined ? [p.bucket] : []));
   const pub = (subject: string, body = ''): Probe => ({ name: `pub ${subject}`, kind: 'pub', subject, body });
   const sub = (subject: string): Probe => ({ name: `sub ${subject}`, kind: 'sub', subject });
   const deletes: Probe[] = [];
@@ -74,22 +77,47 @@ export function allProbes(): Probe[] {
     pub('$JS.API.SERVER.REMOVE', '{}'),
     pub('$JS.API.ACCOUNT.PURGE.probe'),
   ];
-  for (const s of STREAMS) {
-    for (const [subject, body] of streamVerbs(s, subjectOf(s))) (subject.startsWith('$JS.API.STREAM.DELETE.') ? deletes : probes).push(pub(subject, body));
+  for (const plan of layout) {
+    for (const [subject, body] of streamVerbs(plan.stream, subjectOf(plan))) (subject.startsWith('$JS.API.STREAM.DELETE.') ? deletes : probes).push(pub(subject, body));
   }
   // What the relay publishes on: payloads, live frames (only the server RePublishes), the audit
   // trail, the claim notices and index, the owner census, and each bucket's keys, with the keys each role owns.
   probes.push(pub('channel.probe'), pub('live.channel.probe'), pub('audit.probe'), pub('relay.claim-notice.probe'), pub('relay.claim-index.probe'), pub('relay.owner-census.ask'), pub('relay.owner-census.answer.probe'), pub('relay.owner-census.probe'));
-  for (const b of BUCKETS) probes.push(pub(`$KV.${b}.probe`));
+  for (const r of regions) probes.push(pub(`region.${r}.channel.probe`), pub(`live.region.${r}.channel.probe`), sub(`region.${r}.channel.>`), sub(`live.region.${r}.channel.>`));
+  if (regions.length > 0) probes.push(sub('region.>'), sub('live.region.>'), sub('live.region.*.channel.>'));
+  for (const b of buckets) probes.push(pub(`$KV.${b}.probe`));
   for (const role of ['ingress', 'gateway', 'all']) probes.push(pub(`$KV.relay-nodes.${heartbeatKey(role, 'probe')}`));
   for (const issuer of AUTO_BANNERS) probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', issuer)}`));
   probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', null)}`));
   // What one might listen to.
   for (const s of ['>', 'channel.>', 'live.channel.>', 'audit.>', 'relay.claim-notice.>', 'relay.claim-index.>', 'relay.owner-census.>', 'relay.owner-census.ask', 'relay.owner-census.answer.*', '$JS.API.>', '_INBOX.>']) probes.push(sub(s));
-  for (const b of BUCKETS) probes.push(sub(`$KV.${b}.>`));
+  for (const b of buckets) probes.push(sub(`$KV.${b}.>`));
   for (const role of ['ingress', 'gateway', 'admin', 'cli'] as const) probes.push(sub(`${inboxPrefix(role)}.>`));
   return [...probes, ...deletes];
 }
+
+// The probe names a table of what a role may do is written in.
+export const apiNames = (verb: string, ...streams: string[]): string[] => streams.map((s) => `pub $JS.API.${verb}.${s}`);
+/** Reading a bucket: its stream's information and a direct get. */
+export const kvReadNames = (bucket: string): string[] => [`pub $JS.API.STREAM.INFO.KV_${bucket}`, `pub $JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.probe`];
+/** A KV watch: an ordered push consumer (created, replaced, deleted) and its flow control. */
+export const kvWatchNames = (bucket: string): string[] => [
+  `pub $JS.API.CONSUMER.CREATE.KV_${bucket}`,
+  `pub $JS.API.CONSUMER.CREATE.KV_${bucket}.probe`,
+  `pub $JS.API.CONSUMER.CREATE.KV_${bucket}.probe.$KV.${bucket}.probe`,
+  `pub $JS.API.CONSUMER.DELETE.KV_${bucket}.probe`,
+  `pub $JS.FC.KV_${bucket}.probe`,
+];
+/** Reading a stream with an ordered pull consumer (the log reader, the claim index, the audit trail). */
+export const streamReadNames = (stream: string, subject: string): string[] => [
+  `pub $JS.API.STREAM.INFO.${stream}`,
+  `pub $JS.API.CONSUMER.CREATE.${stream}`,
+  `pub $JS.API.CONSUMER.CREATE.${stream}.probe`,
+  `pub $JS.API.CONSUMER.CREATE.${stream}.probe.${subject}`,
+  `pub $JS.API.CONSUMER.INFO.${stream}.probe`,
+  `pub $JS.API.CONSUMER.DELETE.${stream}.probe`,
+  `pub $JS.API.CONSUMER.MSG.NEXT.${stream}.probe`,
+];
 
 /** Whether the server's permissions let the probe through (its answer, whatever it says, or silence). */
 export async function permitted(nc: NatsConnection, probe: Probe): Promise<boolean> {

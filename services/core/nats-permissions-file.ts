@@ -1,0 +1,95 @@
+// The nats-server configuration text of the relay's users, written from rolePermissions
+// (nats-permissions.ts): infra/nats/permissions.conf for a mesh without regions, and what
+// `relay nats-permissions --region R` prints for the servers of one region. Both are generated, so a
+// stream or subject is named once, in the layout.
+
+import type { StreamPlan } from './nats-layout.js';
+import { rolePermissions, type RolePermissions } from './nats-permissions.js';
+
+const WIDTH = 120;
+
+const HEADER = `# One NATS user per role of the relay, each allowed only what its role does (docs/OPERATIONS.md,
+# "Permissions per role"). Written by \`npm run nats-permissions\` from the relay's layout (do not edit
+# by hand); test/nats-role-permissions.test.ts and test/mesh/regions-permissions.test.ts try every
+# role x JetStream verb x stream against it and expect exactly their tables. Include it in each
+# server's configuration:
+#
+#   include "permissions.conf"
+#
+# The passwords are read from the nats-server's environment (RELAY_NATS_*_PASSWORD); each must begin
+# with a letter (nats-server reads a substituted value that begins with a digit, 1e5..., as a number
+# and refuses the whole file). Give each service its own user as NATS_USER / NATS_PASSWORD (or
+# replace \`password\` by an \`nkey\` public key and give the service NATS_NKEY_SEED).
+#
+# Only the operator's \`cli\` user creates and updates streams (\`relay setup\`); the internet-facing
+# services start against what exists and may not change a limit. No user may delete, purge or
+# remove messages from a stream. Each role writes only its own KV keys: its heartbeats under
+# $KV.relay-nodes.<role>.*, the bans it issues itself under $KV.relay-bans.auto.<role>.*. Each role
+# hears replies only under its own inbox prefix, _INBOX.<role>.>, so it cannot read another's.`;
+
+/** What is said of one region's file: NATS checks a user where it connects, so each region's servers hold their own. */
+function regionHeader(region: string, all: readonly string[]): string {
+  return [
+    `# For the servers of region "${region}" only (REGIONS=${all.join(',')}; \`relay nats-permissions --region ${region}\`).`,
+    '# A server checks the users of the clients connected to it, so each region loads its own file: here the',
+    `# ingress may write only to region ${region}'s log and Idempotency-Key records. The gateway and the admin`,
+    '# service do not serve a mesh with regions yet (docs/REGIONS.md), so this file has no user for them.',
+    "# Give each region's users passwords (or nkeys) of their own: a credential is then good in its region only.",
+  ].join('\n');
+}
+
+/** Quoted subjects joined into lines no wider than WIDTH, each indented. */
+function subjectLines(groups: readonly string[][], indent: string): string[] {
+  const lines: string[] = [];
+  for (const group of groups) {
+    let line = '';
+    for (const subject of group.map((s) => JSON.stringify(s))) {
+      if (line !== '' && indent.length + line.length + 2 + subject.length > WIDTH) {
+        lines.push(`${indent}${line}`);
+        line = '';
+      }
+      line = line === '' ? subject : `${line}, ${subject}`;
+    }
+    if (line !== '') lines.push(`${indent}${line}`);
+  }
+  return lines;
+}
+
+/** A sentence as comment lines no wider than WIDTH. */
+function commentLines(text: string, indent: string): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && indent.length + 2 + line.length + 1 + word.length > WIDTH - 20) {
+      lines.push(`${indent}# ${line}`);
+      line = '';
+    }
+    line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(`${indent}# ${line}`);
+  return lines;
+}
+
+function userBlock(r: RolePermissions): string[] {
+  return [
+    ...commentLines(r.comment, '    '),
+    '    {',
+    `      user: ${r.role}`,
+    `      password: $RELAY_NATS_${r.role.toUpperCase()}_PASSWORD`,
+    '      permissions: {',
+    '        publish: {',
+    '          allow: [',
+    ...subjectLines(r.publish, '            '),
+    '          ]',
+    '        }',
+    `        subscribe: { allow: [${r.subscribe.map((s) => JSON.stringify(s)).join(', ')}] }`,
+    '      }',
+    '    }',
+  ];
+}
+
+/** The whole file: for a mesh without regions (`region` null), or for one region's servers. */
+export function permissionsFile(layout: readonly StreamPlan[], region: { name: string; all: readonly string[] } | null): string {
+  const roles = rolePermissions(layout, region?.name ?? null);
+  return [HEADER, ...(region === null ? [] : ['#', regionHeader(region.name, region.all)]), '', 'authorization {', '  users = [', ...roles.flatMap(userBlock), '  ]', '}', ''].join('\n');
+}

@@ -1,0 +1,131 @@
+// Each NATS role's permissions, made from the layout (nats-layout.ts), so a stream or subject is
+// named once: `infra/nats/permissions.conf` (a mesh without regions) and, per region, what
+// `relay nats-permissions` prints are written from here (scripts/generate-permissions.ts), and
+// test/nats-role-permissions.test.ts and test/mesh/regions-permissions.test.ts prove them against
+// real nats-servers. Each role may do only what its service does; only the operator's `cli` creates
+// or updates a stream, nobody deletes or purges one, and each role hears replies only under its own
+// inbox prefix.
+
+import type { StreamPlan } from './nats-layout.js';
+import { kvStream, kvSubject } from './kv-internals.js';
+import {
+  AUDIT_STREAM_NAME,
+  AUDIT_SUBJECTS,
+  BUCKET_BANS,
+  BUCKET_KEYS,
+  BUCKET_NODES,
+  BUCKET_STREAMS,
+  CLAIM_INDEX_PREFIX,
+  CLAIM_INDEX_STREAM,
+  CLAIM_NOTICE_PREFIX,
+  idempotencyBucket,
+  inboxPrefix,
+  LIVE_ALL_CHANNELS,
+  OWNER_CENSUS_ANSWER_PREFIX,
+  OWNER_CENSUS_ASK,
+  regionSubjects,
+  STREAM_SUBJECTS,
+  writtenLog,
+  type NatsRole,
+} from './subjects.js';
+
+export type PermissionRole = Exclude<NatsRole, 'all'>;
+
+export interface RolePermissions {
+  role: PermissionRole;
+  /** Why the role may do what it may, for the file's reader. */
+  comment: string;
+  /** Subjects it may publish to, a line of the file each group. */
+  publish: string[][];
+  subscribe: string[];
+}
+
+const api = (verb: string, ...streams: string[]): string[] => streams.map((s) => `$JS.API.${verb}.${s}`);
+/** Reading a bucket: its stream's information and direct gets. */
+const kvRead = (bucket: string): string[] => [...api('STREAM.INFO', kvStream(bucket)), `$JS.API.DIRECT.GET.${kvStream(bucket)}.>`];
+/** A KV watch: an ordered push consumer, created, replaced and deleted, and its flow control. */
+const kvWatch = (bucket: string): string[] => [
+  ...api('CONSUMER.CREATE', kvStream(bucket), `${kvStream(bucket)}.>`),
+  `$JS.API.CONSUMER.DELETE.${kvStream(bucket)}.*`,
+  `$JS.FC.${kvStream(bucket)}.>`,
+];
+/** Reading a stream with an ordered pull consumer (the log reader, the claim index, the audit trail). */
+const streamRead = (stream: string): string[] => [
+  ...api('CONSUMER.CREATE', stream, `${stream}.>`),
+  ...api('CONSUMER.INFO', `${stream}.*`),
+  ...api('CONSUMER.DELETE', `${stream}.*`),
+  ...api('CONSUMER.MSG.NEXT', `${stream}.*`),
+];
+const auto = (role: PermissionRole): string => kvSubject(BUCKET_BANS, `auto.${role}.*`);
+const heartbeats = (role: PermissionRole): string => kvSubject(BUCKET_NODES, `${role}.*`);
+
+/**
+ * The roles of a mesh without regions (`region` null), or of one region's servers: there, the ingress
+ * may write only to its region's log and records; the gateway and admin service do not run in regions
+ * yet, so a region's servers have no user for them.
+ */
+export function rolePermissions(layout: readonly StreamPlan[], region: string | null): RolePermissions[] {
+  const log = writtenLog(region).stream;
+  const logSubjects = region === null ? STREAM_SUBJECTS : regionSubjects(region);
+  const idempotency = idempotencyBucket(region);
+  const ingress: RolePermissions = {
+    role: 'ingress',
+    comment: 'Ingress: publishes payloads; reads keys and bans; keeps Idempotency-Key records, its heartbeats and the bans of cracked clients it finds.',
+    publish: [
+      ['$JS.API.INFO'],
+      [...api('STREAM.INFO', log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_NODES), kvStream(idempotency))],
+      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, ...[BUCKET_KEYS, BUCKET_BANS, idempotency].map((b) => `$JS.API.DIRECT.GET.${kvStream(b)}.>`)],
+      kvWatch(BUCKET_KEYS),
+      kvWatch(BUCKET_BANS),
+      [logSubjects, kvSubject(idempotency, '>'), heartbeats('ingress'), auto('ingress')],
+    ],
+    subscribe: [`${inboxPrefix('ingress')}.>`],
+  };
+  const cli: RolePermissions = {
+    role: 'cli',
+    comment: "The operator (the relay CLI): what the admin service may do, and `relay setup`: create the relay's streams and buckets and change their limits. Keep this user off internet-facing hosts.",
+    publish: [
+      ['$JS.API.INFO'],
+      ...['STREAM.INFO', 'STREAM.CREATE', 'STREAM.UPDATE'].map((verb) => api(verb, ...layout.map((p) => p.stream))),
+      ...(region === null ? [[`$JS.API.STREAM.MSG.GET.${log}`], [`$JS.API.DIRECT.GET.${log}.>`], streamRead(log)] : []),
+      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, `$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_BANS)}`, ...kvRead(BUCKET_KEYS).slice(1), ...kvRead(BUCKET_BANS).slice(1)],
+      streamRead(AUDIT_STREAM_NAME),
+      ...[BUCKET_KEYS, BUCKET_BANS, BUCKET_STREAMS, BUCKET_NODES].map(kvWatch),
+      [kvSubject(BUCKET_KEYS, '>'), kvSubject(BUCKET_BANS, '>'), AUDIT_SUBJECTS],
+    ],
+    subscribe: [`${inboxPrefix('cli')}.>`],
+  };
+  if (region !== null) return [ingress, cli];
+  const gateway: RolePermissions = {
+    role: 'gateway',
+    comment: 'Gateway: streams to clients from the live subjects and the event log; holds stream claims, its claim index and notices, asks and answers the owner census (the stream caps), writes its heartbeats and the bans it issues.',
+    publish: [
+      ['$JS.API.INFO'],
+      api('STREAM.INFO', log, CLAIM_INDEX_STREAM, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
+      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, `$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_STREAMS)}`],
+      [log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS)].map((s) => `$JS.API.DIRECT.GET.${s}.>`),
+      streamRead(log),
+      streamRead(CLAIM_INDEX_STREAM),
+      ...[BUCKET_KEYS, BUCKET_BANS, BUCKET_NODES].map(kvWatch),
+      [kvSubject(BUCKET_STREAMS, '>'), heartbeats('gateway'), auto('gateway')],
+      [`${CLAIM_NOTICE_PREFIX}>`, `${CLAIM_INDEX_PREFIX}>`, OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`],
+    ],
+    subscribe: [`${inboxPrefix('gateway')}.>`, LIVE_ALL_CHANNELS, `${CLAIM_NOTICE_PREFIX}>`, OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`, kvSubject(BUCKET_STREAMS, '>')],
+  };
+  const admin: RolePermissions = {
+    role: 'admin',
+    comment: 'Admin service (the console and its API): keys, bans and the audit trail; reads the event log, the audit trail, the claims and the heartbeats. It starts against what exists, like the others.',
+    publish: [
+      ['$JS.API.INFO'],
+      api('STREAM.INFO', log, AUDIT_STREAM_NAME, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
+      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, `$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_BANS)}`],
+      [log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS)].map((s) => `$JS.API.DIRECT.GET.${s}.>`),
+      streamRead(log),
+      streamRead(AUDIT_STREAM_NAME),
+      ...[BUCKET_KEYS, BUCKET_BANS, BUCKET_STREAMS, BUCKET_NODES].map(kvWatch),
+      [kvSubject(BUCKET_KEYS, '>'), kvSubject(BUCKET_BANS, '>'), AUDIT_SUBJECTS],
+    ],
+    subscribe: [`${inboxPrefix('admin')}.>`, LIVE_ALL_CHANNELS],
+  };
+  return [ingress, gateway, admin, cli];
+}

@@ -1,0 +1,124 @@
+// Least privilege in a mesh with regions, proven by enumeration as test/nats-role-permissions.test.ts
+// proves it for one log: each region's servers load what `relay nats-permissions --region R` prints,
+// the operator's `relay setup` runs as the `cli` user, and then, in every region, each role tries every
+// JetStream verb on every stream and bucket of every region, every plain subject and subscription,
+// and exactly its table gets through. A region's ingress may write only to its own region's log and
+// Idempotency-Key records: a stolen one cannot fill another region's log or forge its records.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../services/core/config.js';
+import { natsLayout } from '../../services/core/nats-layout.js';
+import { inboxPrefix } from '../../services/core/subjects.js';
+import { heartbeatKey } from '../../services/core/node-heartbeat.js';
+import { startSuperCluster, type SuperCluster } from '../../tools/nats-super-cluster.js';
+import { runCli } from '../helpers/cli.js';
+import { allProbes, kvReadNames, kvWatchNames, permitted, streamReadNames } from '../helpers/nats-probes.js';
+
+const REGIONS = ['a', 'b', 'c'] as const;
+const MESH = { REGIONS: REGIONS.join(','), REGION_HOME: 'a' };
+const ROLES = ['ingress', 'gateway', 'admin', 'cli'] as const;
+const UUID = '00000000-0000-4000-8000-000000000000';
+const layout = natsLayout(loadConfig('all', MESH));
+const up = (r: string): string => r.toUpperCase();
+
+const EVERY_STREAM = [
+  ...REGIONS.map((r) => `RELAY_REGION_${up(r)}`),
+  ...REGIONS.flatMap((o) => REGIONS.filter((at) => at !== o).map((at) => `RELAY_REGION_${up(o)}_AT_${up(at)}`)),
+  ...REGIONS.map((r) => `KV_relay-idempotency-${r}`),
+  'RELAY_AUDIT', 'RELAY_CLAIM_INDEX', 'KV_relay-keys', 'KV_relay-bans', 'KV_relay-streams', 'KV_relay-nodes',
+];
+
+/** What each role may do on region r's servers; the gateway and admin service do not run in regions yet. */
+function allowed(role: (typeof ROLES)[number], r: string): string[] {
+  if (role === 'ingress') {
+    return [
+      'pub $JS.API.INFO',
+      `pub $JS.API.STREAM.INFO.RELAY_REGION_${up(r)}`, `pub region.${r}.channel.probe`,
+      ...kvReadNames('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatchNames('relay-keys'),
+      ...kvReadNames('relay-bans'), ...kvWatchNames('relay-bans'), `pub $KV.relay-bans.auto.ingress.${UUID}`,
+      'pub $JS.API.STREAM.INFO.KV_relay-nodes', `pub $KV.relay-nodes.${heartbeatKey('ingress', 'probe')}`,
+      ...kvReadNames(`relay-idempotency-${r}`), `pub $KV.relay-idempotency-${r}.probe`,
+      'sub _INBOX.ingress.>',
+    ];
+  }
+  if (role === 'cli') {
+    return [
+      'pub $JS.API.INFO',
+      ...['INFO', 'CREATE', 'UPDATE'].flatMap((verb) => EVERY_STREAM.map((s) => `pub $JS.API.STREAM.${verb}.${s}`)),
+      ...streamReadNames('RELAY_AUDIT', 'audit.probe'),
+      ...kvReadNames('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatchNames('relay-keys'),
+      ...kvReadNames('relay-bans'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-bans', ...kvWatchNames('relay-bans'),
+      ...kvWatchNames('relay-streams'), ...kvWatchNames('relay-nodes'),
+      'pub audit.probe', 'pub $KV.relay-keys.probe', 'pub $KV.relay-bans.probe',
+      ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans.auto.${s}.${UUID}`), `pub $KV.relay-bans.${UUID}`,
+      'sub _INBOX.cli.>',
+    ];
+  }
+  return [];
+}
+
+let dir: string;
+let sc: SuperCluster;
+// Each region's users get passwords of their own: a credential is then good in its region only.
+const passwords = Object.fromEntries(REGIONS.map((r) => [r, Object.fromEntries(ROLES.map((role) => [role, `p${randomBytes(12).toString('hex')}`]))])) as Record<string, Record<string, string>>;
+const opened: NatsConnection[] = [];
+
+async function connectAs(role: string, region: string, password = passwords[region]![role]!): Promise<NatsConnection> {
+  const nc = await connect({ servers: sc.region(region).url, user: role, pass: password, inboxPrefix: inboxPrefix(role as 'cli'), maxReconnectAttempts: 0 });
+  opened.push(nc);
+  return nc;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'relay-regions-permissions-'));
+  const files: Record<string, string> = {};
+  for (const r of REGIONS) {
+    const printed = await runCli(['nats-permissions', '--region', r], { ...MESH, NATS_URL: 'nats://127.0.0.1:1' });
+    expect(printed.code).toBe(0);
+    files[r] = printed.stdout;
+  }
+  sc = await startSuperCluster(dir, REGIONS, {
+    serverConfig: (r) => ({
+      extraConfig: files[r]!,
+      env: { ...process.env, ...Object.fromEntries(ROLES.map((role) => [`RELAY_NATS_${role.toUpperCase()}_PASSWORD`, passwords[r]![role]!])) },
+    }),
+  });
+  const setup = await runCli(['setup'], { ...MESH, NATS_URL: sc.region('b').url, NATS_USER: 'cli', NATS_PASSWORD: passwords['b']!['cli']! }, 120_000);
+  expect(setup.stderr).toBe('');
+  expect(setup.code).toBe(0);
+}, 240_000);
+
+afterAll(async () => {
+  for (const nc of opened) await nc.close().catch(() => undefined);
+  await sc?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("each region's NATS users may use exactly the subjects of their table", () => {
+  const probes = allProbes(layout, REGIONS);
+  const cases = REGIONS.flatMap((r) => (['ingress', 'cli'] as const).map((role) => [role, r] as const));
+
+  it.each(cases)('%s in region %s: every verb on every stream and bucket of every region, every plain subject and subscription, and only its table gets through', async (role, r) => {
+    const nc = await connectAs(role, r);
+    const through: string[] = [];
+    for (const probe of probes) if (await permitted(nc, probe)) through.push(probe.name);
+    const expected = [...new Set(allowed(role, r))];
+    expect({ 'allowed but not in the table': through.filter((p) => !expected.includes(p)), 'in the table but refused': expected.filter((p) => !through.includes(p)) }).toEqual({
+      'allowed but not in the table': [],
+      'in the table but refused': [],
+    });
+    const probed = new Set(probes.map((p) => p.name));
+    expect(expected.filter((p) => !probed.has(p))).toEqual([]);
+  }, 180_000);
+
+  it.each(REGIONS)("region %s's servers know no gateway or admin user yet, and no other region's passwords", async (r) => {
+    for (const role of ['gateway', 'admin']) await expect(connectAs(role, r)).rejects.toThrow(/Authorization Violation/i);
+    const other = REGIONS.find((x) => x !== r)!;
+    await expect(connectAs('ingress', r, passwords[other]!['ingress'])).rejects.toThrow(/Authorization Violation/i);
+  });
+});
