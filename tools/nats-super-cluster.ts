@@ -180,7 +180,7 @@ async function startOnce(baseDir: string, names: readonly string[], options: Sup
     const failed = started.find((r) => r.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
     await cluster.connected();
-    await waitUntil(() => metaLeaderKnown(regions), "JetStream's meta group to elect a leader across the regions", { timeoutMs: 30_000, intervalMs: 50 });
+    await waitUntil(() => metaGroupFormed(regions), "JetStream's meta group to elect a leader across the regions and see every server current", { timeoutMs: 30_000, intervalMs: 50 });
   } catch (err) {
     await cluster.stop();
     throw err;
@@ -197,10 +197,25 @@ async function gatewaysUp(region: Region, names: readonly string[]): Promise<boo
   return true;
 }
 
-async function metaLeaderKnown(regions: readonly Region[]): Promise<boolean> {
-  for (const node of regions.flatMap((r) => r.nodes)) {
-    const z = await httpJson<{ meta_cluster?: { leader?: string } }>(`http://127.0.0.1:${node.monitorPort}/jsz`);
-    if (z?.meta_cluster?.leader === undefined || z.meta_cluster.leader === '') return false;
+interface MetaCluster {
+  leader?: string;
+  replicas?: Array<{ name: string; current?: boolean; offline?: boolean }>;
+}
+
+/**
+ * Every server knows the meta leader, and the leader sees every other server as a current peer: a
+ * stream placed in a region whose servers the leader does not see yet is refused ("no suitable peers
+ * for placement, peer offline"; seen in CI right after a start).
+ */
+async function metaGroupFormed(regions: readonly Region[]): Promise<boolean> {
+  const nodes = regions.flatMap((r) => r.nodes);
+  let leaderView: MetaCluster | undefined;
+  for (const node of nodes) {
+    const z = await httpJson<{ meta_cluster?: MetaCluster; server_name?: string }>(`http://127.0.0.1:${node.monitorPort}/jsz`);
+    const meta = z?.meta_cluster;
+    if (meta?.leader === undefined || meta.leader === '') return false;
+    if (meta.leader === node.options.serverName) leaderView = meta;
   }
-  return true;
+  const peers = leaderView?.replicas ?? [];
+  return leaderView !== undefined && peers.length === nodes.length - 1 && peers.every((p) => p.current === true && p.offline !== true);
 }
