@@ -211,7 +211,7 @@ async function metaGroupFormed(regions: readonly Region[]): Promise<boolean> {
   const nodes = regions.flatMap((r) => r.nodes);
   let leaderView: MetaCluster | undefined;
   for (const node of nodes) {
-    const z = await httpJson<{ meta_cluster?: MetaCluster; server_name?: string }>(`http://127.0.0.1:${node.monitorPort}/jsz`);
+    const z = await httpJson<{ meta_cluster?: MetaCluster }>(`http://127.0.0.1:${node.monitorPort}/jsz`);
     const meta = z?.meta_cluster;
     if (meta?.leader === undefined || meta.leader === '') return false;
     if (meta.leader === node.options.serverName) leaderView = meta;

@@ -1,6 +1,6 @@
 // Each NATS role's permissions, made from the layout (nats-layout.ts), so a stream or subject is
 // named once: `infra/nats/permissions.conf` (a mesh without regions) and, per region, what
-// `relay nats-permissions` prints are written from here (scripts/generate-permissions.ts), and
+// `relay nats-permissions` prints are written from here (`npm run nats-permissions`, scripts/generate-nats-permissions.ts), and
 // test/nats-role-permissions.test.ts and test/mesh/regions-permissions.test.ts prove them against
 // real nats-servers. Each role may do only what its service does; only the operator's `cli` creates
 // or updates a stream, nobody deletes or purges one, and each role hears replies only under its own
@@ -41,8 +41,8 @@ export interface RolePermissions {
 }
 
 const api = (verb: string, ...streams: string[]): string[] => streams.map((s) => `$JS.API.${verb}.${s}`);
-/** Reading a bucket: its stream's information and direct gets. */
-const kvRead = (bucket: string): string[] => [...api('STREAM.INFO', kvStream(bucket)), `$JS.API.DIRECT.GET.${kvStream(bucket)}.>`];
+/** Direct gets of any subject of each stream. */
+const directGets = (...streams: string[]): string[] => streams.map((s) => `$JS.API.DIRECT.GET.${s}.>`);
 /** A KV watch: an ordered push consumer, created, replaced and deleted, and its flow control. */
 const kvWatch = (bucket: string): string[] => [
   ...api('CONSUMER.CREATE', kvStream(bucket), `${kvStream(bucket)}.>`),
@@ -74,7 +74,7 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     publish: [
       ['$JS.API.INFO'],
       [...api('STREAM.INFO', log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_NODES), kvStream(idempotency))],
-      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, ...[BUCKET_KEYS, BUCKET_BANS, idempotency].map((b) => `$JS.API.DIRECT.GET.${kvStream(b)}.>`)],
+      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, ...directGets(...[BUCKET_KEYS, BUCKET_BANS, idempotency].map(kvStream))],
       kvWatch(BUCKET_KEYS),
       kvWatch(BUCKET_BANS),
       [logSubjects, kvSubject(idempotency, '>'), heartbeats('ingress'), auto('ingress')],
@@ -87,8 +87,8 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     publish: [
       ['$JS.API.INFO'],
       ...['STREAM.INFO', 'STREAM.CREATE', 'STREAM.UPDATE'].map((verb) => api(verb, ...layout.map((p) => p.stream))),
-      ...(region === null ? [[`$JS.API.STREAM.MSG.GET.${log}`], [`$JS.API.DIRECT.GET.${log}.>`], streamRead(log)] : []),
-      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, `$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_BANS)}`, ...kvRead(BUCKET_KEYS).slice(1), ...kvRead(BUCKET_BANS).slice(1)],
+      ...(region === null ? [[`$JS.API.STREAM.MSG.GET.${log}`], directGets(log), streamRead(log)] : []),
+      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, `$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_BANS)}`, ...directGets(kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS))],
       streamRead(AUDIT_STREAM_NAME),
       ...[BUCKET_KEYS, BUCKET_BANS, BUCKET_STREAMS, BUCKET_NODES].map(kvWatch),
       [kvSubject(BUCKET_KEYS, '>'), kvSubject(BUCKET_BANS, '>'), AUDIT_SUBJECTS],
@@ -103,7 +103,7 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
       ['$JS.API.INFO'],
       api('STREAM.INFO', log, CLAIM_INDEX_STREAM, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
       [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, `$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_STREAMS)}`],
-      [log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS)].map((s) => `$JS.API.DIRECT.GET.${s}.>`),
+      directGets(log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS)),
       streamRead(log),
       streamRead(CLAIM_INDEX_STREAM),
       ...[BUCKET_KEYS, BUCKET_BANS, BUCKET_NODES].map(kvWatch),
@@ -119,7 +119,7 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
       ['$JS.API.INFO'],
       api('STREAM.INFO', log, AUDIT_STREAM_NAME, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
       [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, `$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_BANS)}`],
-      [log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS)].map((s) => `$JS.API.DIRECT.GET.${s}.>`),
+      directGets(log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS)),
       streamRead(log),
       streamRead(AUDIT_STREAM_NAME),
       ...[BUCKET_KEYS, BUCKET_BANS, BUCKET_STREAMS, BUCKET_NODES].map(kvWatch),
