@@ -12,13 +12,14 @@ import { NatsSetupError } from '../core/nats-refusal.js';
 import { setupNats, type SetupOutcome } from '../core/nats-setup.js';
 import { connectNats, retry } from '../core/nats.js';
 import { isKvStream } from '../core/kv-internals.js';
+import { rebuildWithFeed } from '../core/bucket-rebuild.js';
 import { writtenLog } from '../core/subjects.js';
 import { CliError } from './cli-error.js';
 import { printJson } from './output.js';
 
 const WORDS: Record<SetupOutcome['action'], string> = { created: 'created', updated: 'updated', unchanged: 'as set' };
 
-export async function setupMesh(opts: { dryRun?: boolean; json?: boolean }): Promise<void> {
+export async function setupMesh(opts: { dryRun?: boolean; json?: boolean; rebuildFeeds?: boolean }): Promise<void> {
   const config = loadConfig('all');
   const logger = createLogger({ level: process.env['LOG_LEVEL'] ?? 'warn', pretty: false, destination: process.stderr });
   const servers = maskServerList(config.nats.servers);
@@ -33,6 +34,10 @@ export async function setupMesh(opts: { dryRun?: boolean; json?: boolean }): Pro
     const jsm = await jetstreamManager(nc);
     const layout = natsLayout(config);
     const dryRun = opts.dryRun === true;
+    if (opts.rebuildFeeds === true) {
+      if (dryRun) throw new CliError('--rebuild-feeds changes streams: it has no dry run (a plain --dry-run says which buckets lack their feed).', 2);
+      for (const plan of layout) if (plan.bucket !== undefined) await rebuildWithFeed(jsm, plan, logger);
+    }
     const outcomes = await retry(() => setupNats(jsm, layout, { dryRun }), logger, 3).catch((e: unknown) => {
       if (e instanceof NatsSetupError) throw new CliError(e.message);
       throw e;

@@ -1,20 +1,29 @@
 // A local, always-current copy of one KV bucket. Every node mirrors the keys, bans and streams
 // buckets so a request never waits on NATS for them, and a change made anywhere (another node, the
-// CLI) reaches every node within milliseconds. Built on the KV client's watch (last value of every
-// key, then live): each entry carries its operation and how many are still pending (`delta`),
-// which tells us when the initial load is done.
+// CLI) reaches every node within milliseconds. The buckets with a change feed (FEED_BUCKETS) are
+// followed without a consumer, which the ingress and the gateway may not create (kv-feed-load.ts).
+// The others (the claims, mirrored only by the admin service and the CLI) use the KV client's watch
+// (last value of every key, then live): each entry carries its operation and how many are still
+// pending (`delta`), which tells us when the initial load is done.
 
 import { EventEmitter } from 'node:events';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
-import type { QueuedIterator } from '@nats-io/nats-core';
+import type { NatsConnection, QueuedIterator } from '@nats-io/nats-core';
+import { KvFeed, type FeedRecord } from './kv-feed-load.js';
 import { kvStream } from './kv-internals.js';
 import type { Logger } from './logger.js';
+import { FEED_BUCKETS } from './subjects.js';
 
 export interface MirrorEvents<T> {
   /** `previous`: the value the key held before, if any. */
   put: [key: string, value: T, revision: number, previous: T | undefined];
   delete: [key: string, previous: T | undefined, revision: number];
+}
+
+export interface MirrorOptions {
+  /** How often a mirror that follows a change feed checks it against the stream (a lost last message). */
+  checkIntervalMs?: number;
 }
 
 export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
@@ -23,20 +32,29 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
   /** Null refuses the record: malformed, or not what its key may hold. */
   private readonly parse: (value: unknown, key: string) => T | null;
   private readonly logger: Logger;
-  private readonly entries = new Map<string, { value: T; revision: number }>();
+  private readonly checkIntervalMs: number;
+  private entries = new Map<string, { value: T; revision: number }>();
+  /**
+   * Following a feed: the revision of each key's delete marker, so that an older put heard late
+   * (the feed and the leader reads cross) does not bring the key back.
+   */
+  private readonly deletedAt = new Map<string, number>();
   private watcher: QueuedIterator<KvWatchEntry> | null = null;
+  private feed: KvFeed | null = null;
   private stopped = false;
 
-  constructor(js: JetStreamClient, bucket: string, parse: (value: unknown, key: string) => T | null, logger: Logger) {
+  constructor(js: JetStreamClient, bucket: string, parse: (value: unknown, key: string) => T | null, logger: Logger, options: MirrorOptions = {}) {
     super();
     this.js = js;
     this.bucket = bucket;
     this.parse = parse;
     this.logger = logger;
+    this.checkIntervalMs = options.checkIntervalMs ?? 10_000;
   }
 
   /** Resolves once every key's current value has been loaded. */
   async start(): Promise<void> {
+    if (FEED_BUCKETS.includes(this.bucket)) return this.follow();
     const kv = await new Kvm(this.js).open(this.bucket);
     const jsm = await this.js.jetstreamManager();
     // The watch replays the last entry of every key (deletes included) and says how many are still
@@ -50,7 +68,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     this.watcher = watcher;
     void (async () => {
       for await (const entry of watcher) {
-        this.apply(entry);
+        this.apply(entry.key, entry.operation, entry.revision, () => entry.json<unknown>());
         if (entry.delta === 0) ready();
       }
     })().catch((err: unknown) => this.logger.error({ bucket: this.bucket, err }, 'the KV watch ended'));
@@ -58,11 +76,53 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     await loaded;
   }
 
-  private apply(entry: KvWatchEntry): void {
-    const { key, revision } = entry;
+  private async follow(): Promise<void> {
+    const feed = new KvFeed({
+      nc: connectionOf(this.js),
+      js: this.js,
+      jsm: await this.js.jetstreamManager(),
+      bucket: this.bucket,
+      logger: this.logger,
+      checkIntervalMs: this.checkIntervalMs,
+      sink: {
+        apply: (r) => this.applyNewer(r),
+        dropAbsent: (present, upTo) => this.dropAbsent(present, upTo),
+        forgetRevisions: () => {
+          this.entries = new Map([...this.entries].map(([key, e]) => [key, { value: e.value, revision: 0 }]));
+          this.deletedAt.clear();
+        },
+      },
+    });
+    if (this.stopped) return;
+    this.feed = feed;
+    await feed.start();
+  }
+
+  /** The feed and the leader reads may bring an entry already applied, or one older than it. */
+  private applyNewer(r: FeedRecord): void {
+    if (r.revision <= this.knownRevision(r.key)) return;
+    if (r.operation !== 'PUT') this.deletedAt.set(r.key, r.revision);
+    this.apply(r.key, r.operation, r.revision, () => r.json());
+  }
+
+  private knownRevision(key: string): number {
+    return Math.max(this.entries.get(key)?.revision ?? 0, this.deletedAt.get(key) ?? 0);
+  }
+
+  /** A key the stream no longer has (expired by max age, purged), unless written since the listing. */
+  private dropAbsent(present: ReadonlySet<string>, upTo: number): void {
+    for (const [key, e] of this.entries) {
+      if (present.has(key) || e.revision > upTo) continue;
+      this.entries.delete(key);
+      this.emit('delete', key, e.value, e.revision);
+    }
+    for (const [key, revision] of this.deletedAt) if (!present.has(key) && revision <= upTo) this.deletedAt.delete(key);
+  }
+
+  private apply(key: string, operation: string, revision: number, json: () => unknown): void {
     // A delete marker (DEL, PURGE) is its key's last entry, so the initial load replays it too:
     // listeners hear of keys deleted before this node started (previous is undefined then).
-    if (entry.operation !== 'PUT') {
+    if (operation !== 'PUT') {
       const previous = this.entries.get(key);
       this.entries.delete(key);
       this.emit('delete', key, previous?.value, revision);
@@ -70,7 +130,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     }
     let value: T | null = null;
     try {
-      value = this.parse(entry.json<unknown>(), key);
+      value = this.parse(json(), key);
     } catch {
       value = null;
     }
@@ -80,6 +140,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     }
     const previous = this.entries.get(key)?.value;
     this.entries.set(key, { value, revision });
+    this.deletedAt.delete(key);
     this.emit('put', key, value, revision, previous);
   }
 
@@ -90,7 +151,9 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
   remember(key: string, value: T, revision: number): void {
     const current = this.entries.get(key);
     if (current !== undefined && current.revision >= revision) return;
+    if ((this.deletedAt.get(key) ?? 0) >= revision) return; // a delete heard since the write stands
     this.entries.set(key, { value, revision });
+    this.deletedAt.delete(key);
     this.emit('put', key, value, revision, current?.value);
   }
 
@@ -133,7 +196,15 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     if (this.stopped) return;
     this.stopped = true;
     this.watcher?.stop();
+    this.feed?.stop();
   }
+}
+
+/** The connection under a JetStream client (its type does not name it), which the feed subscribes on. */
+function connectionOf(js: JetStreamClient): NatsConnection {
+  const nc = (js as JetStreamClient & { readonly nc?: NatsConnection }).nc;
+  if (nc === undefined) throw new Error('the JetStream client does not expose its NATS connection');
+  return nc;
 }
 
 /** Writes go straight to the bucket; the mirror then sees them like anyone else's. */

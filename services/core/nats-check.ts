@@ -6,6 +6,7 @@
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 import { copyShapeProblems, EVERY_STREAM, type StreamLimits, type StreamPlan } from './nats-layout.js';
 import { LIMIT_NAMES, limitText } from './nats-limits-text.js';
+import { FEED_REBUILD } from './bucket-rebuild.js';
 
 export interface LayoutFindings {
   /** Each stops start-up. */
@@ -63,7 +64,9 @@ export function shapeProblems(plan: StreamPlan, c: StreamConfig): string[] {
   if (c.max_msg_size !== undefined && c.max_msg_size > 0) out.push(`${name} refuses messages larger than ${c.max_msg_size} bytes: ${SETUP_HINT}.`);
   const r = plan.shape.republish;
   if (r !== undefined && c.republish?.headers_only === true) out.push(`${name} republishes headers only, so live frames would carry no payload: remove the stream and ${SETUP_HINT}.`);
-  if (r !== undefined && (c.republish?.src !== r.src || c.republish.dest !== r.dest)) {
+  if (r !== undefined && plan.bucket !== undefined && (c.republish?.src !== r.src || c.republish.dest !== r.dest)) {
+    out.push(`${name} has no change feed (${r.dest}), ${FEED_REBUILD}.`);
+  } else if (r !== undefined && (c.republish?.src !== r.src || c.republish.dest !== r.dest)) {
     out.push(`${name} does not republish ${r.src} to ${r.dest}, which live delivery rides on, and JetStream cannot add that to an existing stream: remove the stream (its payloads go with it) and ${SETUP_HINT}.`);
   }
   if (plan.shape.allow_direct === true && c.allow_direct !== true) out.push(`${name} does not allow direct gets: ${SETUP_HINT}.`);

@@ -17,7 +17,9 @@ import {
   BUCKET_STREAMS,
   CLAIM_INDEX_PREFIX,
   CLAIM_INDEX_STREAM,
+  FEED_BUCKETS,
   idempotencyBucket,
+  kvFeedSubject,
 } from './subjects.js';
 import { oneLogPlan, placedIn, regionLogPlans } from './log-plans.js';
 import { SERVICE_KINDS } from './config/service-kinds.js';
@@ -95,7 +97,13 @@ function bucketPlan(b: BucketSpec, replicas: number): StreamPlan {
       storage: StorageType.File,
     },
     sources: { num_replicas: 'KV_REPLICAS', ...b.sources },
-    shape: { subjects: [kvSubject(b.bucket, '>')], allow_direct: true },
+    shape: {
+      subjects: [kvSubject(b.bucket, '>')],
+      allow_direct: true,
+      // The change feed (subjects.ts). nats-server 2.9 cannot add a RePublish to a stream that
+      // exists: `relay setup` recreates an older bucket with its entries (nats-setup.ts).
+      ...(FEED_BUCKETS.includes(b.bucket) ? { republish: { src: kvSubject(b.bucket, '>'), dest: kvFeedSubject(b.bucket, '>') } } : {}),
+    },
     usedBy: b.usedBy,
   };
 }

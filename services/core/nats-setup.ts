@@ -11,6 +11,7 @@ import type { Logger } from './logger.js';
 import { connectNats, retry, type NatsConfig } from './nats.js';
 import { copyShapeProblems, EVERY_STREAM, natsLayout, newStreamConfig, type StreamLimits, type StreamPlan } from './nats-layout.js';
 import { LIMIT_NAMES, limitText } from './nats-limits-text.js';
+import { FEED_REBUILD } from './bucket-rebuild.js';
 
 export interface SetupOutcome {
   stream: string;
@@ -103,7 +104,7 @@ function shapeNotes(plan: StreamPlan, current: StreamConfig): string[] {
   const r = plan.shape.republish;
   // nats-server 2.9 refuses to change a stream's RePublish ("can not change RePublish").
   if (r !== undefined && (current.republish?.src !== r.src || current.republish.dest !== r.dest || current.republish.headers_only === true)) {
-    notes.push(`${plan.label} does not republish ${r.src} to ${r.dest} with the payloads, ${remake}`);
+    notes.push(plan.bucket !== undefined ? `${plan.label} has no change feed (${r.dest}), ${FEED_REBUILD}` : `${plan.label} does not republish ${r.src} to ${r.dest} with the payloads, ${remake}`);
   }
   if (current.retention !== EVERY_STREAM.retention) notes.push(`${plan.label} keeps messages by ${current.retention}, not by limits, ${remake}`);
   notes.push(...copyShapeProblems(plan, current).map((problem) => `${plan.label} ${problem}, ${remake}`));

@@ -20,6 +20,19 @@ export const BUCKET_STREAMS = 'relay-streams';
 export const BUCKET_NODES = 'relay-nodes';
 export const BUCKET_IDEMPOTENCY = 'relay-idempotency';
 
+/**
+ * The buckets with a change feed: their stream republishes every stored entry to
+ * `relay.kv.<bucket>.<key>`, so a role without the right to create consumers (which would let it aim
+ * a consumer's deliveries at any subject of the JetStream account) can still follow them.
+ */
+export const FEED_BUCKETS: readonly string[] = [BUCKET_KEYS, BUCKET_BANS, BUCKET_NODES];
+const KV_FEED_PREFIX = 'relay.kv.';
+
+/** The subject a bucket's change feed carries `key` on (`>`: every key). */
+export function kvFeedSubject(bucket: string, key: string): string {
+  return `${KV_FEED_PREFIX}${bucket}.${key}`;
+}
+
 export function channelSubject(channel: string): string {
   return CHANNEL_SUBJECT_PREFIX + channelToken(channel);
 }

@@ -10,8 +10,9 @@ export function registerSetup(program: Command): void {
     .command('setup')
     .description("create the relay's streams and buckets and apply STREAM_*, KV_REPLICAS, CLAIM_TTL, AUDIT_MAX_AGE and IDEMPOTENCY_MAX_BYTES (operator's NATS credentials)")
     .option('--dry-run', 'say what would change, change nothing')
+    .option('--rebuild-feeds', "give buckets made before change feeds their feed, keeping every entry (needs a NATS user that may delete streams)")
     .option('--json', 'print {"streams":[{"stream","label","action","changes","notes"}],"durability"}')
-    .action(async (opts: { dryRun?: boolean; json?: boolean }) => {
+    .action(async (opts: { dryRun?: boolean; json?: boolean; rebuildFeeds?: boolean }) => {
       await (await import('../setup-mesh.js')).setupMesh(opts);
     });
 }
