@@ -1,10 +1,11 @@
 // What a resume costs JetStream: a reconnect that missed nothing, or only frames still in the
 // gateway's resume window, makes no JetStream API request; a gap older than the window reads the
-// log on one consumer that is gone from the server when the read ends (issue 20).
+// log by message gets, with no consumer (issue 20; a gateway may not create consumers).
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedKey } from '../services/core/keys.js';
+import { Scope } from '../services/core/scopes.js';
 import { STREAM_NAME } from '../services/core/subjects.js';
 import { readMetrics } from './helpers/metrics.js';
 import { RelayFixture, type Player } from './helpers/relay.js';
@@ -105,7 +106,7 @@ describe('what a resume costs JetStream', () => {
     expect(after.get('relay_resume_window_bytes')).toBeGreaterThan(0);
   });
 
-  it('a gap older than the window is read from the log, and no consumer is left on the server once it is read', async () => {
+  it('a gap older than the window is read from the log by message gets, on no consumer', async () => {
     const ch = channel();
     const me = tiny.player();
     const { lastId, post } = await seenUpTo(tiny, ch, me, tiny.player(), 1);
@@ -116,10 +117,40 @@ describe('what a resume costs JetStream', () => {
       const got = await resumed.pairsUntil((p) => p.data['message'] === 'b20');
       expect(got.map((p) => p.data['message'])).toEqual(Array.from({ length: 20 }, (_, i) => `b${i + 1}`));
     });
-    expect(requests.some((s) => s.startsWith('$JS.API.CONSUMER.CREATE.RELAY'))).toBe(true);
+    expect(requests.filter((s) => s.startsWith('$JS.API.CONSUMER.'))).toEqual([]);
+    expect(requests.filter((s) => s === `$JS.API.STREAM.MSG.GET.${STREAM_NAME}`).length).toBeGreaterThanOrEqual(20);
     expect(await consumersLeft()).toBe(0);
     const metrics = await readMetrics(tiny.url);
     expect(metrics.get('relay_resumes_total{answered="log"}')).toBe(1);
+  });
+
+  it('a bridge stream (every channel) resuming from an old Last-Event-ID reads the whole log by message gets, in order, on no consumer', async () => {
+    const bridgeKey = await tiny.createKey([Scope.Unauthenticated, Scope.Establish, Scope.Receive]);
+    const sender = tiny.player();
+    const channels = [channel(), channel(), channel()];
+    const bridge = await tiny.connect(tiny.headers(null, bridgeKey, null));
+    await tiny.post({ type: 'chat', message: 'seen' }, tiny.headers(sender, key, channels[0]));
+    const seen = await bridge.pairsUntil((p) => p.data['message'] === 'seen');
+    bridge.close();
+    await bridge.ended;
+    // More than one window of gets (log-walk.ts), across channels, far more than 1 KiB.
+    const expected = Array.from({ length: 90 }, (_, i) => `z${i + 1}`);
+    for (const [i, message] of expected.entries()) await tiny.post({ type: 'chat', message }, tiny.headers(sender, key, channels[i % 3]));
+    const before = await readMetrics(tiny.url);
+    const requests = await logRequestsDuring(async () => {
+      const resumed = await tiny.open({ ...tiny.headers(null, bridgeKey, null), 'last-event-id': String(seen[seen.length - 1]!.id) });
+      const got = await resumed.pairsUntil((p) => p.data['message'] === 'z90');
+      const chats = got.filter((p) => typeof p.data['message'] === 'string' && p.data['message'].startsWith('z'));
+      expect(chats.map((p) => p.data['message'])).toEqual(expected);
+      expect(chats.map((p) => p.meta.channel)).toEqual(expected.map((_, i) => channels[i % 3]));
+      const ids = got.map((p) => p.id!);
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    });
+    expect(requests.filter((s) => s.startsWith('$JS.API.CONSUMER.'))).toEqual([]);
+    expect(requests.filter((s) => s === `$JS.API.STREAM.MSG.GET.${STREAM_NAME}`).length).toBeGreaterThanOrEqual(90);
+    expect(await consumersLeft()).toBe(0);
+    const after = await readMetrics(tiny.url);
+    expect(after.get('relay_resumes_total{answered="log"}')! - (before.get('relay_resumes_total{answered="log"}') ?? 0)).toBe(1);
   });
 
   it('a client ahead of this gateway (its id past the newest frame heard here) costs one request and no consumer, and gets each later frame once', async () => {

@@ -53,7 +53,7 @@ export class Gateway {
     const flusher = new TurnFlusher(metrics);
     this.hub = new ChannelHub({
       nc: nats.nc,
-      js: nats.js,
+      jsm: nats.jsm,
       logger,
       metrics,
       windows: new ResumeWindows(config.gateway.resumeWindowBytes, metrics),
@@ -61,7 +61,7 @@ export class Gateway {
       tracer: core.tracing.tracer,
       metaShape: config.gateway.metaShape,
     });
-    this.replayer = new Replayer({ js: nats.js, jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer });
+    this.replayer = new Replayer({ jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer });
     this.keepalives = new Keepalives(this.hub, config.gateway.keepaliveMs);
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger, config.nodeId);
     this.ownership = Ownership.overNats({

@@ -60,10 +60,10 @@ describe('a stored message becomes a frame only in the shape an ingress stores',
   });
 });
 
-function live(headers: Array<[string, string]>, reply = ''): Msg {
+function live(headers: Array<[string, string]>, reply = '', subject = `live.${channelSubject(CHANNEL)}`): Msg {
   const h = natsHeaders();
   for (const [name, value] of headers) h.append(name, value);
-  return { subject: `live.${channelSubject(CHANNEL)}`, reply, headers: h, data: encode('{}'), sid: 1 } as unknown as Msg;
+  return { subject, reply, headers: h, data: encode('{}'), sid: 1 } as unknown as Msg;
 }
 
 describe('a live message counts only as JetStream’s RePublish wrote it', () => {
@@ -84,6 +84,12 @@ describe('a live message counts only as JetStream’s RePublish wrote it', () =>
 
   it('a message a consumer delivered to the live subject (it carries a reply for its acknowledgement) is not a RePublish', () => {
     expect(republished(live(server, '$JS.ACK.RELAY_CLAIM_INDEX.forged.1.5.5.1700000000000000000.0'))).toBeNull();
+  });
+
+  it('a direct get of another channel’s frame a role had JetStream answer to this live subject is not a RePublish: it names the channel it was stored on', () => {
+    const answer: Array<[string, string]> = [['Nats-Stream', 'RELAY'], [Header.Subject, channelSubject('other.example.net')], [Header.Sequence, '12'], ['Nats-Time-Stamp', '2026-12-06T00:00:00Z'], [Header.LastSequence, '9']];
+    expect(republished(live(answer))).toBeNull();
+    expect(republished(live(server, '', `live.${channelSubject('other.example.net')}`))).toBeNull();
   });
 
   it.each([

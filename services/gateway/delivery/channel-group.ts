@@ -5,14 +5,14 @@
 // last sequence dispatched. Every frame dispatched also enters the group's resume window
 // (resume-window.ts), and is fanned out to its streams (fan-out.ts).
 
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Tracer } from '@opentelemetry/api';
 import type { MetaShape } from '../../../schemas/meta.js';
-import { fromSequence, readRange } from '../../core/log-reader.js';
+import { walkLog } from '../../core/log-walk.js';
 import type { Logger, ThrottledWarnings } from '../../core/logger.js';
 import type { RelayMetrics } from '../../core/metrics.js';
-import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_SUBJECTS } from '../../core/subjects.js';
+import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
 import { ChannelWindow, type ResumeWindows } from './resume-window.js';
 import type { ClientStream } from '../stream/client-stream.js';
 import type { TurnFlusher } from '../stream/turn-flusher.js';
@@ -29,7 +29,8 @@ const RECOVERY_DEADLINE_MS = 120_000;
 
 /** What every group of a gateway shares: one object for all rather than fields on each. */
 export interface GroupContext {
-  readonly js: JetStreamClient;
+  /** Reads the log by message gets: a gateway may not create consumers (core/log-walk.ts). */
+  readonly jsm: JetStreamManager;
   readonly logger: Logger;
   readonly warnings: ThrottledWarnings;
   readonly metrics: RelayMetrics;
@@ -148,15 +149,19 @@ export class ChannelGroup {
    * `from` is re-evaluated on each attempt, so a retry continues where the last one stopped.
    */
   private async readLog(filter: string, from: () => number, until: number | null): Promise<number> {
-    const { js, metrics, warnings, metaShape } = this.context;
+    const { jsm, metrics, warnings, metaShape } = this.context;
     const deadline = Date.now() + RECOVERY_DEADLINE_MS;
     let delay = 250;
     let total = 0;
     for (;;) {
       try {
         const fromSeq = from();
-        if (until !== null && until < fromSeq) return total;
-        total += await readRange(js, { filter, start: fromSequence(fromSeq), untilSeq: until }, (m) => {
+        // A catch-up reads to the log's end as the attempt begins: later frames reach the group live
+        // (its backlog), and one get after another could chase a busy log for ever.
+        const end = until ?? (await jsm.streams.info(STREAM_NAME)).state.last_seq;
+        if (end < fromSeq) return total;
+        // The every-channel group's filter takes every message of the log: read a window of gets at a time.
+        total += await walkLog(jsm, { stream: STREAM_NAME, filter, fromSeq, untilSeq: end, everySubject: filter === STREAM_SUBJECTS }, (m) => {
           if (m.seq > (this.lastBySubject.get(m.subject) ?? 0)) {
             this.dispatch(m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq, m.subject, metaShape), null, m.headers);
           }

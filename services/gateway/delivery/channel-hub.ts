@@ -4,7 +4,7 @@
 // every recipient shares. A channel's subscription, its streams and its gap filling are its group
 // (channel-group.ts); the hub keeps the groups and opens and closes them as streams join and leave.
 
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Tracer } from '@opentelemetry/api';
 import type { MetaShape } from '../../../schemas/meta.js';
@@ -19,7 +19,8 @@ import { LiveHold } from './live-hold.js';
 
 export interface ChannelHubOptions {
   nc: NatsConnection;
-  js: JetStreamClient;
+  /** Gap fills and catch-ups read the log by message gets (no consumer: core/log-walk.ts). */
+  jsm: JetStreamManager;
   logger: Logger;
   metrics: RelayMetrics;
   /** Every group's resume window, under the gateway's one budget. */

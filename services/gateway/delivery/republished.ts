@@ -5,10 +5,15 @@
 //   the server's after it (nats-server 2.9), so only the last value of each header is the server's;
 // - a consumer may be told to deliver to live.channel.> (the server does not check a deliver
 //   subject against its creator's permissions), but what a consumer delivers carries a reply
-//   subject for its acknowledgement, which a RePublish never does.
+//   subject for its acknowledgement, which a RePublish never does;
+// - an answer a role has JetStream aim at a live subject (a direct get's reply subject set to
+//   live.channel.<b>) carries the server's headers of the message it really read: it counts only
+//   when it was stored on the very channel whose live subject it came on (then it is one of that
+//   channel's own frames, at its own sequence, which the group drops as already seen).
 
 import type { Msg, MsgHdrs } from '@nats-io/nats-core';
 import { Header } from '../../core/wire-headers.js';
+import { LIVE_PREFIX } from '../../core/subjects.js';
 
 export interface Republished {
   headers: MsgHdrs;
@@ -32,5 +37,6 @@ export function republished(msg: Msg): Republished | null {
   const previous = Number(last(headers, Header.LastSequence));
   const subject = last(headers, Header.Subject);
   if (!Number.isSafeInteger(seq) || seq <= 0 || !Number.isSafeInteger(previous) || previous < 0 || previous >= seq || subject === '') return null;
+  if (msg.subject !== LIVE_PREFIX + subject) return null;
   return { headers, seq, previous, subject };
 }

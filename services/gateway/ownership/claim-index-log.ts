@@ -1,11 +1,13 @@
 // Where the crash index (claim-index.ts) keeps each gateway's claimed keys: the stream
 // RELAY_CLAIM_INDEX (made by `relay setup`, kept CLAIM_TTL: as long as the claims bucket keeps an
-// unrenewed claim), one subject per gateway. A message is a newline-separated list of keys. Tests
-// keep the same log in memory (test/helpers/interleavings/).
+// unrenewed claim), one subject per gateway. A message is a newline-separated list of keys, read back
+// by message gets (no consumer: a gateway may not create them, core/log-walk.ts). Tests keep the same
+// log in memory (test/helpers/interleavings/).
 
-import type { JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../../core/logger.js';
+import { walkLog } from '../../core/log-walk.js';
 import { CLAIM_INDEX_PREFIX, CLAIM_INDEX_STREAM } from '../../core/subjects.js';
 
 /** nats-server's default payload limit, when the connection has not said its own. */
@@ -20,7 +22,7 @@ export interface ClaimIndexLog {
 
 export interface NatsClaimIndexLogOptions {
   nc: NatsConnection;
-  js: JetStreamClient;
+  jsm: JetStreamManager;
   logger: Logger;
 }
 
@@ -41,22 +43,11 @@ export class NatsClaimIndexLog implements ClaimIndexLog {
 
   async read(node: string): Promise<Set<string>> {
     const keys = new Set<string>();
-    const consumer = await this.o.js.consumers.get(CLAIM_INDEX_STREAM, { filter_subjects: CLAIM_INDEX_PREFIX + node });
-    try {
-      if ((await consumer.info(true)).num_pending === 0) return keys;
-      const messages = await consumer.consume({ max_messages: 512 });
-      try {
-        for await (const m of messages) {
-          for (const key of m.string().split('\n')) if (key !== '') keys.add(key);
-          if (m.info.pending === 0) break;
-        }
-      } finally {
-        await messages.close();
-      }
-      return keys;
-    } finally {
-      await consumer.delete().catch(() => undefined);
-    }
+    const text = new TextDecoder();
+    await walkLog(this.o.jsm, { stream: CLAIM_INDEX_STREAM, filter: CLAIM_INDEX_PREFIX + node, fromSeq: 1 }, (m) => {
+      for (const key of text.decode(m.data).split('\n')) if (key !== '') keys.add(key);
+    });
+    return keys;
   }
 
   /** The server's payload limit, with room for the protocol around it. */

@@ -6,12 +6,12 @@
 // resume window covers the client's Last-Event-ID (the newest frame, or a short gap) the answer
 // comes from memory with no JetStream request. A channel this gateway has heard nothing of yet
 // costs one request for its newest frame (no consumer), shared by every stream resuming on it
-// meanwhile. Only a gap older than the window reads the log, on one consumer deleted when the read
-// ends. Beyond retention it resumes from the oldest kept frame, and says so.
+// meanwhile. Only a gap older than the window reads the log, by one message get after another (no
+// consumer: log-walk.ts). Beyond retention it resumes from the oldest kept frame, and says so.
 
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { Tracer } from '@opentelemetry/api';
-import { fromSequence, readRange } from '../../core/log-reader.js';
+import { walkLog } from '../../core/log-walk.js';
 import type { Logger } from '../../core/logger.js';
 import type { RelayMetrics } from '../../core/metrics.js';
 import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
@@ -25,7 +25,6 @@ import { ReplayTrace } from './replay-trace.js';
 import { encodeComment } from '../stream/sse.js';
 
 export interface ReplayOptions {
-  js: JetStreamClient;
   jsm: JetStreamManager;
   hub: ChannelHub;
   logger: Logger;
@@ -112,9 +111,9 @@ export class Replayer {
     return Math.min(lastId, (await this.o.jsm.streams.info(STREAM_NAME)).state.last_seq);
   }
 
-  /** A gap older than the window: read from the log on a consumer deleted when the read ends. */
+  /** A gap older than the window: read from the log, message by message (no consumer). */
   private async replayFromLog(stream: ClientStream, lastId: number, traced: ReplayTrace | null): Promise<void> {
-    const { js, jsm, metrics, hub } = this.o;
+    const { jsm, metrics, hub } = this.o;
     const info = await jsm.streams.info(STREAM_NAME);
     const { first_seq: first, last_seq: last } = info.state;
     if (lastId + 1 < first) {
@@ -126,7 +125,8 @@ export class Replayer {
     if (lastId >= last) return;
     const filter = stream.channel === null ? STREAM_SUBJECTS : channelSubject(stream.channel);
     // Everything after `last` reaches the stream live; a client that leaves mid-replay stops the read.
-    await readRange(js, { filter, start: fromSequence(lastId + 1), untilSeq: last }, (m) => {
+    const walk = { stream: STREAM_NAME, filter, fromSeq: lastId + 1, untilSeq: last, everySubject: stream.channel === null };
+    await walkLog(jsm, walk, (m) => {
       if (stream.closed) return false;
       const frame = frameFromMessage(m.headers, m.data, m.seq, m.subject, hub.metaShape);
       if (frame !== null && hears(stream, frame)) {
