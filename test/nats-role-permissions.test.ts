@@ -12,7 +12,7 @@ import { Kvm } from '@nats-io/kv';
 import { permissionViolationOf } from '../services/core/nats-refusal.js';
 import { AUDIT_STREAM_NAME, BUCKET_BANS, BUCKET_KEYS, STREAM_NAME, channelSubject } from '../services/core/subjects.js';
 import { heartbeatKey } from '../services/core/node-heartbeat.js';
-import { allProbes, apiNames, kvReadNames, kvWatchNames, permitted, streamReadNames } from './helpers/nats-probes.js';
+import { allProbes, apiNames, kvFeedNames, kvReadNames, kvWatchNames, permitted, streamReadNames } from './helpers/nats-probes.js';
 import { startRoleNats, ROLES, type Role, type RoleNats } from './helpers/role-nats.js';
 import { runCliJson } from './helpers/cli.js';
 import type { CreatedKey } from '../services/core/keys.js';
@@ -25,10 +25,10 @@ const OPERATOR = [
   ...streamReadNames('RELAY', 'channel.probe'),
   'pub $JS.API.DIRECT.GET.RELAY.channel.probe',
   ...streamReadNames('RELAY_AUDIT', 'audit.probe'),
-  ...kvReadNames('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatchNames('relay-keys'),
-  ...kvReadNames('relay-bans'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-bans', ...kvWatchNames('relay-bans'),
+  ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
+  ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'),
   'pub $JS.API.STREAM.INFO.KV_relay-streams', ...kvWatchNames('relay-streams'),
-  'pub $JS.API.STREAM.INFO.KV_relay-nodes', ...kvWatchNames('relay-nodes'),
+  ...kvFeedNames('relay-nodes'),
   'pub audit.probe', 'pub $KV.relay-keys.probe', 'pub $KV.relay-bans.probe',
   ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans.auto.${s}.${UUID}`), `pub $KV.relay-bans.${UUID}`,
 ];
@@ -38,22 +38,23 @@ const ALLOWED: Record<Role, string[]> = {
   ingress: [
     'pub $JS.API.INFO',
     'pub $JS.API.STREAM.INFO.RELAY', 'pub channel.probe',
-    ...kvReadNames('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatchNames('relay-keys'),
-    ...kvReadNames('relay-bans'), ...kvWatchNames('relay-bans'), `pub $KV.relay-bans.auto.ingress.${UUID}`,
+    ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
+    ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'), `pub $KV.relay-bans.auto.ingress.${UUID}`,
     'pub $JS.API.STREAM.INFO.KV_relay-nodes', `pub $KV.relay-nodes.${heartbeatKey('ingress', 'probe')}`,
     ...kvReadNames('relay-idempotency'), 'pub $KV.relay-idempotency.probe',
     'sub _INBOX.ingress.>',
   ],
+  // No consumer of any kind: the log and the claim index are read from their leaders, buckets followed by their feeds.
   gateway: [
     'pub $JS.API.INFO',
-    ...streamReadNames('RELAY', 'channel.probe'), 'pub $JS.API.DIRECT.GET.RELAY.channel.probe',
-    ...streamReadNames('RELAY_CLAIM_INDEX', 'relay.claim-index.probe'), 'pub relay.claim-index.probe',
-    ...kvReadNames('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatchNames('relay-keys'),
-    ...kvReadNames('relay-bans'), ...kvWatchNames('relay-bans'), `pub $KV.relay-bans.auto.gateway.${UUID}`,
+    'pub $JS.API.STREAM.INFO.RELAY', 'pub $JS.API.STREAM.MSG.GET.RELAY', 'pub $JS.API.DIRECT.GET.RELAY.channel.probe',
+    'pub $JS.API.STREAM.INFO.RELAY_CLAIM_INDEX', 'pub $JS.API.STREAM.MSG.GET.RELAY_CLAIM_INDEX', 'pub relay.claim-index.probe',
+    ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
+    ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'), `pub $KV.relay-bans.auto.gateway.${UUID}`,
     ...kvReadNames('relay-streams'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-streams', 'pub $KV.relay-streams.probe',
-    'pub $JS.API.STREAM.INFO.KV_relay-nodes', ...kvWatchNames('relay-nodes'), `pub $KV.relay-nodes.${heartbeatKey('gateway', 'probe')}`,
+    ...kvFeedNames('relay-nodes'), `pub $KV.relay-nodes.${heartbeatKey('gateway', 'probe')}`,
     'pub relay.claim-notice.probe', 'pub relay.owner-census.ask', 'pub relay.owner-census.answer.probe',
-    'sub live.channel.>', 'sub relay.claim-notice.>', 'sub relay.owner-census.ask', 'sub relay.owner-census.answer.*', 'sub $KV.relay-streams.>', 'sub _INBOX.gateway.>',
+    'sub live.channel.>', 'sub relay.claim-notice.>', 'sub relay.owner-census.ask', 'sub relay.owner-census.answer.*', 'sub _INBOX.gateway.>',
   ],
   admin: [...OPERATOR, 'sub live.channel.>', 'sub _INBOX.admin.>'],
   // The operator: the same, and `relay setup` (create and update, never delete or purge).

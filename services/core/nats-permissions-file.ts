@@ -4,17 +4,26 @@
 // stream or subject is named once, in the layout.
 
 import type { StreamPlan } from './nats-layout.js';
-import { rolePermissions, type RolePermissions } from './nats-permissions.js';
+import { accountPlans, type AccountPlan, type ExportPlan } from './nats-accounts.js';
+import { JETSTREAM_ACCOUNT, rolePermissions, type RolePermissions } from './nats-permissions.js';
 
 const WIDTH = 120;
 
 const HEADER = `# One NATS user per role of the relay, each allowed only what its role does (docs/OPERATIONS.md,
 # "Permissions per role"). Written by \`npm run nats-permissions\` from the relay's layout (do not edit
 # by hand); test/nats-role-permissions.test.ts and test/mesh/regions-permissions.test.ts try every
-# role x JetStream verb x stream against it and expect exactly their tables. Include it in each
-# server's configuration:
+# role x JetStream verb x stream against it and expect exactly their tables, and aim every answer
+# JetStream gives at what it must not reach. Include it in each server's configuration, which then
+# has no \`authorization\` or \`accounts\` block of its own:
 #
 #   include "permissions.conf"
+#
+# JetStream lives in account ${JETSTREAM_ACCOUNT}, with the operator's roles (cli, admin). The ingress and the
+# gateway each have an account of their own, without JetStream, importing from ${JETSTREAM_ACCOUNT} exactly what
+# they use: NATS does not check a reply subject against a user's permissions, and JetStream answers
+# with its account's rights, but the answer to a request made through an import comes back into the
+# importer's account. Neither role may create a consumer (its deliveries would be ${JETSTREAM_ACCOUNT}'s): they
+# follow keys, bans and heartbeats by their buckets' change feeds (relay.kv.<bucket>.>).
 #
 # The passwords are read from the nats-server's environment (RELAY_NATS_*_PASSWORD); each must begin
 # with a letter (nats-server reads a substituted value that begins with a digit, 1e5..., as a number
@@ -70,26 +79,51 @@ function commentLines(text: string, indent: string): string[] {
   return lines;
 }
 
-function userBlock(r: RolePermissions): string[] {
+function userBlock(r: RolePermissions, indent: string): string[] {
+  const i = (n: number): string => indent + ' '.repeat(n);
   return [
-    ...commentLines(r.comment, '    '),
-    '    {',
-    `      user: ${r.role}`,
-    `      password: $RELAY_NATS_${r.role.toUpperCase()}_PASSWORD`,
-    '      permissions: {',
-    '        publish: {',
-    '          allow: [',
-    ...subjectLines(r.publish, '            '),
-    '          ]',
-    '        }',
-    `        subscribe: { allow: [${r.subscribe.map((s) => JSON.stringify(s)).join(', ')}] }`,
-    '      }',
-    '    }',
+    ...commentLines(r.comment, indent),
+    `${indent}{`,
+    `${i(2)}user: ${r.role}`,
+    `${i(2)}password: $RELAY_NATS_${r.role.toUpperCase()}_PASSWORD`,
+    `${i(2)}permissions: {`,
+    `${i(4)}publish: {`,
+    `${i(6)}allow: [`,
+    ...subjectLines(r.publish, i(8)),
+    `${i(6)}]`,
+    `${i(4)}}`,
+    `${i(4)}subscribe: { allow: [${r.subscribe.map((s) => JSON.stringify(s)).join(', ')}] }`,
+    `${i(2)}}`,
+    `${indent}}`,
+  ];
+}
+
+function exportLine(e: ExportPlan): string {
+  return `      { ${e.kind}: ${JSON.stringify(e.subject)}, accounts: [${e.accounts.join(', ')}] }`;
+}
+
+function importLines(a: AccountPlan): string[] {
+  return [
+    ...a.imports.services.map((s) => `      { service: { account: ${JETSTREAM_ACCOUNT}, subject: ${JSON.stringify(s)} } }`),
+    ...a.imports.streams.map((s) => `      { stream: { account: ${JETSTREAM_ACCOUNT}, subject: ${JSON.stringify(s)} } }`),
+  ];
+}
+
+function accountBlock(a: AccountPlan, exports: readonly ExportPlan[]): string[] {
+  const jetstream = a.name === JETSTREAM_ACCOUNT;
+  return [
+    `  ${a.name} {`,
+    ...(jetstream ? ['    jetstream: enabled'] : []),
+    '    users = [',
+    ...a.roles.flatMap((r) => userBlock(r, '      ')),
+    '    ]',
+    ...(jetstream ? ['    exports = [', ...exports.map(exportLine), '    ]'] : ['    imports = [', ...importLines(a), '    ]']),
+    '  }',
   ];
 }
 
 /** The whole file: for a mesh without regions (`region` null), or for one region's servers. */
 export function permissionsFile(layout: readonly StreamPlan[], region: { name: string; all: readonly string[] } | null): string {
-  const roles = rolePermissions(layout, region?.name ?? null);
-  return [HEADER, ...(region === null ? [] : ['#', regionHeader(region.name, region.all)]), '', 'authorization {', '  users = [', ...roles.flatMap(userBlock), '  ]', '}', ''].join('\n');
+  const { accounts, exports } = accountPlans(rolePermissions(layout, region?.name ?? null));
+  return [HEADER, ...(region === null ? [] : ['#', regionHeader(region.name, region.all)]), '', 'accounts {', ...accounts.flatMap((a) => accountBlock(a, exports)), '}', ''].join('\n');
 }

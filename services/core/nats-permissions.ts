@@ -5,6 +5,15 @@
 // real nats-servers. Each role may do only what its service does; only the operator's `cli` creates
 // or updates a stream, nobody deletes or purges one, and each role hears replies only under its own
 // inbox prefix.
+//
+// Subject permissions alone do not hold: NATS does not check a message's reply subject, and
+// JetStream answers (an ack, an API response, a direct get's stored message) with its account's
+// rights, so a role sharing JetStream's account could aim an answer at `$JS.API.STREAM.PURGE.*` or
+// at another role's KV keys. So the internet-facing roles each have an account of their own, with
+// no JetStream: what they publish to JetStream goes through service imports, whose answers NATS
+// routes back into the importer's account whatever reply subject was asked for. No such role may
+// create a consumer: a consumer's deliver subject is JetStream's account's, so it follows a bucket
+// by its change feed (subjects.ts kvFeedSubject) and reads the log by leader gets.
 
 import type { StreamPlan } from './nats-layout.js';
 import { kvStream, kvSubject } from './kv-internals.js';
@@ -18,8 +27,10 @@ import {
   CLAIM_INDEX_PREFIX,
   CLAIM_INDEX_STREAM,
   CLAIM_NOTICE_PREFIX,
+  FEED_BUCKETS,
   idempotencyBucket,
   inboxPrefix,
+  kvFeedSubject,
   LIVE_ALL_CHANNELS,
   OWNER_CENSUS_ANSWER_PREFIX,
   OWNER_CENSUS_ASK,
@@ -31,8 +42,15 @@ import {
 
 export type PermissionRole = Exclude<NatsRole, 'all'>;
 
+/** The account JetStream lives in, with the operator's roles. */
+export const JETSTREAM_ACCOUNT = 'RELAY';
+
 export interface RolePermissions {
   role: PermissionRole;
+  /** JETSTREAM_ACCOUNT, or an account of the role's own that imports from it what `publish` and `subscribe` name. */
+  account: string;
+  /** Subjects the role's users publish and hear among themselves, in their own account (imported from nowhere). */
+  internal: string[];
   /** Why the role may do what it may, for the file's reader. */
   comment: string;
   /** Subjects it may publish to, a line of the file each group. */
@@ -56,6 +74,10 @@ const streamRead = (stream: string): string[] => [
   ...api('CONSUMER.DELETE', `${stream}.*`),
   ...api('CONSUMER.MSG.NEXT', `${stream}.*`),
 ];
+/** Reads a stream's messages from its leader, one request each (the log walk, a bucket's first load). */
+const leaderGets = (...streams: string[]): string[] => streams.map((s) => `$JS.API.STREAM.MSG.GET.${s}`);
+/** A bucket followed by its change feed: listed (STREAM.INFO), its keys read from the leader, then heard. */
+const feeds = (...buckets: string[]): string[] => buckets.map((b) => kvFeedSubject(b, '>'));
 const auto = (role: PermissionRole): string => kvSubject(BUCKET_BANS, `auto.${role}.*`);
 const heartbeats = (role: PermissionRole): string => kvSubject(BUCKET_NODES, `${role}.*`);
 
@@ -70,62 +92,66 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
   const idempotency = idempotencyBucket(region);
   const ingress: RolePermissions = {
     role: 'ingress',
-    comment: 'Ingress: publishes payloads; reads keys and bans; keeps Idempotency-Key records, its heartbeats and the bans of cracked clients it finds.',
+    account: 'INGRESS',
+    internal: [],
+    comment: 'Ingress: publishes payloads; follows keys and bans; keeps Idempotency-Key records, its heartbeats and the bans of cracked clients it finds.',
     publish: [
       ['$JS.API.INFO'],
       [...api('STREAM.INFO', log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_NODES), kvStream(idempotency))],
-      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, ...directGets(...[BUCKET_KEYS, BUCKET_BANS, idempotency].map(kvStream))],
-      kvWatch(BUCKET_KEYS),
-      kvWatch(BUCKET_BANS),
+      [...leaderGets(kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS)), ...directGets(...[BUCKET_KEYS, BUCKET_BANS, idempotency].map(kvStream))],
       [logSubjects, kvSubject(idempotency, '>'), heartbeats('ingress'), auto('ingress')],
     ],
-    subscribe: [`${inboxPrefix('ingress')}.>`],
+    subscribe: [`${inboxPrefix('ingress')}.>`, ...feeds(BUCKET_KEYS, BUCKET_BANS)],
   };
   const cli: RolePermissions = {
     role: 'cli',
+    account: JETSTREAM_ACCOUNT,
+    internal: [],
     comment: "The operator (the relay CLI): what the admin service may do, and `relay setup`: create the relay's streams and buckets and change their limits. Keep this user off internet-facing hosts.",
     publish: [
       ['$JS.API.INFO'],
       ...['STREAM.INFO', 'STREAM.CREATE', 'STREAM.UPDATE'].map((verb) => api(verb, ...layout.map((p) => p.stream))),
       ...(region === null ? [[`$JS.API.STREAM.MSG.GET.${log}`], directGets(log), streamRead(log)] : []),
-      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, `$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_BANS)}`, ...directGets(kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS))],
+      [...leaderGets(...FEED_BUCKETS.map(kvStream)), ...directGets(kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS))],
       streamRead(AUDIT_STREAM_NAME),
-      ...[BUCKET_KEYS, BUCKET_BANS, BUCKET_STREAMS, BUCKET_NODES].map(kvWatch),
+      kvWatch(BUCKET_STREAMS),
       [kvSubject(BUCKET_KEYS, '>'), kvSubject(BUCKET_BANS, '>'), AUDIT_SUBJECTS],
     ],
-    subscribe: [`${inboxPrefix('cli')}.>`],
+    subscribe: [`${inboxPrefix('cli')}.>`, ...feeds(...FEED_BUCKETS)],
   };
   if (region !== null) return [ingress, cli];
+  const census = [OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`];
   const gateway: RolePermissions = {
     role: 'gateway',
+    account: 'GATEWAY',
+    internal: [`${CLAIM_NOTICE_PREFIX}>`, ...census],
     comment: 'Gateway: streams to clients from the live subjects and the event log; holds stream claims, its claim index and notices, asks and answers the owner census (the stream caps), writes its heartbeats and the bans it issues.',
     publish: [
       ['$JS.API.INFO'],
       api('STREAM.INFO', log, CLAIM_INDEX_STREAM, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
-      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, `$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_STREAMS)}`],
+      leaderGets(log, CLAIM_INDEX_STREAM, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
       directGets(log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS)),
-      streamRead(log),
-      streamRead(CLAIM_INDEX_STREAM),
-      ...[BUCKET_KEYS, BUCKET_BANS, BUCKET_NODES].map(kvWatch),
-      [kvSubject(BUCKET_STREAMS, '>'), heartbeats('gateway'), auto('gateway')],
-      [`${CLAIM_NOTICE_PREFIX}>`, `${CLAIM_INDEX_PREFIX}>`, OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`],
+      [kvSubject(BUCKET_STREAMS, '>'), heartbeats('gateway'), auto('gateway'), `${CLAIM_INDEX_PREFIX}>`],
+      [`${CLAIM_NOTICE_PREFIX}>`, ...census],
     ],
-    subscribe: [`${inboxPrefix('gateway')}.>`, LIVE_ALL_CHANNELS, `${CLAIM_NOTICE_PREFIX}>`, OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`, kvSubject(BUCKET_STREAMS, '>')],
+    subscribe: [`${inboxPrefix('gateway')}.>`, LIVE_ALL_CHANNELS, ...feeds(BUCKET_KEYS, BUCKET_BANS, BUCKET_NODES), `${CLAIM_NOTICE_PREFIX}>`, ...census],
   };
   const admin: RolePermissions = {
     role: 'admin',
+    account: JETSTREAM_ACCOUNT,
+    internal: [],
     comment: 'Admin service (the console and its API): keys, bans and the audit trail; reads the event log, the audit trail, the claims and the heartbeats. It starts against what exists, like the others.',
     publish: [
       ['$JS.API.INFO'],
       api('STREAM.INFO', log, AUDIT_STREAM_NAME, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
-      [`$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_KEYS)}`, `$JS.API.STREAM.MSG.GET.${kvStream(BUCKET_BANS)}`],
+      leaderGets(...FEED_BUCKETS.map(kvStream)),
       directGets(log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS)),
       streamRead(log),
       streamRead(AUDIT_STREAM_NAME),
-      ...[BUCKET_KEYS, BUCKET_BANS, BUCKET_STREAMS, BUCKET_NODES].map(kvWatch),
+      kvWatch(BUCKET_STREAMS),
       [kvSubject(BUCKET_KEYS, '>'), kvSubject(BUCKET_BANS, '>'), AUDIT_SUBJECTS],
     ],
-    subscribe: [`${inboxPrefix('admin')}.>`, LIVE_ALL_CHANNELS],
+    subscribe: [`${inboxPrefix('admin')}.>`, LIVE_ALL_CHANNELS, ...feeds(...FEED_BUCKETS)],
   };
   return [ingress, gateway, admin, cli];
 }

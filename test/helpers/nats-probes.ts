@@ -9,7 +9,7 @@ import { natsLayout, type StreamPlan } from '../../services/core/nats-layout.js'
 import { loadConfig } from '../../services/core/config.js';
 import { AUTO_BANNERS, banKey } from '../../services/core/bans.js';
 import { heartbeatKey } from '../../services/core/node-heartbeat.js';
-import { inboxPrefix } from '../../services/core/subjects.js';
+import { inboxPrefix, kvFeedSubject } from '../../services/core/subjects.js';
 
 export interface Probe {
   /** How the table names it: "pub <subject>" or "sub <subject>". */
@@ -90,8 +90,8 @@ export function allProbes(layout: readonly StreamPlan[] = ONE_LOG, regions: read
   for (const issuer of AUTO_BANNERS) probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', issuer)}`));
   probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', null)}`));
   // What one might listen to.
-  for (const s of ['>', 'channel.>', 'live.channel.>', 'audit.>', 'relay.claim-notice.>', 'relay.claim-index.>', 'relay.owner-census.>', 'relay.owner-census.ask', 'relay.owner-census.answer.*', '$JS.API.>', '_INBOX.>']) probes.push(sub(s));
-  for (const b of buckets) probes.push(sub(`$KV.${b}.>`));
+  for (const s of ['>', 'channel.>', 'live.channel.>', 'audit.>', 'relay.claim-notice.>', 'relay.claim-index.>', 'relay.owner-census.>', 'relay.owner-census.ask', 'relay.owner-census.answer.*', '$JS.API.>', '_INBOX.>', 'relay.kv.>']) probes.push(sub(s));
+  for (const b of buckets) probes.push(sub(`$KV.${b}.>`), sub(kvFeedSubject(b, '>')));
   for (const role of ['ingress', 'gateway', 'admin', 'cli'] as const) probes.push(sub(`${inboxPrefix(role)}.>`));
   return [...probes, ...deletes];
 }
@@ -100,6 +100,8 @@ export function allProbes(layout: readonly StreamPlan[] = ONE_LOG, regions: read
 export const apiNames = (verb: string, ...streams: string[]): string[] => streams.map((s) => `pub $JS.API.${verb}.${s}`);
 /** Reading a bucket: its stream's information and a direct get. */
 export const kvReadNames = (bucket: string): string[] => [`pub $JS.API.STREAM.INFO.KV_${bucket}`, `pub $JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.probe`];
+/** Reading a bucket from its stream's leader and following its change feed (roles without consumers). */
+export const kvFeedNames = (bucket: string): string[] => [`pub $JS.API.STREAM.INFO.KV_${bucket}`, `pub $JS.API.STREAM.MSG.GET.KV_${bucket}`, `sub ${kvFeedSubject(bucket, '>')}`];
 /** A KV watch: an ordered push consumer (created, replaced, deleted) and its flow control. */
 export const kvWatchNames = (bucket: string): string[] => [
   `pub $JS.API.CONSUMER.CREATE.KV_${bucket}`,

@@ -17,7 +17,7 @@ import { inboxPrefix } from '../../services/core/subjects.js';
 import { heartbeatKey } from '../../services/core/node-heartbeat.js';
 import { startSuperCluster, type SuperCluster } from '../../tools/nats-super-cluster.js';
 import { runCli } from '../helpers/cli.js';
-import { allProbes, kvReadNames, kvWatchNames, permitted, streamReadNames } from '../helpers/nats-probes.js';
+import { allProbes, kvFeedNames, kvReadNames, kvWatchNames, permitted, streamReadNames } from '../helpers/nats-probes.js';
 
 const REGIONS = ['a', 'b', 'c'] as const;
 const MESH = { REGIONS: REGIONS.join(','), REGION_HOME: 'a' };
@@ -39,8 +39,8 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
     return [
       'pub $JS.API.INFO',
       `pub $JS.API.STREAM.INFO.RELAY_REGION_${up(r)}`, `pub region.${r}.channel.probe`,
-      ...kvReadNames('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatchNames('relay-keys'),
-      ...kvReadNames('relay-bans'), ...kvWatchNames('relay-bans'), `pub $KV.relay-bans.auto.ingress.${UUID}`,
+      ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
+      ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'), `pub $KV.relay-bans.auto.ingress.${UUID}`,
       'pub $JS.API.STREAM.INFO.KV_relay-nodes', `pub $KV.relay-nodes.${heartbeatKey('ingress', 'probe')}`,
       ...kvReadNames(`relay-idempotency-${r}`), `pub $KV.relay-idempotency-${r}.probe`,
       'sub _INBOX.ingress.>',
@@ -51,9 +51,9 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
       'pub $JS.API.INFO',
       ...['INFO', 'CREATE', 'UPDATE'].flatMap((verb) => EVERY_STREAM.map((s) => `pub $JS.API.STREAM.${verb}.${s}`)),
       ...streamReadNames('RELAY_AUDIT', 'audit.probe'),
-      ...kvReadNames('relay-keys'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvWatchNames('relay-keys'),
-      ...kvReadNames('relay-bans'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-bans', ...kvWatchNames('relay-bans'),
-      ...kvWatchNames('relay-streams'), ...kvWatchNames('relay-nodes'),
+      ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
+      ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'),
+      ...kvWatchNames('relay-streams'), ...kvFeedNames('relay-nodes'),
       'pub audit.probe', 'pub $KV.relay-keys.probe', 'pub $KV.relay-bans.probe',
       ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans.auto.${s}.${UUID}`), `pub $KV.relay-bans.${UUID}`,
       'sub _INBOX.cli.>',
