@@ -7,7 +7,8 @@
 // by STREAM.INFO, each key's last entry from the stream leader.
 
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { Msg, MsgHdrs, NatsConnection, Status, Subscription } from '@nats-io/nats-core';
+import type { Msg, NatsConnection, Status, Subscription } from '@nats-io/nats-core';
+import { lastHeader } from './wire-headers.js';
 import { kvOperation, kvStream, kvSubject, readFromLeader } from './kv-internals.js';
 import type { Logger } from './logger.js';
 import { kvFeedSubject } from './subjects.js';
@@ -205,16 +206,11 @@ export function decodeFeed(msg: Msg, bucket: string): FeedRecord | null {
   // get's, through the role's own imports) names the stream and subject it really read, so a record
   // counts only when both are this bucket's and this very key's.
   const key = msg.subject.slice(kvFeedSubject(bucket, '').length);
-  const revision = Number(lastValue(h, 'Nats-Sequence'));
+  const revision = Number(lastHeader(h, 'Nats-Sequence'));
   if (!msg.subject.startsWith(kvFeedSubject(bucket, '')) || !isKey(key)) return null;
-  if (lastValue(h, 'Nats-Stream') !== kvStream(bucket) || lastValue(h, 'Nats-Subject') !== kvSubject(bucket, key)) return null;
+  if (lastHeader(h, 'Nats-Stream') !== kvStream(bucket) || lastHeader(h, 'Nats-Subject') !== kvSubject(bucket, key)) return null;
   if (!Number.isSafeInteger(revision) || revision < 1) return null;
   return { key, operation: kvOperation(h), revision, json: () => msg.json<unknown>() };
-}
-
-function lastValue(h: MsgHdrs, name: string): string {
-  const values = h.values(name);
-  return values[values.length - 1] ?? '';
 }
 
 /** A key of the bucket: NATS stores a subject with a literal `*` or `>` token, which no read can name alone. */

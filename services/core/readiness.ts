@@ -8,7 +8,8 @@
 //             info, with an empty leader, so an answer alone proves nothing);
 //   buckets   the buckets this service writes on its path have leaders (ingress: Idempotency-Key
 //             records; gateway: stream claims);
-//   jetstream (gateway) JetStream has a meta leader, which creating a consumer needs;
+//   jetstream (gateway) JetStream answers its account information (the gateway reads the log by
+//             leader gets now, and makes no consumer);
 //   draining  the process is not shutting down.
 
 import type { JetStreamManager } from '@nats-io/jetstream';

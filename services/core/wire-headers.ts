@@ -1,6 +1,8 @@
 // NATS headers ingress stamps on every stored payload so gateways filter and build the meta frame
 // without parsing the body.
 
+import type { MsgHdrs } from '@nats-io/nats-core';
+
 export const Header = {
   Sender: 'Relay-Sender',
   Agent: 'Relay-Agent',
@@ -16,3 +18,12 @@ export const Header = {
   LastSequence: 'Nats-Last-Sequence',
   Subject: 'Nats-Subject',
 } as const;
+
+/**
+ * A header's last value. A writer's own Nats-* headers stay in what it stored and JetStream appends
+ * its own after them (RePublish, direct get), so only the last value of each is the server's.
+ */
+export function lastHeader(headers: MsgHdrs, name: string): string {
+  const values = headers.values(name);
+  return values[values.length - 1] ?? '';
+}

@@ -12,7 +12,7 @@
 //   channel's own frames, at its own sequence, which the group drops as already seen).
 
 import type { Msg, MsgHdrs } from '@nats-io/nats-core';
-import { Header } from '../../core/wire-headers.js';
+import { Header, lastHeader } from '../../core/wire-headers.js';
 import { LIVE_PREFIX } from '../../core/subjects.js';
 
 export interface Republished {
@@ -24,18 +24,13 @@ export interface Republished {
   subject: string;
 }
 
-function last(headers: MsgHdrs, name: string): string {
-  const values = headers.values(name);
-  return values[values.length - 1] ?? '';
-}
-
 /** The RePublish facts of a live message, or null when it did not come from RePublish. */
 export function republished(msg: Msg): Republished | null {
   const headers = msg.headers;
   if (headers === undefined || (msg.reply !== undefined && msg.reply !== '')) return null;
-  const seq = Number(last(headers, Header.Sequence));
-  const previous = Number(last(headers, Header.LastSequence));
-  const subject = last(headers, Header.Subject);
+  const seq = Number(lastHeader(headers, Header.Sequence));
+  const previous = Number(lastHeader(headers, Header.LastSequence));
+  const subject = lastHeader(headers, Header.Subject);
   if (!Number.isSafeInteger(seq) || seq <= 0 || !Number.isSafeInteger(previous) || previous < 0 || previous >= seq || subject === '') return null;
   if (msg.subject !== LIVE_PREFIX + subject) return null;
   return { headers, seq, previous, subject };
