@@ -58,6 +58,19 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'The client library uses web APIs only (fetch, streams, crypto.randomUUID).' }] }],
     },
   },
+  {
+    // nats.js ends its reading of the socket when a subscription's callback throws (core/guarded-callback.ts).
+    files: ['services/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='subscribe'] > ObjectExpression > Property[key.name='callback'] > :matches(ArrowFunctionExpression, FunctionExpression)",
+          message: 'A subscription callback goes through guarded() (services/core/guarded-callback.ts): one that throws leaves the connection deaf.',
+        },
+      ],
+    },
+  },
   // Import boundaries. ESLint keeps one set of options per rule for a file (a later block replaces
   // an earlier one), so each block below lists every pattern that holds for its files.
   ...importBoundaries(),

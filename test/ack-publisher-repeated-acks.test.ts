@@ -7,7 +7,10 @@
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AckPublisher, type StoredAck } from '../services/ingress/ack-publisher.js';
+import { createLogger } from '../services/core/logger.js';
 import { startTestNats, type TestNats } from './helpers/nats.js';
+
+const quiet = createLogger({ level: 'silent', pretty: false });
 
 let nats: TestNats;
 let nc: NatsConnection;
@@ -53,7 +56,7 @@ describe('a publish acknowledged twice', () => {
   it('is reported once per extra acknowledgement, with where it was stored again, and the POST still gets the first', async () => {
     playStream('twice.acks', 2);
     const repeats: StoredAck[] = [];
-    const acks = new AckPublisher(nc, '_INBOX.test', (again) => repeats.push(again));
+    const acks = new AckPublisher(nc, '_INBOX.test', quiet, (again) => repeats.push(again));
     try {
       const first: StoredAck = await acks.publish('twice.acks', 'one', headers(), 2000);
       const second: StoredAck = await acks.publish('twice.acks', 'two', headers(), 2000);
@@ -71,7 +74,7 @@ describe('a publish acknowledged twice', () => {
   it('says when the duplicate window caught the repeat, so the log holds the entry once', async () => {
     playStream('caught.acks', 2, { deduplicated: true });
     const repeats: StoredAck[] = [];
-    const acks = new AckPublisher(nc, '_INBOX.test', (again) => repeats.push(again));
+    const acks = new AckPublisher(nc, '_INBOX.test', quiet, (again) => repeats.push(again));
     try {
       const first = await acks.publish('caught.acks', 'one', headers(), 2000);
       await flushed();
@@ -85,7 +88,7 @@ describe('a publish acknowledged twice', () => {
   it('is not reported when every publish is acknowledged once', async () => {
     playStream('once.acks', 1);
     let repeated = 0;
-    const acks = new AckPublisher(nc, '_INBOX.test', () => repeated++);
+    const acks = new AckPublisher(nc, '_INBOX.test', quiet, () => repeated++);
     try {
       await Promise.all([1, 2, 3].map((i) => acks.publish('once.acks', String(i), headers(), 2000)));
       await flushed();
@@ -98,7 +101,7 @@ describe('a publish acknowledged twice', () => {
   it('is told apart from a late answer to a publish that timed out', async () => {
     playStream('late.acks', 1, { delayMs: 400 });
     let repeated = 0;
-    const acks = new AckPublisher(nc, '_INBOX.test', () => repeated++);
+    const acks = new AckPublisher(nc, '_INBOX.test', quiet, () => repeated++);
     try {
       await expect(acks.publish('late.acks', 'late', headers(), 100)).rejects.toThrow(/did not acknowledge in time/);
       // The answer comes 400 ms after the publish, after the 100 ms deadline and the sweep; a
@@ -106,6 +109,24 @@ describe('a publish acknowledged twice', () => {
       await new Promise<void>((resolve) => nc.subscribe('_INBOX.test.>', { max: 1, callback: () => resolve() }));
       await flushed();
       expect(repeated).toBe(0);
+    } finally {
+      acks.close();
+    }
+  });
+
+  it('a report of a repeated acknowledgement that throws costs that report only: the next publish is still acknowledged', async () => {
+    playStream('throwing.acks', 2);
+    const warned: string[] = [];
+    const logger = { warn: (_fields: object, message: string) => void warned.push(message) } as unknown as typeof quiet;
+    const acks = new AckPublisher(nc, '_INBOX.test', logger, () => {
+      throw new Error('a metric refused the label');
+    });
+    try {
+      expect((await acks.publish('throwing.acks', 'one', headers(), 2000)).seq).toBe(1);
+      await flushed();
+      // The repeat of 'one' threw inside the acknowledgements' subscription; 'two' is still heard.
+      expect((await acks.publish('throwing.acks', 'two', headers(), 2000)).seq).toBe(3);
+      expect(warned).toEqual(['reading a publish acknowledgement failed on a message; the subscription goes on']);
     } finally {
       acks.close();
     }

@@ -36,7 +36,7 @@ function stream(channel: string | null): ClaimedStream {
 }
 
 function noticesFor(node: string): NatsClaimNotices {
-  return new NatsClaimNotices(ctx.nc, node, new Counter({ name: 'claim_index_test_notices', help: 'test', registers: [] }));
+  return new NatsClaimNotices(ctx.nc, node, new Counter({ name: 'claim_index_test_notices', help: 'test', registers: [] }), quiet);
 }
 
 function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm)): ClaimIndex {
@@ -183,7 +183,7 @@ describe('claim index', () => {
     dead.stop();
     const closed = await connect({ servers: nats.url });
     await closed.close();
-    const notices = new NatsClaimNotices(closed, 'gw-closing', new Counter({ name: 'claim_index_test_closed', help: 'test', registers: [] }));
+    const notices = new NatsClaimNotices(closed, 'gw-closing', new Counter({ name: 'claim_index_test_closed', help: 'test', registers: [] }), quiet);
     const sweeper = new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: 'gw-closing', liveness, logger: quiet, notices });
     expect(await sweeper.sweepNode('gw-unheard')).toBe(1);
     expect((await store.get(streamClaimKey(s), true))?.freed).toEqual({ by: 'sweep', conn: s.id });

@@ -8,7 +8,10 @@ import { connect } from '@nats-io/transport-node';
 import type { Msg, NatsConnection } from '@nats-io/nats-core';
 import { OwnerCensus, type OwnerCensusOptions } from '../services/gateway/ownership/owner-census.js';
 import { OWNER_CENSUS_ANSWER_PREFIX, OWNER_CENSUS_ASK } from '../services/core/subjects.js';
+import { createLogger } from '../services/core/logger.js';
 import { startTestNats, type TestNats } from './helpers/nats.js';
+
+const quiet = createLogger({ level: 'silent', pretty: false });
 
 let nats: TestNats;
 const connections: NatsConnection[] = [];
@@ -38,7 +41,7 @@ type Streams = Record<string, Array<{ channel: string | null }>>;
 /** A gateway's census over its own connection, answering from `streams` (owner -> its streams here). */
 async function gateway(nodeId: string, streams: Streams, o: Partial<OwnerCensusOptions> = {}): Promise<OwnerCensus> {
   const nc = await conn();
-  const census = new OwnerCensus({ nc, nodeId, peers: () => [], local: (owner) => streams[owner] ?? [], ...o });
+  const census = new OwnerCensus({ nc, nodeId, peers: () => [], local: (owner) => streams[owner] ?? [], logger: quiet, ...o });
   census.listen();
   await nc.flush();
   censuses.push(census);
@@ -62,6 +65,26 @@ describe('the owner census', () => {
     // A stream without a session has a key of its own: nobody holds it, whatever its channel.
     expect(await a.remote('acct', null)).toEqual({ count: 3, holdsKey: false });
     expect(await a.remote('nobody', 'one.example.net')).toEqual({ count: 0, holdsKey: false });
+  });
+
+  it('a question whose answering throws costs that question only: the gateway answers the next one', async () => {
+    let fail = true;
+    const thrown: string[] = [];
+    await gateway('b', {}, {
+      local: () => {
+        if (fail) throw new Error('registry read failed');
+        return [{ channel: 'c' }];
+      },
+      logger: { warn: (_fields: object, message: string) => void thrown.push(message) } as unknown as OwnerCensusOptions['logger'],
+    });
+    const a = await gateway('a', {}, { peers: () => ['b'], waitMs: 300 });
+    // Unanswered: counted as holding nothing.
+    expect((await a.remote('acct', 'c')).count).toBe(0);
+    fail = false;
+    // Asked by a gateway that has not taken b for silent: b's connection still hears and answers.
+    const c = await gateway('c', {}, { peers: () => ['b'] });
+    expect(await c.remote('acct', 'c')).toEqual({ count: 1, holdsKey: true });
+    expect(thrown).toEqual(['the owner census failed on a message; the subscription goes on']);
   });
 
   it('answers from what each gateway holds at the moment it is asked', async () => {

@@ -3,6 +3,8 @@
 // second over the last minute. Counting only; nothing of a payload is kept.
 
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { guarded, loggedThrows } from '../core/guarded-callback.js';
+import type { Logger } from '../core/logger.js';
 import { channelFromToken } from '../core/channel.js';
 import { CHANNEL_SUBJECT_PREFIX, LIVE_ALL_CHANNELS, LIVE_PREFIX } from '../core/subjects.js';
 
@@ -93,13 +95,13 @@ export class ChannelActivity {
   private readonly sub: Subscription;
   private total = 0;
 
-  constructor(nc: NatsConnection) {
+  constructor(nc: NatsConnection, logger: Pick<Logger, 'warn'>) {
     this.sub = nc.subscribe(LIVE_ALL_CHANNELS, {
-      callback: (err, msg) => {
+      callback: guarded((err, msg) => {
         if (err !== null) return;
         this.total++;
         this.counts.count(msg.subject.slice(TOKEN_START));
-      },
+      }, loggedThrows(logger, 'counting a channel’s payloads')),
     });
   }
 

@@ -40,7 +40,7 @@ export class MeshView {
   constructor(options: { nc: NatsConnection; js: JetStreamClient; keys: KeyStore; bans: BanStore; nodeTimeoutMs: number; logger: Logger }) {
     this.liveness = new NodeLiveness(options.js, options.nodeTimeoutMs, options.logger);
     this.claims = new KvMirror(options.js, BUCKET_STREAMS, parseStreamClaim, options.logger);
-    this.activity = new ChannelActivity(options.nc);
+    this.activity = new ChannelActivity(options.nc, options.logger);
     this.keys = options.keys;
     this.bans = options.bans;
     this.liveness.mirror.on('put', (_key, record, _revision, previous) => this.rates.set(record.node, ratesBetween(previous, record)));

@@ -7,7 +7,8 @@
 // by STREAM.INFO, each key's last entry from the stream leader.
 
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { Msg, NatsConnection, Status, Subscription } from '@nats-io/nats-core';
+import type { Msg, MsgCallback, NatsConnection, Status, Subscription } from '@nats-io/nats-core';
+import { guarded, loggedThrows } from './guarded-callback.js';
 import { lastHeader } from './wire-headers.js';
 import { kvOperation, kvStream, kvSubject, readFromLeader } from './kv-internals.js';
 import type { Logger } from './logger.js';
@@ -64,12 +65,20 @@ export class KvFeed {
   private unheard: number | null = null;
   private stopped = false;
 
-  constructor(private readonly o: FeedOptions) {}
+  /** Each message is taken through this, live or held during a read: one that throws costs itself only. */
+  private readonly hear: MsgCallback<Msg>;
+
+  constructor(private readonly o: FeedOptions) {
+    this.hear = guarded(
+      (err, msg) => (err === null ? this.take(msg) : o.logger.error({ bucket: o.bucket, err }, 'the KV change feed failed')),
+      loggedThrows(o.logger, `the ${o.bucket} mirror`),
+    );
+  }
 
   /** Resolves once every key's latest entry is applied. */
   async start(): Promise<void> {
     this.sub = this.o.nc.subscribe(kvFeedSubject(this.o.bucket, '>'), {
-      callback: (err, msg) => (err === null ? this.hear(msg) : this.o.logger.error({ bucket: this.o.bucket, err }, 'the KV change feed failed')),
+      callback: this.hear,
     });
     try {
       // The server holds the subscription before the listing is taken: nothing after it is missed.
@@ -90,15 +99,6 @@ export class KvFeed {
     this.sub?.unsubscribe();
     if (this.timer !== null) clearInterval(this.timer);
     this.status?.stop?.();
-  }
-
-  /** A listener that throws must not reach nats.js: its reading of the connection would stop. */
-  private hear(msg: Msg): void {
-    try {
-      this.take(msg);
-    } catch (err) {
-      this.o.logger.error({ bucket: this.o.bucket, err }, 'a KV mirror listener failed');
-    }
   }
 
   private take(msg: Msg): void {
@@ -164,7 +164,7 @@ export class KvFeed {
     } finally {
       const held = this.held;
       this.held = null;
-      for (const msg of held) this.hear(msg);
+      for (const msg of held) void this.hear(null, msg);
     }
   }
 

@@ -123,12 +123,12 @@ function warnPrettyMissingOnce(logger: Logger): void {
  * suppressed meanwhile. For conditions that repeat per request while they last.
  */
 export class ThrottledWarnings {
-  private readonly logger: Logger;
+  private readonly logger: Pick<Logger, 'warn'>;
   private readonly intervalMs: number;
   private readonly state = new Map<string, { last: number; suppressed: number }>();
   private readonly clock: () => number;
 
-  constructor(logger: Logger, intervalMs = 10_000, clock: () => number = Date.now) {
+  constructor(logger: Pick<Logger, 'warn'>, intervalMs = 10_000, clock: () => number = Date.now) {
     this.logger = logger;
     this.intervalMs = intervalMs;
     this.clock = clock;

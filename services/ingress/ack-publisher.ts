@@ -7,6 +7,8 @@
 // one per POST (on this kind of machine most of the cost of a publish is the system call).
 
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { guarded, loggedThrows } from '../core/guarded-callback.js';
+import type { Logger } from '../core/logger.js';
 
 export interface StoredAck {
   stream: string;
@@ -79,12 +81,12 @@ export class AckPublisher {
    * out once with its own reply subject, so a second answer means the message reached the stream
    * twice: stored again, or caught by the duplicate window (`duplicate`, with a Nats-Msg-Id only).
    */
-  constructor(nc: NatsConnection, inbox: string, onRepeatedAck: (again: StoredAck) => void = () => undefined) {
+  constructor(nc: NatsConnection, inbox: string, logger: Pick<Logger, 'warn'>, onRepeatedAck: (again: StoredAck) => void = () => undefined) {
     this.nc = nc;
     this.onRepeatedAck = onRepeatedAck;
     this.prefix = `${createInbox(inbox)}.`;
     this.sub = nc.subscribe(`${this.prefix}*`, {
-      callback: (err, msg) => {
+      callback: guarded((err, msg) => {
         if (err !== null) return;
         const id = Number(msg.subject.slice(this.prefix.length));
         const p = this.pending.get(id);
@@ -97,7 +99,7 @@ export class AckPublisher {
         this.pending.delete(id);
         if (ack instanceof PublishError) p.reject(ack);
         else p.resolve(ack);
-      },
+      }, loggedThrows(logger, 'reading a publish acknowledgement')),
     });
     this.sweeper = setInterval(() => this.expire(), SWEEP_MS);
     this.sweeper.unref();

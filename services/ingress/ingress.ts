@@ -50,7 +50,7 @@ export class Ingress {
     this.core = core;
     const { nats, metrics, logger, config } = core;
     const warnings = new ThrottledWarnings(logger);
-    this.acks = new AckPublisher(nats.nc, nats.inboxPrefix, (again) => {
+    this.acks = new AckPublisher(nats.nc, nats.inboxPrefix, logger, (again) => {
       metrics.acksRepeated.inc({ stored: again.duplicate ? 'deduplicated' : 'twice' });
       const what = again.duplicate ? 'its duplicate window caught the repeat' : 'the event log holds it twice';
       warnings.warn(`repeated ${String(again.duplicate)}`, { seq: again.seq }, `JetStream acknowledged an entry published once a second time: ${what}`);

@@ -9,6 +9,7 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Tracer } from '@opentelemetry/api';
 import type { MetaShape } from '../../../schemas/meta.js';
+import { guarded } from '../../core/guarded-callback.js';
 import { walkLog } from '../../core/log-walk.js';
 import type { Logger, ThrottledWarnings } from '../../core/logger.js';
 import type { RelayMetrics } from '../../core/metrics.js';
@@ -63,13 +64,16 @@ export class ChannelGroup {
     this.context = context;
     this.filter = key === ALL_CHANNELS ? STREAM_SUBJECTS : channelSubject(key);
     this.sub = nc.subscribe(key === ALL_CHANNELS ? LIVE_ALL_CHANNELS : liveSubject(key), {
-      callback: (err, msg) => {
-        if (err !== null) {
-          context.warnings.warn(`sub-${key}`, { err, channel: key }, 'live subscription error');
-          return;
-        }
-        this.onLive(msg);
-      },
+      callback: guarded(
+        (err, msg) => {
+          if (err !== null) {
+            context.warnings.warn(`sub-${key}`, { err, channel: key }, 'live subscription error');
+            return;
+          }
+          this.onLive(msg);
+        },
+        (err, subject) => context.warnings.warn(`threw-${key}`, { err, channel: key, subject }, 'delivering a live message failed; the channel goes on'),
+      ),
     });
   }
 

@@ -12,6 +12,8 @@
 
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Counter } from 'prom-client';
+import { guarded, loggedThrows } from '../../core/guarded-callback.js';
+import type { Logger } from '../../core/logger.js';
 import { CLAIM_NOTICE_PREFIX } from '../../core/subjects.js';
 
 /**
@@ -44,22 +46,24 @@ export class NatsClaimNotices implements ClaimNotices {
   private readonly nc: NatsConnection;
   private readonly nodeId: string;
   private readonly received: Counter;
+  private readonly logger: Pick<Logger, 'warn'>;
   private sub: Subscription | undefined;
 
-  constructor(nc: NatsConnection, nodeId: string, received: Counter) {
+  constructor(nc: NatsConnection, nodeId: string, received: Counter, logger: Pick<Logger, 'warn'>) {
     this.nc = nc;
     this.nodeId = nodeId;
     this.received = received;
+    this.logger = logger;
   }
 
   listen(listener: NoticeListener): void {
     this.sub = this.nc.subscribe(CLAIM_NOTICE_PREFIX + this.nodeId, {
-      callback: (err, msg) => {
+      callback: guarded((err, msg) => {
         if (err !== null) return;
         this.received.inc();
         const n = parseNotice(msg.string());
         if (n !== null) listener.noticed(n);
-      },
+      }, loggedThrows(this.logger, 'hearing a claim notice')),
     });
   }
 

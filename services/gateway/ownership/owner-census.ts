@@ -25,6 +25,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { guarded, loggedThrows } from '../../core/guarded-callback.js';
 import type { Logger } from '../../core/logger.js';
 import { OWNER_CENSUS_ANSWER_PREFIX, OWNER_CENSUS_ASK } from '../../core/subjects.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
@@ -48,7 +49,7 @@ export interface OwnerCensusOptions {
   local: (owner: string) => ReadonlyArray<{ readonly channel: string | null }>;
   /** Called once per gateway that did not answer in time. */
   unanswered?: (node: string) => void;
-  logger?: Pick<Logger, 'warn'>;
+  logger: Pick<Logger, 'warn'>;
   waitMs?: number;
   timers?: Timers;
 }
@@ -85,9 +86,10 @@ export class OwnerCensus {
   /** Answers the other gateways' questions, and hears the answers to this node's. */
   listen(): void {
     const { nc, nodeId } = this.o;
+    const thrown = loggedThrows(this.o.logger, 'the owner census');
     this.subs = [
-      nc.subscribe(OWNER_CENSUS_ASK, { callback: (err, msg) => (err !== null ? this.failed(err) : this.answer(msg.string())) }),
-      nc.subscribe(OWNER_CENSUS_ANSWER_PREFIX + nodeId, { callback: (err, msg) => (err !== null ? this.failed(err) : this.heard(msg.string())) }),
+      nc.subscribe(OWNER_CENSUS_ASK, { callback: guarded((err, msg) => (err !== null ? this.failed(err) : this.answer(msg.string())), thrown) }),
+      nc.subscribe(OWNER_CENSUS_ANSWER_PREFIX + nodeId, { callback: guarded((err, msg) => (err !== null ? this.failed(err) : this.heard(msg.string())), thrown) }),
     ];
   }
 
@@ -171,6 +173,6 @@ export class OwnerCensus {
   private failed(err: Error): void {
     if (this.toldError) return;
     this.toldError = true;
-    this.o.logger?.warn({ err }, 'the owner census stopped: without it the stream caps count only this gateway’s streams, and opens wait for peers’ answers');
+    this.o.logger.warn({ err }, 'the owner census stopped: without it the stream caps count only this gateway’s streams, and opens wait for peers’ answers');
   }
 }

@@ -82,7 +82,7 @@ export class Ownership {
     return new Ownership({
       ...o,
       store: new NatsClaimStore(nats.buckets.streams, nats.js, nats.jsm),
-      notices: new NatsClaimNotices(nats.nc, o.nodeId, o.received),
+      notices: new NatsClaimNotices(nats.nc, o.nodeId, o.received, o.logger),
       indexLog: new NatsClaimIndexLog({ ...nats, logger: o.logger }),
       census: new OwnerCensus({
         nc: nats.nc,
