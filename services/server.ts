@@ -42,8 +42,8 @@ export interface StartOptions extends CoreOptions {
 
 export async function startRelayServer(options: StartOptions): Promise<RelayServer> {
   const config = options.config ?? loadConfig(options.service, options.env);
-  // The ingress alone may run in a region today; the all-in-one holds a gateway.
-  if (config.regions !== null && config.service !== 'ingress') throw new ConfigError([regionsNotServed('gateway')]);
+  // The ingress and the gateway run in regions; the all-in-one holds an admin service, which does not yet.
+  if (config.regions !== null && config.service !== 'ingress' && config.service !== 'gateway') throw new ConfigError([regionsNotServed('admin service')]);
   const logger = coreLogger(config, options);
   return startPatiently(() => startOnce(config, { ...options, logger }), logger);
 }

@@ -80,6 +80,11 @@ export async function walkLog(jsm: JetStreamManager, walk: LogWalk, onMessage: (
   return count;
 }
 
+/** The newest sequence stored on `filter` (wildcards allowed), 0 when none: one get from the leader, which a region cut off still answers. */
+export async function newestOn(jsm: JetStreamManager, stream: string, filter: string): Promise<number> {
+  return (await jsm.streams.getMessage(stream, { last_by_subj: filter }))?.seq ?? 0;
+}
+
 class Getter {
   private readonly stallMs: number;
   private progress = Date.now();

@@ -32,6 +32,7 @@ import {
   inboxPrefix,
   kvFeedSubject,
   LIVE_ALL_CHANNELS,
+  liveInEveryRegion,
   OWNER_CENSUS_ANSWER_PREFIX,
   OWNER_CENSUS_ASK,
   regionSubjects,
@@ -83,8 +84,8 @@ const heartbeats = (role: PermissionRole): string => kvSubject(BUCKET_NODES, `${
 
 /**
  * The roles of a mesh without regions (`region` null), or of one region's servers: there, the ingress
- * may write only to its region's log and records; the gateway and admin service do not run in regions
- * yet, so a region's servers have no user for them.
+ * may write only to its region's log and records, and the gateway reads its region's log and copies;
+ * the admin service does not run in regions yet, so a region's servers have no user for it.
  */
 export function rolePermissions(layout: readonly StreamPlan[], region: string | null): RolePermissions[] {
   const log = writtenLog(region).stream;
@@ -119,8 +120,12 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     ],
     subscribe: [`${inboxPrefix('cli')}.>`, ...feeds(...FEED_BUCKETS)],
   };
-  if (region !== null) return [ingress, cli];
   const census = [OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`];
+  // With regions the gateway reads its region's log and its copies of the others', and asks each other
+  // region's log for its newest sequence (gateway/region-links.ts); without, the one log.
+  const logs = layout.filter((p) => p.bucket === undefined && p.region !== undefined);
+  const reads = region === null ? [log] : logs.filter((p) => p.region === region).map((p) => p.stream);
+  const origins = logs.filter((p) => p.region !== region && p.usedBy.includes('ingress')).map((p) => p.stream);
   const gateway: RolePermissions = {
     role: 'gateway',
     account: 'GATEWAY',
@@ -128,14 +133,15 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     comment: 'Gateway: streams to clients from the live subjects and the event log; holds stream claims, its claim index and notices, asks and answers the owner census (the stream caps), writes its heartbeats and the bans it issues.',
     publish: [
       ['$JS.API.INFO'],
-      api('STREAM.INFO', log, CLAIM_INDEX_STREAM, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
-      leaderGets(log, CLAIM_INDEX_STREAM, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
-      directGets(log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS)),
+      api('STREAM.INFO', ...reads, CLAIM_INDEX_STREAM, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
+      leaderGets(...reads, ...origins, CLAIM_INDEX_STREAM, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
+      directGets(...(region === null ? [log] : []), kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS)),
       [kvSubject(BUCKET_STREAMS, '>'), heartbeats('gateway'), auto('gateway'), `${CLAIM_INDEX_PREFIX}>`],
       [`${CLAIM_NOTICE_PREFIX}>`, ...census],
     ],
-    subscribe: [`${inboxPrefix('gateway')}.>`, LIVE_ALL_CHANNELS, ...feeds(BUCKET_KEYS, BUCKET_BANS, BUCKET_NODES), `${CLAIM_NOTICE_PREFIX}>`, ...census],
+    subscribe: [`${inboxPrefix('gateway')}.>`, region === null ? LIVE_ALL_CHANNELS : liveInEveryRegion(STREAM_SUBJECTS), ...feeds(BUCKET_KEYS, BUCKET_BANS, BUCKET_NODES), `${CLAIM_NOTICE_PREFIX}>`, ...census],
   };
+  if (region !== null) return [ingress, gateway, cli];
   const admin: RolePermissions = {
     role: 'admin',
     account: JETSTREAM_ACCOUNT,

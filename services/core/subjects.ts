@@ -55,14 +55,24 @@ export function regionCopyStream(origin: string, at: string): string {
   return `${regionLogStream(origin)}_AT_${at.toUpperCase()}`;
 }
 
+/** What a region's log stores under: this, then the subject a mesh without regions would use. */
+export function regionSubjectPrefix(region: string): string {
+  return `region.${region}.`;
+}
+
 /** Every subject of a region's log. */
 export function regionSubjects(region: string): string {
-  return `region.${region}.${STREAM_SUBJECTS}`;
+  return regionSubjectPrefix(region) + STREAM_SUBJECTS;
 }
 
 /** Where a region's ingresses store a channel's payloads. */
 export function regionChannelSubject(region: string, channel: string): string {
-  return `region.${region}.${channelSubject(channel)}`;
+  return regionSubjectPrefix(region) + channelSubject(channel);
+}
+
+/** The live subjects of every region's log for one subject of the one-log form (`channel.<token>`, `channel.>`). */
+export function liveInEveryRegion(subject: string): string {
+  return `${LIVE_PREFIX}${regionSubjectPrefix('*')}${subject}`;
 }
 
 /** Idempotency-Key records are per region: a write there never waits for another region. */

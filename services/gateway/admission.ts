@@ -5,7 +5,7 @@
 // admitted, the request's headers are dropped: a stream lives for hours and needs none of them.
 
 import type { IncomingMessage } from 'node:http';
-import { parseEventId } from '../../schemas/event-id.js';
+import { parseEventId, type EventPosition } from '../../schemas/event-id.js';
 import { missingScope, type Authenticator } from '../core/auth.js';
 import { requestChannel } from '../core/channel.js';
 import { RelayError } from '../core/errors.js';
@@ -18,8 +18,8 @@ import type { StreamIdentity } from './stream/stream-context.js';
 /** What an admitted request asks for. */
 export interface StreamRequest {
   identity: StreamIdentity;
-  /** Resume after this sequence (Last-Event-ID); null for live only. */
-  lastEventId: number | null;
+  /** Resume after this position (Last-Event-ID: a sequence, or with regions one per region); null for live only. */
+  lastEventId: EventPosition | null;
   /** When the key expires (ISO time), closing the stream then; undefined: never. */
   keyExpiresAt: string | undefined;
 }
@@ -35,9 +35,12 @@ export class Admission {
    * JetStream consumer: one account reopening with Last-Event-ID: 0 pulled hundreds of MB in seconds.
    */
   private readonly opens: RateLimiter;
+  /** The mesh has regions: ids name a position in each region's log. */
+  private readonly regional: boolean;
 
-  constructor(options: { auth: Authenticator; logger: Logger; draining: () => boolean; addressOf: (req: IncomingMessage) => string; opens: Rate }) {
+  constructor(options: { auth: Authenticator; logger: Logger; draining: () => boolean; addressOf: (req: IncomingMessage) => string; opens: Rate; regional: boolean }) {
     this.auth = options.auth;
+    this.regional = options.regional;
     this.opens = new RateLimiter([options.opens]);
     this.addressOf = options.addressOf;
     this.logger = options.logger;
@@ -62,7 +65,7 @@ export class Admission {
     if (channel === null && !principal.scopes.unauthenticated) {
       throw new RelayError('missing_channel', 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
     }
-    const lastEventId = parseLastEventId(headers['last-event-id']);
+    const lastEventId = parseLastEventId(headers['last-event-id'], this.regional);
     const opener = ownerOf({ account: principal.uuid, clientId: principal.clientId });
     const decision = this.opens.take(opener, [1]);
     if (!decision.allowed) {
@@ -96,7 +99,7 @@ export class Admission {
   }
 }
 
-function parseLastEventId(value: string | string[] | undefined): number | null {
+function parseLastEventId(value: string | string[] | undefined, regional: boolean): EventPosition | null {
   // Node joins a repeated header with ", ", which the id's grammar refuses, and has taken the spaces
   // and tabs around a value off already: nothing else is trimmed (a no-break space is no id's).
   const raw = Array.isArray(value) ? value.join(', ') : value;
@@ -105,8 +108,11 @@ function parseLastEventId(value: string | string[] | undefined): number | null {
   if (position === null) {
     throw new RelayError('invalid_last_event_id', 'Last-Event-ID must be the id of a frame this relay sent (a whole number).');
   }
-  if (position.kind === 'regions') {
+  if (position.kind === 'regions' && !regional) {
     throw new RelayError('invalid_last_event_id', "Last-Event-ID names positions in regions' logs, and this relay keeps one log: reconnect without it to start from now.");
   }
-  return position.seq;
+  if (position.kind === 'single' && regional) {
+    throw new RelayError('invalid_last_event_id', 'Last-Event-ID is a position in the log this mesh kept before it had regions, which this relay does not read: reconnect without it to start from now.');
+  }
+  return position;
 }

@@ -6,7 +6,6 @@
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CloseReasonCode } from '../../schemas/close.js';
 import { STREAM_TIMINGS } from '../../schemas/stream-timings.js';
 import { isRelayError, RelayError } from '../core/errors.js';
 import { writeError } from '../core/http.js';
@@ -16,13 +15,16 @@ import type { RelayCore } from '../core/runtime.js';
 import { Admission } from './admission.js';
 import { ALL_CHANNELS } from './delivery/channel-group.js';
 import { ChannelHub } from './delivery/channel-hub.js';
+import { HeardLogs } from './delivery/heard-logs.js';
 import { Keepalives } from './delivery/keepalives.js';
 import { HeapCompaction } from './heap-compaction.js';
 import { Ownership } from './ownership/ownership.js';
+import { RegionLinks } from './region-links.js';
 import { Replayer } from './resume/replay.js';
 import { ResumeWindows } from './delivery/resume-window.js';
 import { SilenceRecovery } from './silence-recovery.js';
 import { ClientStream } from './stream/client-stream.js';
+import { followCredentials } from './stream/credential-watch.js';
 import { CloseReason } from './stream/close-reason.js';
 import { readyFrames } from './stream/ready-frames.js';
 import type { StreamContext } from './stream/stream-context.js';
@@ -34,6 +36,7 @@ const CLIENT_RETRY_MS = STREAM_TIMINGS.openRetryMs;
 export class Gateway {
   private readonly core: RelayCore;
   private readonly hub: ChannelHub;
+  private readonly logs: HeardLogs;
   private readonly ownership: Ownership;
   private readonly liveness: NodeLiveness;
   private readonly admission: Admission;
@@ -43,6 +46,8 @@ export class Gateway {
   private readonly keepalives: Keepalives;
   private readonly silence: SilenceRecovery;
   private readonly compaction: HeapCompaction;
+  /** With regions: the links to the other regions, watched (region-links.ts). */
+  private readonly links: RegionLinks | null;
   private draining = false;
   private toldStayedOnHttp = false;
 
@@ -51,6 +56,7 @@ export class Gateway {
     const { nats, logger, metrics, config, auth } = core;
     startAtZero(metrics.streamsClosed, 'reason', Object.values(CloseReason));
     const flusher = new TurnFlusher(metrics);
+    this.logs = HeardLogs.of(config.regions);
     this.hub = new ChannelHub({
       nc: nats.nc,
       jsm: nats.jsm,
@@ -60,8 +66,9 @@ export class Gateway {
       flusher,
       tracer: core.tracing.tracer,
       metaShape: config.gateway.metaShape,
+      logs: this.logs,
     });
-    this.replayer = new Replayer({ jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer });
+    this.replayer = new Replayer({ jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer, logs: this.logs });
     this.keepalives = new Keepalives(this.hub, config.gateway.keepaliveMs);
     this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger, config.nodeId);
     this.ownership = Ownership.overNats({
@@ -77,6 +84,8 @@ export class Gateway {
       evict: (id) => this.evict(id),
     });
     metrics.observeRenewalOverdue(() => this.ownership.renewalOverdueMs());
+    const here = config.regions?.here ?? null;
+    this.links = here === null ? null : new RegionLinks({ jsm: nats.jsm, logs: this.logs, hub: this.hub, logger, here });
     this.silence = new SilenceRecovery({ hub: this.hub, ownership: this.ownership, logger, nodeTimeoutMs: config.gateway.nodeTimeoutMs, streams: () => this.registry.size });
     this.compaction = HeapCompaction.ofProcess({ burstOpens: config.gateway.compactAfterOpens, held: () => this.registry.size, logger, pauses: metrics.heapCompactions });
     this.admission = new Admission({
@@ -85,6 +94,7 @@ export class Gateway {
       draining: () => this.draining,
       addressOf: core.addressOf,
       opens: { perSecond: config.gateway.openRate, burst: config.gateway.openBurst },
+      regional: config.regions !== null,
     });
     this.streamContext = {
       scheduler: flusher,
@@ -111,21 +121,10 @@ export class Gateway {
     const { bans, keys, nats, config } = this.core;
     await this.liveness.start();
     await this.ownership.start(config.gateway.nodeTimeoutMs);
-    bans.mirror.on('put', (_key, ban) => {
-      if (bans.activeBan(ban.uuid) !== undefined) closeAll(this.registry.ofAccount(ban.uuid), CloseReason.Banned);
-    });
-    keys.mirror.on('put', (clientId, key) => {
-      if (key.revokedAt !== undefined) closeAll(this.registry.ofKey(clientId), CloseReason.KeyRevoked);
-      else if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= Date.now()) {
-        closeAll(this.registry.ofKey(clientId), CloseReason.KeyExpired);
-      } else {
-        // The expiry changed (set, moved or lifted): the open streams follow the key as it is now.
-        for (const s of this.registry.ofKey(clientId)) this.registry.followKeyExpiry(s, key.expiresAt);
-      }
-    });
-    keys.mirror.on('delete', (clientId) => closeAll(this.registry.ofKey(clientId), CloseReason.KeyRevoked));
+    followCredentials(keys, bans, this.registry);
     this.keepalives.start();
     this.silence.start(nats.nc);
+    this.links?.start();
     this.compaction.start();
   }
 
@@ -192,7 +191,7 @@ export class Gateway {
     }
     if (stream.closed) return;
     // Sent once the node is subscribed: from here on nothing published to the channel is missed.
-    stream.ready(readyFrames(stream.channel, ALL_CHANNELS, request.lastEventId, CLIENT_RETRY_MS));
+    stream.ready(readyFrames(stream.channel, ALL_CHANNELS, request.lastEventId, CLIENT_RETRY_MS, this.logs.order));
     if (request.lastEventId !== null) await this.replayer.replay(stream, request.lastEventId);
   }
 
@@ -238,13 +237,10 @@ export class Gateway {
     await this.drain();
     this.keepalives.stop();
     this.silence.stop();
+    this.links?.stop();
     this.hub.close();
     this.ownership.stop();
     await this.liveness.stop();
     this.admission.stop();
   }
-}
-
-function closeAll(streams: ClientStream[], reason: CloseReasonCode): void {
-  for (const s of streams) s.close(reason);
 }

@@ -19,6 +19,8 @@ export interface Pair {
   meta: Meta;
   data: Record<string, unknown> & { type: string };
   id: number | null;
+  /** The `id:` line as sent (with regions, a position in each region's log). */
+  rawId: string | null;
 }
 
 const NIL = '00000000-0000-0000-0000-000000000000';
@@ -191,9 +193,9 @@ export class SseStream {
   }
 
   /** The data of the `ready` event the relay sends once it has subscribed the stream. */
-  async ready(timeoutMs?: number): Promise<{ channel: string; resumedAfter: number | null; retryMs: number }> {
+  async ready(timeoutMs?: number): Promise<{ channel: string; resumedAfter: number | null; resumedAfterId?: string; retryMs: number }> {
     const e = await this.until(() => this.events.find((x) => x.event === 'ready'), 'a ready event', timeoutMs);
-    return JSON.parse(e.data) as { channel: string; resumedAfter: number | null; retryMs: number };
+    return JSON.parse(e.data) as { channel: string; resumedAfter: number | null; resumedAfterId?: string; retryMs: number };
   }
 
   /**
@@ -210,6 +212,7 @@ export class SseStream {
         meta: JSON.parse(meta.data) as Meta,
         data: JSON.parse(data.data) as Pair['data'],
         id: data.id === null ? null : Number(data.id),
+        rawId: data.id,
       };
       if (pair.meta.uuid === NIL && !options.serverKeepalives) continue;
       return pair;

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseEventId } from '../../schemas/event-id.js';
-import { LogPosition, ONE_LOG } from '../../services/gateway/delivery/log-position.js';
+import { LogPosition, ONE_LOG } from '../../services/gateway/stream/log-position.js';
 
 interface Frame {
   region: string;

@@ -56,7 +56,7 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
   }
   problems.push(...natsAccessProblems(text));
   problems.push(...regionProblems(service, text));
-  if ((service === 'gateway' || service === 'admin') && text('REGIONS').trim() !== '') problems.push(regionsNotServed(service === 'admin' ? 'admin service' : 'gateway'));
+  if (service === 'admin' && text('REGIONS').trim() !== '') problems.push(regionsNotServed('admin service'));
   if (ok('PROFILE_API_URL', 'NODE_ENV')) {
     const url = text('PROFILE_API_URL');
     if (url === 'offline') {

@@ -12,7 +12,7 @@ export const MIN_REGIONS = 3;
 export const RegionEnv = {
   REGIONS: Type.String({
     default: '',
-    description: `Every region of the mesh, comma-separated, in a fixed order (${MIN_REGIONS} to ${MAX_ID_REGIONS}; each a NATS cluster of that name in one super-cluster). Empty: the mesh has no regions. Give every process the same list. Today relay setup lays the regions out and the ingress runs in them; the gateway and admin service refuse to start with it until they serve regions (docs/REGIONS.md).`,
+    description: `Every region of the mesh, comma-separated, in a fixed order (${MIN_REGIONS} to ${MAX_ID_REGIONS}; each a NATS cluster of that name in one super-cluster). Empty: the mesh has no regions. Give every process the same list. Today relay setup lays the regions out and the ingress and the gateway run in them; the admin service refuses to start with it until it serves regions (docs/REGIONS.md).`,
   }),
   REGION: Type.String({
     default: '',
@@ -81,5 +81,5 @@ export function regionSettings(env: { REGIONS: string; REGION: string; REGION_HO
  * next"): the gateway, the admin service and the CLI's log readers read the one log of a mesh without regions.
  */
 export function regionsNotServed(what: string): string {
-  return `REGIONS is set, and the ${what} does not serve a mesh with regions yet: only relay setup and the ingress do (docs/REGIONS.md, "Built so far, and next").`;
+  return `REGIONS is set, and the ${what} does not serve a mesh with regions yet: only relay setup, the ingress and the gateway do (docs/REGIONS.md, "Built so far, and next").`;
 }

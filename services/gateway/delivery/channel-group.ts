@@ -4,29 +4,34 @@
 // wait, in order, while it is read from the log; after a reconnect the same read starts from the
 // last sequence dispatched. Every frame dispatched also enters the group's resume window
 // (resume-window.ts), and is fanned out to its streams (fan-out.ts).
+//
+// With regions (docs/REGIONS.md) the group hears every region's log (heard-logs.ts): gaps are per
+// region's subject as before, reads go to this region's copy of the log, and the group's position
+// (the last sequence dispatched in each region) is every frame's id. A new group first reads where
+// its channel is in each region, so its first frame's id names every region; until then live
+// messages wait. Regions keep no resume window: a resume reads the copies (resume/region-replay.ts).
 
 import type { JetStreamManager } from '@nats-io/jetstream';
-import type { Msg, MsgHdrs, NatsConnection, Subscription } from '@nats-io/nats-core';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { Tracer } from '@opentelemetry/api';
 import type { MetaShape } from '../../../schemas/meta.js';
 import { guarded } from '../../core/guarded-callback.js';
-import { walkLog } from '../../core/log-walk.js';
+import { newestOn, type WalkedMsg } from '../../core/log-walk.js';
 import type { Logger, ThrottledWarnings } from '../../core/logger.js';
 import type { RelayMetrics } from '../../core/metrics.js';
-import { channelSubject, LIVE_ALL_CHANNELS, liveSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
+import { LogPosition } from '../stream/log-position.js';
+import type { HeardLog, HeardLogs } from './heard-logs.js';
+import { readRange } from './log-range.js';
 import { ChannelWindow, type ResumeWindows } from './resume-window.js';
 import type { ClientStream } from '../stream/client-stream.js';
 import type { TurnFlusher } from '../stream/turn-flusher.js';
 import { deliveryContext, fanOut } from './fan-out.js';
-import { frameFromMessage, type Frame } from './frame.js';
+import { frameFromMessage } from './frame.js';
 import type { LiveHold } from './live-hold.js';
 import { republished } from './republished.js';
 
 /** Key of the group of bridge streams that hear every channel. */
 export const ALL_CHANNELS = '*';
-
-/** How long a gap fill or catch-up keeps retrying while the log cannot be read. */
-const RECOVERY_DEADLINE_MS = 120_000;
 
 /** What every group of a gateway shares: one object for all rather than fields on each. */
 export interface GroupContext {
@@ -42,28 +47,31 @@ export interface GroupContext {
   readonly metaShape: MetaShape;
   /** While held, live messages wait (live-hold.ts). */
   readonly hold: LiveHold;
+  readonly logs: HeardLogs;
 }
 
 export class ChannelGroup {
   readonly key: string;
   readonly streams = new Set<ClientStream>();
   readonly window = new ChannelWindow();
+  /** The last sequence dispatched in each log (catch-up, and with regions every frame's id). */
+  readonly position = new LogPosition();
+  /** Settles once the group knows where its channel is in every log (at once without regions). */
+  readonly started: Promise<void>;
   private readonly context: GroupContext;
-  /** Log subject filter for catch-up reads. */
-  private readonly filter: string;
+  /** The channel, null for every channel (the bridges' group). */
+  private readonly channel: string | null;
   private readonly sub: Subscription;
-  /** Last sequence dispatched per log subject (gap detection). */
+  /** Last sequence dispatched per stored subject (gap detection). */
   private readonly lastBySubject = new Map<string, number>();
-  /** Highest sequence dispatched on any subject (catch-up after a reconnect). */
-  private lastSeq = 0;
-  /** While a gap is being filled, live messages wait here, in order. */
+  /** While a gap is being filled (or the group starts), live messages wait here, in order. */
   private backlog: Msg[] | null = null;
 
   constructor(key: string, nc: NatsConnection, context: GroupContext) {
     this.key = key;
     this.context = context;
-    this.filter = key === ALL_CHANNELS ? STREAM_SUBJECTS : channelSubject(key);
-    this.sub = nc.subscribe(key === ALL_CHANNELS ? LIVE_ALL_CHANNELS : liveSubject(key), {
+    this.channel = key === ALL_CHANNELS ? null : key;
+    this.sub = nc.subscribe(context.logs.liveSubject(this.channel), {
       callback: guarded(
         (err, msg) => {
           if (err !== null) {
@@ -75,6 +83,7 @@ export class ChannelGroup {
         (err, subject) => context.warnings.warn(`threw-${key}`, { err, channel: key, subject }, 'delivering a live message failed; the channel goes on'),
       ),
     });
+    this.started = context.logs.regional ? this.start() : Promise.resolve();
   }
 
   /** No gap is being filled: the window holds everything it says it covers. */
@@ -82,15 +91,35 @@ export class ChannelGroup {
     return this.backlog === null;
   }
 
+  /** Where the channel is in each region's log as this region holds it: the group starts there. */
+  private async start(): Promise<void> {
+    this.backlog = [];
+    const { jsm, logger, logs } = this.context;
+    await Promise.all(
+      logs.all().map(async (log) => {
+        try {
+          const seq = await newestOn(jsm, log.stream, logs.filter(log, this.channel));
+          this.position.advance(log.region, seq);
+          if (this.channel !== null && seq > 0) this.lastBySubject.set(logs.filter(log, this.channel), seq);
+        } catch (err) {
+          // Its frames still come live; an id then names the region from its first frame heard.
+          logger.warn({ err, channel: this.key, log: log.stream }, 'could not read where a channel is in a log; starting from its first frame heard');
+        }
+      }),
+    );
+    this.drainBacklog();
+  }
+
   private onLive(msg: Msg): void {
-    const { hold, metrics, warnings, metaShape } = this.context;
+    const { hold, metrics, warnings, logs } = this.context;
     if (hold.held()) return hold.wait(() => this.onLive(msg));
     if (this.backlog !== null) {
       this.backlog.push(msg);
       return;
     }
     const live = republished(msg);
-    if (live === null) {
+    const log = live === null ? null : logs.logOf(live.subject);
+    if (live === null || log === null) {
       metrics.framesDropped.inc({ reason: 'not_republished' });
       warnings.warn(`forged-${this.key}`, { channel: this.key, subject: msg.subject }, 'dropped a live message JetStream did not republish (a consumer delivering to the live subjects?)');
       return;
@@ -100,85 +129,72 @@ export class ChannelGroup {
     if (known !== undefined && seq <= known) return;
     if (known !== undefined && previous > known) {
       this.backlog = [msg];
-      void this.fillGap(subject, known + 1, seq - 1);
+      void this.fillGap(log, subject, known + 1, seq - 1);
       return;
     }
     // A bridge's window hears every subject: what precedes its first frame is the stream's, not the subject's.
-    this.dispatch(subject, seq, frameFromMessage(h, msg.data, seq, subject, metaShape), this.key === ALL_CHANNELS ? seq - 1 : previous, h);
+    this.dispatch(log, { seq, subject, headers: h, data: msg.data }, this.channel === null ? seq - 1 : previous);
   }
 
   /** `previous`: the sequence before this one on its subject (live), null when not known (read from the log). */
-  private dispatch(subject: string, seq: number, frame: Frame | null, previous: number | null, headers: MsgHdrs | undefined): void {
+  private dispatch(log: HeardLog, m: WalkedMsg, previous: number | null): void {
+    const { seq, subject, headers } = m;
     this.lastBySubject.set(subject, seq);
-    if (seq > this.lastSeq) this.lastSeq = seq;
+    this.position.advance(log.region, seq);
+    const { windows, tracer, flusher, metaShape, logs } = this.context;
+    const place = logs.regional ? { region: log.region, position: this.position.copy(), order: logs.order } : null;
+    const frame = frameFromMessage(headers, m.data, seq, logs.oneLogSubject(log, subject), metaShape, place);
     if (frame === null) {
-      this.window.heard(seq, previous);
+      if (place === null) this.window.heard(seq, previous);
       return;
     }
-    const { windows, tracer, flusher } = this.context;
-    windows.record(this.window, frame, previous);
+    if (place === null) windows.record(this.window, frame, previous);
     const heard = fanOut(this.streams, frame, deliveryContext(tracer, headers), tracer, this.key);
     if (heard && frame.publishedAt > 0) flusher.heard(frame);
   }
 
-  private async fillGap(subject: string, from: number, until: number): Promise<void> {
+  private async fillGap(log: HeardLog, subject: string, from: number, until: number): Promise<void> {
     const { logger } = this.context;
     try {
-      const n = await this.readLog(subject, () => Math.max(from, (this.lastBySubject.get(subject) ?? 0) + 1), until);
+      const n = await this.read(log, subject, () => Math.max(from, (this.lastBySubject.get(subject) ?? 0) + 1), until);
       logger.info({ channel: this.key, from, until, filled: n }, 'filled a gap in the live feed from the log');
     } catch (err) {
       logger.error({ err, channel: this.key, from, until }, 'could not fill a gap in the live feed; frames were skipped');
       this.lastBySubject.set(subject, until);
-      this.window.skipTo(until);
-    }
-    this.drainBacklog();
-  }
-
-  /** After a NATS reconnect: reads what the group may have missed while the subscription was down. */
-  async catchUp(): Promise<void> {
-    if (this.lastSeq === 0 || this.backlog !== null) return;
-    this.backlog = [];
-    try {
-      await this.readLog(this.filter, () => this.lastSeq + 1, null);
-    } catch (err) {
-      this.context.logger.error({ err, channel: this.key }, 'catch-up after reconnect failed; later gaps are still filled');
-      this.window.forget();
+      if (!this.context.logs.regional) this.window.skipTo(until);
     }
     this.drainBacklog();
   }
 
   /**
-   * Reads a range of the log into the group, retrying while the log cannot be read (a NATS node down,
-   * a leader being elected): giving up early would lose frames the client can never get back live.
-   * `from` is re-evaluated on each attempt, so a retry continues where the last one stopped.
+   * Reads what the group may have missed in each log (`only`: in one region's) while its
+   * subscription was down: after a NATS reconnect, or a region's link back (region-links.ts).
    */
-  private async readLog(filter: string, from: () => number, until: number | null): Promise<number> {
-    const { jsm, metrics, warnings, metaShape } = this.context;
-    const deadline = Date.now() + RECOVERY_DEADLINE_MS;
-    let delay = 250;
-    let total = 0;
-    for (;;) {
+  async catchUp(only: string | null = null): Promise<void> {
+    const { logs, logger } = this.context;
+    await this.started;
+    if (this.backlog !== null) return;
+    this.backlog = [];
+    for (const log of logs.all()) {
+      if ((only !== null && log.region !== only) || (!logs.regional && this.position.get(log.region) === 0)) continue;
       try {
-        const fromSeq = from();
-        // A catch-up reads to the log's end as the attempt begins: later frames reach the group live
-        // (its backlog), and one get after another could chase a busy log for ever.
-        const end = until ?? (await jsm.streams.info(STREAM_NAME)).state.last_seq;
-        if (end < fromSeq) return total;
-        // The every-channel group's filter takes every message of the log: read a window of gets at a time.
-        total += await walkLog(jsm, { stream: STREAM_NAME, filter, fromSeq, untilSeq: end, everySubject: filter === STREAM_SUBJECTS }, (m) => {
-          if (m.seq > (this.lastBySubject.get(m.subject) ?? 0)) {
-            this.dispatch(m.subject, m.seq, frameFromMessage(m.headers, m.data, m.seq, m.subject, metaShape), null, m.headers);
-          }
-        });
-        if (total > 0) metrics.gapsFilled.inc(total);
-        return total;
+        await this.read(log, logs.filter(log, this.channel), () => this.position.get(log.region) + 1, null);
       } catch (err) {
-        if (Date.now() > deadline) throw err;
-        warnings.warn(`recover-${this.key}`, { err, channel: this.key }, 'the log cannot be read yet; retrying');
-        await new Promise((r) => setTimeout(r, delay));
-        delay = Math.min(delay * 2, 2000);
+        logger.error({ err, channel: this.key, log: log.stream }, 'catch-up after reconnect failed; later gaps are still filled');
+        if (!logs.regional) this.window.forget();
       }
     }
+    this.drainBacklog();
+  }
+
+  /** Reads a range of one log into the group, skipping what it has (log-range.ts retries and waits). */
+  private async read(log: HeardLog, filter: string, from: () => number, until: number | null): Promise<number> {
+    const { jsm, metrics, warnings } = this.context;
+    const n = await readRange(jsm, { log, filter, from, until }, warnings, this.key, (m) => {
+      if (m.seq > (this.lastBySubject.get(m.subject) ?? 0)) this.dispatch(log, m, null);
+    });
+    if (n > 0) metrics.gapsFilled.inc(n);
+    return n;
   }
 
   private drainBacklog(): void {

@@ -14,6 +14,7 @@ import type { ChannelWindow, ResumeWindows } from './resume-window.js';
 import type { ClientStream } from '../stream/client-stream.js';
 import type { TurnFlusher } from '../stream/turn-flusher.js';
 import { ALL_CHANNELS, ChannelGroup, type GroupContext } from './channel-group.js';
+import type { HeardLogs } from './heard-logs.js';
 import type { Frame } from './frame.js';
 import { LiveHold } from './live-hold.js';
 
@@ -30,6 +31,8 @@ export interface ChannelHubOptions {
   tracer: Tracer | null;
   /** The meta frame this gateway writes (META_AUTHORITATIVE_SENDER). */
   metaShape: MetaShape;
+  /** The logs it hears: the one log, or every region's (heard-logs.ts). */
+  logs: HeardLogs;
 }
 
 export class ChannelHub {
@@ -82,9 +85,14 @@ export class ChannelHub {
     }
   }
 
-  /** After a NATS reconnect, read what every group may have missed while the subscription was down. */
-  async catchUp(): Promise<void> {
-    await Promise.all([...this.groups.values()].map((group) => group.catchUp()));
+  /** After a NATS reconnect (or `region`'s link back), read what every group may have missed meanwhile. */
+  async catchUp(region: string | null = null): Promise<void> {
+    await Promise.all([...this.groups.values()].map((group) => group.catchUp(region)));
+  }
+
+  /** The stream's group (with regions, a resume reads from where it is). */
+  groupOf(stream: ClientStream): ChannelGroup | null {
+    return this.groups.get(stream.channel ?? ALL_CHANNELS) ?? null;
   }
 
   /** The resume window of the stream's group, and whether it is whole now (no gap being filled). */

@@ -17,6 +17,7 @@ import { channelFromToken, channelProblem, normaliseChannel } from '../../core/c
 import { TYPE_BIT, typeBit } from '../../core/scopes.js';
 import { CHANNEL_SUBJECT_PREFIX } from '../../core/subjects.js';
 import { Header } from '../../core/wire-headers.js';
+import type { LogPosition } from '../stream/log-position.js';
 import { encodePair, metaJson } from '../stream/sse.js';
 
 export interface Frame {
@@ -32,6 +33,19 @@ export interface Frame {
   /** Ingress publish time (epoch ms), for the delivery-lag metric; 0 when unknown. */
   publishedAt: number;
   bytes: Buffer;
+  /** With regions: the region whose log `seq` is in. */
+  region?: string;
+  /** With regions: its group's position once it is delivered (what `bytes`' id says). */
+  position?: LogPosition;
+  /** With regions: the same frame with another id (a stream ahead of its group, stream/region-seen.ts). */
+  withId?: (id: string) => Buffer;
+}
+
+/** With regions, where a frame is: its region, and the id its group gives it (the group's position). */
+export interface RegionPlace {
+  region: string;
+  position: LogPosition;
+  order: readonly string[];
 }
 
 const MESSAGE_BIT = typeBit('message');
@@ -44,7 +58,14 @@ const PRESENCE_BIT = typeBit('presence');
  * channel. `shape` adds the published client's meta fields (META_AUTHORITATIVE_SENDER), the same for
  * every recipient, so the frame is still serialised once.
  */
-export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array, seq: number, subject: string, shape: MetaShape = 'spec'): Frame | null {
+export function frameFromMessage(
+  headers: MsgHdrs | undefined,
+  data: Uint8Array,
+  seq: number,
+  subject: string,
+  shape: MetaShape = 'spec',
+  place: RegionPlace | null = null,
+): Frame | null {
   if (headers === undefined || !isOneJsonObject(data)) return null;
   const bit = TYPE_BIT.get(headers.get(Header.Type));
   const sender = headers.get(Header.Sender);
@@ -53,7 +74,8 @@ export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array,
   const agent = headers.has(Header.Agent) ? headers.get(Header.Agent) : null;
   const to = headers.has(Header.To) ? headers.get(Header.To) : null;
   if ((agent !== null && unsafeCharIn(agent) !== null) || (to !== null && !isUuid(to))) return null;
-  return {
+  const meta = metaJson(sender, agent, channel, shape, shape === 'spec' ? null : senderName(headers));
+  const frame: Frame = {
     seq,
     typeBit: bit,
     isMessage: bit === MESSAGE_BIT,
@@ -62,8 +84,14 @@ export function frameFromMessage(headers: MsgHdrs | undefined, data: Uint8Array,
     sender,
     to,
     publishedAt: Number(headers.get(Header.Time)) || 0,
-    bytes: encodePair(metaJson(sender, agent, channel, shape, shape === 'spec' ? null : senderName(headers)), data, seq),
+    bytes: encodePair(meta, data, place === null ? seq : place.position.id(place.order)),
   };
+  if (place !== null) {
+    frame.region = place.region;
+    frame.position = place.position;
+    frame.withId = (id) => encodePair(meta, data, id);
+  }
+  return frame;
 }
 
 const OPEN_BRACE = 0x7b;

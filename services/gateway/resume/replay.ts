@@ -12,7 +12,11 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { Tracer } from '@opentelemetry/api';
 import { walkLog } from '../../core/log-walk.js';
-import type { Logger } from '../../core/logger.js';
+import { ThrottledWarnings, type Logger } from '../../core/logger.js';
+import type { EventPosition } from '../../../schemas/event-id.js';
+import type { HeardLogs } from '../delivery/heard-logs.js';
+import { LogPosition } from '../stream/log-position.js';
+import { replayRegions } from './region-replay.js';
 import type { RelayMetrics } from '../../core/metrics.js';
 import { channelSubject, STREAM_NAME, STREAM_SUBJECTS } from '../../core/subjects.js';
 import type { ChannelHub } from '../delivery/channel-hub.js';
@@ -31,19 +35,36 @@ export interface ReplayOptions {
   metrics: RelayMetrics;
   /** Null while tracing is off. */
   tracer: Tracer | null;
+  logs: HeardLogs;
 }
 
 export class Replayer {
   private readonly o: ReplayOptions;
   /** Look-ups of a cold channel's newest frame under way, each shared by the streams resuming on it meanwhile. */
   private readonly lookups = new WeakMap<ChannelWindow, Promise<void>>();
+  private readonly warnings: ThrottledWarnings;
 
   constructor(options: ReplayOptions) {
     this.o = options;
+    this.warnings = new ThrottledWarnings(options.logger);
   }
 
-  /** Sends what the client missed since `lastId`, then the live frames held meanwhile. */
-  async replay(stream: ClientStream, lastId: number): Promise<void> {
+  /** Sends what the client missed since its Last-Event-ID, then the live frames held meanwhile. */
+  async replay(stream: ClientStream, position: EventPosition): Promise<void> {
+    if (position.kind === 'single') return this.replayOneLog(stream, position.seq);
+    const { metrics, logger } = this.o;
+    try {
+      await replayRegions(stream, LogPosition.of(position), { ...this.o, warnings: this.warnings });
+      metrics.resumes.inc({ answered: 'log' });
+    } catch (err) {
+      logger.warn({ err }, 'replay from Last-Event-ID failed');
+      stream.close(CloseReason.Error);
+      return;
+    }
+    if (!stream.closed) stream.releaseLiveFrames();
+  }
+
+  private async replayOneLog(stream: ClientStream, lastId: number): Promise<void> {
     const { hub, metrics, logger } = this.o;
     const traced = ReplayTrace.start(this.o.tracer, stream.channel, lastId);
     try {

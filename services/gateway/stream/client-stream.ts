@@ -11,7 +11,9 @@ import type { CloseReasonCode } from '../../../schemas/close.js';
 import { takeOffHttp } from './bare-socket.js';
 import { CloseReason, closeFrames } from './close-reason.js';
 import { hearConnection, type ConnectionListener } from './connection-events.js';
+import { LogPosition } from './log-position.js';
 import { CoalescingQueue } from './presence-coalescing.js';
+import { RegionSeen } from './region-seen.js';
 import { encodeRetry, SSE_HEADERS } from './sse.js';
 import type { Delivery, StreamContext, StreamFrame, StreamIdentity } from './stream-context.js';
 
@@ -39,6 +41,8 @@ export class ClientStream implements ConnectionListener {
   private endReason: CloseReason | null = null;
   /** Highest sequence queued; live frames at or below it are duplicates of a replay. */
   private lastSeq = 0;
+  /** With regions: what it has of each region's log (made at its first region frame or resume). */
+  private regions: RegionSeen | null = null;
   private blocked = false;
   private dirty = false;
   /** While a Last-Event-ID replay runs, live frames wait here. */
@@ -137,7 +141,11 @@ export class ClientStream implements ConnectionListener {
 
   private enqueue(frame: StreamFrame): Delivery {
     if (this.endReason !== null) return 'skipped';
-    if (frame.seq !== 0) {
+    if (frame.region !== undefined) {
+      const bytes = (this.regions ??= new RegionSeen(new LogPosition(), [], false)).admit(frame, frame.region);
+      if (bytes === null) return 'skipped';
+      if (bytes !== frame.bytes) frame = { ...frame, bytes };
+    } else if (frame.seq !== 0) {
       if (frame.seq <= this.lastSeq) return 'skipped';
       this.lastSeq = frame.seq;
     }
@@ -190,6 +198,12 @@ export class ClientStream implements ConnectionListener {
   /** The client has every frame up to `seq`: none of them is sent again (held or live). */
   resumeAfter(seq: number): void {
     if (seq > this.lastSeq) this.lastSeq = seq;
+  }
+
+  /** With regions: the client has every frame up to `position`; `ahead`, further than its group in some region. */
+  resumeAt(position: LogPosition, order: readonly string[], ahead: boolean): void {
+    if (this.regions === null) this.regions = new RegionSeen(position.copy(), order, ahead);
+    else this.regions.raise(position, order, ahead);
   }
 
   /** Ends a replay: live frames that arrived meanwhile are delivered, skipping what the replay sent. */

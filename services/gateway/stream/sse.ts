@@ -23,7 +23,7 @@ const DATA_PREFIX = Buffer.from('data: ');
  * raw newline, and ingress stores payloads as JSON.stringify output). `id` is omitted for frames
  * that are not in the log (server keepalives), so they never move a client's Last-Event-ID.
  */
-export function encodePair(metaJson: string, data: Uint8Array | string, id: number | null): Buffer {
+export function encodePair(metaJson: string, data: Uint8Array | string, id: number | string | null): Buffer {
   const dataBuf = typeof data === 'string' ? Buffer.from(data) : data;
   const meta = Buffer.from(metaJson);
   const idLine = id === null ? null : Buffer.from(`id: ${id}\n`);

@@ -4,6 +4,7 @@
 
 import type { ClientStream } from './client-stream.js';
 import type { CloseReason } from './close-reason.js';
+import type { LogPosition } from './log-position.js';
 import type { QueuedFrame } from './presence-coalescing.js';
 
 export interface StreamIdentity {
@@ -21,6 +22,12 @@ export interface StreamIdentity {
 /** What a stream needs of a frame: its place in the log (0: not in it), and what its queue reads. */
 export interface StreamFrame extends QueuedFrame {
   readonly seq: number;
+  /** With regions: the region whose log `seq` is in (region-seen.ts). */
+  readonly region?: string;
+  /** With regions: its group's position once it is delivered (what its shared bytes' id says). */
+  readonly position?: LogPosition;
+  /** With regions: the frame's bytes with another id. */
+  readonly withId?: (id: string) => Buffer;
 }
 
 /**

@@ -392,6 +392,12 @@ export interface ReadyEvent {
    */
   resumedAfter: number | null;
   /**
+   * On a mesh with regions, the Last-Event-ID the stream resumes after, as the relay read it (`resumedAfter` is then null); absent otherwise.
+   * @pattern ^(?:[0-9]{1,15}|[a-z][a-z0-9-]{0,15}:[0-9]{1,15}(?:\.[a-z][a-z0-9-]{0,15}:[0-9]{1,15}){0,15})$
+   * @maxLength 527
+   */
+  resumedAfterId?: string;
+  /**
    * The reconnect wait the relay advises, the same as the `retry:` field that opened the stream.
    * @minimum 1000
    */

@@ -63,6 +63,18 @@ export class LogPosition {
     return new LogPosition(this.seqs);
   }
 
+  /** Moves to `other` in every region where `other` is further. */
+  raise(other: LogPosition): this {
+    for (const [region, seq] of other.seqs) this.advance(region, seq);
+    return this;
+  }
+
+  /** Further than `other` in some region. */
+  exceeds(other: LogPosition): boolean {
+    for (const [region, seq] of this.seqs) if (seq > other.get(region)) return true;
+    return false;
+  }
+
   /** The id that names this position: a bare number without regions. */
   id(regionOrder: readonly string[] = []): string {
     if (this.seqs.size <= 1 && [...this.seqs.keys()].every((r) => r === ONE_LOG)) return formatEventId({ kind: 'single', seq: this.get(ONE_LOG) });

@@ -1,0 +1,81 @@
+// The logs a gateway hears, and where it reads each. Without regions: the one log, `RELAY`. With
+// regions (docs/REGIONS.md): every region's log, heard live on its own live subjects
+// (`live.region.<r>.channel.<token>`) and read from what this gateway's region holds of it: its own
+// log for its own region, the copy it keeps of every other (a mirror keeps its origin's sequences,
+// so a sequence means the same frame wherever it is read). Nothing here reaches another region:
+// a region cut off reads all it has.
+
+import type { RegionSettings } from '../../core/config.js';
+import {
+  channelSubject,
+  LIVE_ALL_CHANNELS,
+  liveInEveryRegion,
+  liveSubject,
+  regionCopyStream,
+  regionLogStream,
+  regionSubjectPrefix,
+  STREAM_NAME,
+  STREAM_SUBJECTS,
+} from '../../core/subjects.js';
+import { ONE_LOG } from '../stream/log-position.js';
+
+/** One log as a gateway reads it. */
+export interface HeardLog {
+  /** Its region; ONE_LOG without regions. */
+  readonly region: string;
+  /** The stream read here: the log itself, or this region's copy of it. */
+  readonly stream: string;
+  /** What its stored subjects begin with before `channel.<token>` ('' for the one log). */
+  readonly prefix: string;
+}
+
+export class HeardLogs {
+  /** With regions: every region, in the mesh's fixed order (what ids are written in). */
+  readonly order: readonly string[];
+  readonly regional: boolean;
+  private readonly logs: readonly HeardLog[];
+
+  private constructor(logs: readonly HeardLog[], regional: boolean) {
+    this.logs = logs;
+    this.regional = regional;
+    this.order = regional ? logs.map((l) => l.region) : [];
+  }
+
+  /** `here`: this gateway's region (required with regions). */
+  static of(regions: RegionSettings | null): HeardLogs {
+    if (regions === null) return new HeardLogs([{ region: ONE_LOG, stream: STREAM_NAME, prefix: '' }], false);
+    const here = regions.here;
+    if (here === null) throw new Error('a gateway in a mesh with regions needs its REGION');
+    return new HeardLogs(
+      regions.all.map((r) => ({ region: r, stream: r === here ? regionLogStream(r) : regionCopyStream(r, here), prefix: regionSubjectPrefix(r) })),
+      true,
+    );
+  }
+
+  all(): readonly HeardLog[] {
+    return this.logs;
+  }
+
+  /** The live subject of a channel (null: every channel) in every log. */
+  liveSubject(channel: string | null): string {
+    if (!this.regional) return channel === null ? LIVE_ALL_CHANNELS : liveSubject(channel);
+    return liveInEveryRegion(channel === null ? STREAM_SUBJECTS : channelSubject(channel));
+  }
+
+  /** The subject filter of a channel (null: every channel) in one log. */
+  filter(log: HeardLog, channel: string | null): string {
+    return log.prefix + (channel === null ? STREAM_SUBJECTS : channelSubject(channel));
+  }
+
+  /** The log a stored subject is in, or null when it is no log this mesh has (a region not in REGIONS). */
+  logOf(storedSubject: string): HeardLog | null {
+    if (!this.regional) return this.logs[0]!;
+    for (const log of this.logs) if (storedSubject.startsWith(log.prefix)) return log;
+    return null;
+  }
+
+  /** A stored subject as a mesh without regions spells it (`channel.<token>`): what names its channel. */
+  oneLogSubject(log: HeardLog, storedSubject: string): string {
+    return storedSubject.slice(log.prefix.length);
+  }
+}

@@ -1,0 +1,57 @@
+// With regions, a resume from an id naming a position in each region's log (docs/REGIONS.md, "Resume
+// anywhere"). The stream's group first learns where its channel is in every region (it starts
+// there: delivery/channel-group.ts); the stream is then sent, region by region, what it lacks of the
+// group's position, read from this region's copies of the logs (which may lag the live feed:
+// delivery/log-range.ts waits for them), each frame carrying the stream's own position as its id.
+// Its live frames wait meanwhile (the stream holds them), and what the replay sent is not sent again.
+// A stream further than its group in some region (it came from a gateway that had heard more) keeps
+// that: those frames are not sent again and its ids never step back (stream/region-seen.ts).
+//
+// Sequences mean the same in every region (a copy keeps its origin's numbers), so a client resumes
+// at any gateway of any region. Not checked yet: an id past what a region's log holds (made up, or
+// of a log since recreated) keeps that region's frames from the stream until the log passes it.
+
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { ThrottledWarnings } from '../../core/logger.js';
+import type { ChannelHub } from '../delivery/channel-hub.js';
+import { hears } from '../delivery/delivery-rules.js';
+import { frameFromMessage } from '../delivery/frame.js';
+import type { HeardLogs } from '../delivery/heard-logs.js';
+import { readRange } from '../delivery/log-range.js';
+import type { ClientStream } from '../stream/client-stream.js';
+import type { LogPosition } from '../stream/log-position.js';
+
+export interface RegionReplayOptions {
+  jsm: JetStreamManager;
+  hub: ChannelHub;
+  logs: HeardLogs;
+  warnings: ThrottledWarnings;
+}
+
+/** Sends what the stream lacks after `from`; the caller releases its live frames once this settles. */
+export async function replayRegions(stream: ClientStream, from: LogPosition, o: RegionReplayOptions): Promise<number> {
+  const { jsm, hub, logs } = o;
+  const group = hub.groupOf(stream);
+  if (group === null) return 0;
+  await group.started;
+  const target = group.position.copy();
+  const at = from.copy();
+  let sent = 0;
+  for (const range of from.lacks(target, logs.order)) {
+    const log = logs.all().find((l) => l.region === range.region);
+    if (log === undefined || stream.closed) continue;
+    const read = { log, filter: logs.filter(log, stream.channel), from: () => at.get(log.region) + 1, until: range.until };
+    await readRange(jsm, read, o.warnings, group.key, (m) => {
+      if (stream.closed) return false;
+      at.advance(log.region, m.seq);
+      const frame = frameFromMessage(m.headers, m.data, m.seq, logs.oneLogSubject(log, m.subject), hub.metaShape, { region: log.region, position: at.copy(), order: logs.order });
+      if (frame !== null && hears(stream, frame)) {
+        stream.deliverReplayed(frame);
+        sent++;
+      }
+    });
+  }
+  // Held frames up to the group's position were read above, or are older than what the client had.
+  stream.resumeAt(at.raise(target), logs.order, from.exceeds(target));
+  return sent;
+}

@@ -1,0 +1,208 @@
+// A mesh of three regions on loopback (docs/REGIONS.md), each with its ingress and its gateway, every
+// process with its region's role credentials (`relay nats-permissions --region`), as deployed: a
+// payload posted in any region reaches the streams of its channel in every region, each sender's in
+// the order posted; ids name a stream's position in every region's log, so a client resumes in
+// another region missing nothing and repeating nothing; and a region cut off keeps delivering its
+// own players' payloads, every stream getting what the others stored meanwhile once the link is
+// back, though nothing is posted after it.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEventId } from '../../schemas/event-id.js';
+import type { CreatedKey } from '../../services/core/keys.js';
+import { ALL_SCOPES } from '../../services/core/scopes.js';
+import { startRelayServer, type RelayServer } from '../../services/server.js';
+import { startSuperCluster, type SuperCluster } from '../../tools/nats-super-cluster.js';
+import { runCli, runCliJson } from '../helpers/cli.js';
+import { clientHeaders, newPlayer, postTo, type Player } from '../helpers/clients.js';
+import { startProfileApi, type FakeProfileApi } from '../helpers/profile-api.js';
+import { openStream, type Pair, type SseStream } from '../helpers/sse-client.js';
+
+const REGIONS = ['a', 'b', 'c'] as const;
+type RegionName = (typeof REGIONS)[number];
+const MESH = { REGIONS: REGIONS.join(','), REGION_HOME: 'a' };
+const CHANNEL = 'play.example.net';
+
+const ROLES = ['ingress', 'gateway', 'cli'] as const;
+// Each region's users have passwords of their own, as a deployment gives them.
+const passwords = Object.fromEntries(REGIONS.map((r) => [r, Object.fromEntries(ROLES.map((role) => [role, `p${randomBytes(12).toString('hex')}`]))])) as Record<RegionName, Record<string, string>>;
+const as = (role: (typeof ROLES)[number], region: RegionName): Record<string, string> => ({ NATS_URL: sc.region(region).url, NATS_USER: role, NATS_PASSWORD: passwords[region][role]! });
+
+let dir: string;
+let sc: SuperCluster;
+let profile: FakeProfileApi;
+let key: CreatedKey;
+const ingresses = new Map<RegionName, RelayServer>();
+const gateways = new Map<RegionName, RelayServer>();
+const opened: SseStream[] = [];
+
+function service(kind: 'ingress' | 'gateway', region: RegionName): Promise<RelayServer> {
+  return startRelayServer({
+    service: kind,
+    env: {
+      ...MESH,
+      REGION: region,
+      ...as(kind, region),
+      PROFILE_API_URL: profile.url,
+      PROFILE_API_RATE_PER_ADDRESS: '0',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      NODE_ENV: 'test',
+      RELAY_NODE_ID: `${kind}-${region}`,
+    },
+  });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'relay-regions-delivery-'));
+  const files = new Map<string, string>();
+  for (const r of REGIONS) {
+    const printed = await runCli(['nats-permissions', '--region', r], { ...MESH, NATS_URL: 'nats://127.0.0.1:1' });
+    expect(printed.code).toBe(0);
+    files.set(r, printed.stdout);
+  }
+  sc = await startSuperCluster(dir, REGIONS, {
+    serverConfig: (r) => ({
+      extraConfig: files.get(r)!,
+      env: { ...process.env, ...Object.fromEntries(ROLES.map((role) => [`RELAY_NATS_${role.toUpperCase()}_PASSWORD`, passwords[r as RegionName][role]!])) },
+    }),
+  });
+  profile = await startProfileApi();
+  const setup = await runCli(['setup'], { ...MESH, ...as('cli', 'c') }, 120_000);
+  expect(setup.code, setup.stderr).toBe(0);
+  for (const r of REGIONS) {
+    ingresses.set(r, await service('ingress', r));
+    gateways.set(r, await service('gateway', r));
+  }
+  const scopes = ALL_SCOPES.filter((s) => s !== 'irc.connection.unauthenticated').join(',');
+  key = await runCliJson<CreatedKey>(['keys', 'create', '--scopes', scopes, '--json'], { ...MESH, ...as('cli', 'a') });
+}, 240_000);
+
+afterAll(async () => {
+  for (const s of opened) s.close();
+  for (const s of [...gateways.values(), ...ingresses.values()]) await s.close();
+  await sc?.stop();
+  await profile?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function post(region: RegionName, player: Player, message: string): Promise<void> {
+  const res = await postTo(ingresses.get(region)!.url, { type: 'chat', message }, clientHeaders(player, key, CHANNEL));
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+async function listen(region: RegionName, player: Player, lastEventId?: string): Promise<SseStream> {
+  const headers = { ...clientHeaders(player, key, CHANNEL), ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) };
+  const s = await openStream(gateways.get(region)!.url, { headers });
+  opened.push(s);
+  expect(s.status).toBe(200);
+  await s.ready(30_000);
+  return s;
+}
+
+/** Pairs until every message in `expected` has arrived (failing on a repeat), in arrival order. */
+async function receive(s: SseStream, expected: readonly string[], timeoutMs = 30_000): Promise<Pair[]> {
+  const want = new Set(expected);
+  const got: Pair[] = [];
+  while (want.size > 0) {
+    const p = await s.nextPair({ timeoutMs });
+    const message = String(p.data['message']);
+    expect(got.map((g) => g.data['message']), `${message} twice`).not.toContain(message);
+    got.push(p);
+    want.delete(message);
+  }
+  return got;
+}
+
+const messages = (pairs: Pair[], prefix: string): string[] => pairs.map((p) => String(p.data['message'])).filter((m) => m.startsWith(prefix));
+
+describe('a mesh of three regions', () => {
+  it('delivers a payload posted in any region to every region, each sender in order, with ids naming every region', async () => {
+    const listeners = await Promise.all(REGIONS.map((r) => listen(r, newPlayer(profile))));
+    const senders = REGIONS.map((r) => ({ region: r, player: newPlayer(profile) }));
+    const expected: string[] = [];
+    for (let i = 1; i <= 3; i++) {
+      for (const s of senders) {
+        await post(s.region, s.player, `everyone ${s.region}${i}`);
+        expected.push(`everyone ${s.region}${i}`);
+      }
+    }
+    for (const [i, l] of listeners.entries()) {
+      const got = await receive(l, expected);
+      for (const r of REGIONS) expect(messages(got, `everyone ${r}`), `${REGIONS[i]} hears ${r} in order`).toEqual([1, 2, 3].map((n) => `everyone ${r}${n}`));
+      // Each id is a position in every region's log that only moves forward.
+      let previous = new Map<string, number>();
+      for (const p of got) {
+        const position = parseEventId(p.rawId ?? '');
+        expect(position?.kind, p.rawId ?? 'no id').toBe('regions');
+        const seqs = position!.kind === 'regions' ? position!.seqs : new Map<string, number>();
+        for (const [region, seq] of previous) expect(seqs.get(region) ?? 0).toBeGreaterThanOrEqual(seq);
+        previous = new Map(seqs);
+      }
+      expect([...previous.keys()].sort()).toEqual([...REGIONS]);
+    }
+  }, 120_000);
+
+  it('resumes a client in another region from its id: what was posted meanwhile in every region, nothing twice', async () => {
+    const listener = newPlayer(profile);
+    const first = await listen('a', listener);
+    const senders = REGIONS.map((r) => ({ region: r, player: newPlayer(profile) }));
+    for (const s of senders) await post(s.region, s.player, `before ${s.region}`);
+    const heard = await receive(first, senders.map((s) => `before ${s.region}`));
+    const lastId = heard[heard.length - 1]!.rawId!;
+    first.close();
+    const missed: string[] = [];
+    for (let i = 1; i <= 2; i++) {
+      for (const s of senders) {
+        await post(s.region, s.player, `meanwhile ${s.region}${i}`);
+        missed.push(`meanwhile ${s.region}${i}`);
+      }
+    }
+    const resumed = await listen('c', listener, lastId);
+    expect((await resumed.ready()).resumedAfterId).toBe(lastId);
+    const got = await receive(resumed, missed);
+    expect(messages(got, 'before')).toEqual([]);
+    for (const r of REGIONS) expect(messages(got, `meanwhile ${r}`)).toEqual([`meanwhile ${r}1`, `meanwhile ${r}2`]);
+  }, 120_000);
+
+  it.each([
+    ['a sequence of the log before regions', '1042'],
+    ['not an id', 'eu:1.eu:2'],
+  ])('refuses a Last-Event-ID that is %s (%s) with 400 invalid_last_event_id and a sentence', async (_what, id) => {
+    const s = await openStream(gateways.get('b')!.url, { headers: { ...clientHeaders(newPlayer(profile), key, CHANNEL), 'last-event-id': id } });
+    opened.push(s);
+    const r = await s.refusal();
+    expect(r.status).toBe(400);
+    expect(r.body.error).toBe('invalid_last_event_id');
+    expect(r.body.message).toMatch(/^Last-Event-ID .+\.$/);
+  });
+
+  it('keeps a region cut off delivering its own players, and once the link returns every stream has what was stored meanwhile, with nothing posted after', async () => {
+    const inB = await listen('b', newPlayer(profile));
+    const inC = await listen('c', newPlayer(profile));
+    const bob = newPlayer(profile);
+    const carol = newPlayer(profile);
+    // Both senders have posted once, so their ingresses know the key and the profiles.
+    await post('b', bob, 'cut b0');
+    await post('c', carol, 'cut c0');
+    await receive(inB, ['cut b0', 'cut c0']);
+    await receive(inC, ['cut b0', 'cut c0']);
+    sc.isolate('b');
+    try {
+      await post('b', bob, 'cut b1');
+      await post('c', carol, 'cut c1');
+      // Region b hears its own player while cut off; c's payload cannot reach it yet.
+      expect(messages(await receive(inB, ['cut b1']), 'cut')).toEqual(['cut b1']);
+      expect(messages(await receive(inC, ['cut c1']), 'cut')).toEqual(['cut c1']);
+    } finally {
+      sc.heal();
+    }
+    await sc.connected(60_000);
+    // Nothing is posted after the heal: each side reads what the other stored from its copy.
+    expect(messages(await receive(inB, ['cut c1'], 60_000), 'cut')).toEqual(['cut c1']);
+    expect(messages(await receive(inC, ['cut b1'], 60_000), 'cut')).toEqual(['cut b1']);
+  }, 180_000);
+});
