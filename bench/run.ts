@@ -11,6 +11,7 @@ import { evictionScenario } from './scenarios/eviction.js';
 import { fanoutScenario } from './scenarios/fanout.js';
 import { ingressScenario } from './scenarios/ingress.js';
 import { memoryScenario } from './scenarios/memory.js';
+import { regionsScenario } from './scenarios/regions.js';
 import { resumeScenario } from './scenarios/resume.js';
 import { scaleScenario } from './scenarios/scale.js';
 import { slowConsumerScenario } from './scenarios/slow-consumer.js';
@@ -24,12 +25,13 @@ const SCENARIOS: Record<string, (o: ScenarioOptions) => Promise<ScenarioResult>>
   eviction: evictionScenario,
   'slow-consumer': slowConsumerScenario,
   resume: resumeScenario,
+  regions: regionsScenario,
   scale: scaleScenario,
   tracing: tracingScenario,
   cli: cliScenario,
 };
-/** Run only when named: 100,000 streams take the machine for minutes, and `all` stays comparable to earlier runs (cli times the operator's command, not the relay). */
-const NAMED_ONLY = new Set(['scale', 'resume', 'cli']);
+/** Run only when named: 100,000 streams take the machine for minutes, and `all` stays comparable to earlier runs (cli times the operator's command, not the relay; regions runs a super-cluster). */
+const NAMED_ONLY = new Set(['scale', 'resume', 'cli', 'regions']);
 
 function usage(): never {
   process.stderr.write(`usage: npm run bench -- <${[...Object.keys(SCENARIOS), 'all'].join('|')}> [--quick] [--cluster] [--million] [--json FILE]\n`);

@@ -3,6 +3,7 @@
 // process, with offline identities and a key printed with curl commands, and the admin service
 // (the operator's console) with a sign-in link. Ctrl-C stops exactly what
 // it started; `npm run mesh -- stop` does the same from another terminal, from .mesh/state.json.
+// `npm run mesh -- --regions 3` runs a mesh of regions instead (scripts/mesh-regions.ts).
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +20,7 @@ import { findNatsServer, waitHealthy } from '../tools/nats-launcher.js';
 import { pollUntil } from '../tools/poll.js';
 import { portFree } from '../tools/ports.js';
 import { startRelayProcess, waitReady, type RelayProcess } from '../tools/relay-process.js';
+import { startRegions } from './mesh-regions.js';
 
 const ROOT = resolve(new URL('..', import.meta.url).pathname);
 const DIR = join(ROOT, '.mesh');
@@ -170,7 +172,8 @@ async function status(): Promise<void> {
 
 const command = process.argv[2] ?? 'start';
 try {
-  if (command === 'start') await start();
+  if (command === '--regions') await startRegions(Number(process.argv[3]), ROOT);
+  else if (command === 'start') await start();
   else if (command === 'stop') {
     if (!existsSync(STATE)) log('no mesh is running (no .mesh/state.json)');
     else await stop(JSON.parse(readFileSync(STATE, 'utf8')) as State);

@@ -35,12 +35,12 @@ export class Admission {
    * JetStream consumer: one account reopening with Last-Event-ID: 0 pulled hundreds of MB in seconds.
    */
   private readonly opens: RateLimiter;
-  /** The mesh has regions: ids name a position in each region's log. */
-  private readonly regional: boolean;
+  /** The mesh's regions (none without): ids name a position in each region's log. */
+  private readonly regions: readonly string[];
 
-  constructor(options: { auth: Authenticator; logger: Logger; draining: () => boolean; addressOf: (req: IncomingMessage) => string; opens: Rate; regional: boolean }) {
+  constructor(options: { auth: Authenticator; logger: Logger; draining: () => boolean; addressOf: (req: IncomingMessage) => string; opens: Rate; regions: readonly string[] }) {
     this.auth = options.auth;
-    this.regional = options.regional;
+    this.regions = options.regions;
     this.opens = new RateLimiter([options.opens]);
     this.addressOf = options.addressOf;
     this.logger = options.logger;
@@ -65,7 +65,7 @@ export class Admission {
     if (channel === null && !principal.scopes.unauthenticated) {
       throw new RelayError('missing_channel', 'Name the multiplayer server: send X-IRC-Multiplayer-Server or ?host=.');
     }
-    const lastEventId = parseLastEventId(headers['last-event-id'], this.regional);
+    const lastEventId = parseLastEventId(headers['last-event-id'], this.regions);
     const opener = ownerOf({ account: principal.uuid, clientId: principal.clientId });
     const decision = this.opens.take(opener, [1]);
     if (!decision.allowed) {
@@ -99,7 +99,8 @@ export class Admission {
   }
 }
 
-function parseLastEventId(value: string | string[] | undefined, regional: boolean): EventPosition | null {
+function parseLastEventId(value: string | string[] | undefined, regions: readonly string[]): EventPosition | null {
+  const regional = regions.length > 0;
   // Node joins a repeated header with ", ", which the id's grammar refuses, and has taken the spaces
   // and tabs around a value off already: nothing else is trimmed (a no-break space is no id's).
   const raw = Array.isArray(value) ? value.join(', ') : value;
@@ -113,6 +114,10 @@ function parseLastEventId(value: string | string[] | undefined, regional: boolea
   }
   if (position.kind === 'single' && regional) {
     throw new RelayError('invalid_last_event_id', 'Last-Event-ID is a position in the log this mesh kept before it had regions, which this relay does not read: reconnect without it to start from now.');
+  }
+  // Only this mesh's regions: a stream's id names no other (and no id may name more than the grammar's regions).
+  if (position.kind === 'regions' && [...position.seqs.keys()].some((r) => !regions.includes(r))) {
+    throw new RelayError('invalid_last_event_id', "Last-Event-ID names a region this mesh does not have: it is another mesh's id; reconnect without it to start from now.");
   }
   return position;
 }

@@ -94,7 +94,7 @@ export class Gateway {
       draining: () => this.draining,
       addressOf: core.addressOf,
       opens: { perSecond: config.gateway.openRate, burst: config.gateway.openBurst },
-      regional: config.regions !== null,
+      regions: this.logs.order,
     });
     this.streamContext = {
       scheduler: flusher,

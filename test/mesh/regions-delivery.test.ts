@@ -170,7 +170,10 @@ describe('a mesh of three regions', () => {
 
   it.each([
     ['a sequence of the log before regions', '1042'],
-    ['not an id', 'eu:1.eu:2'],
+    ['not an id', 'a:1.a:2'],
+    ['a position in a region this mesh does not have', 'a:3.zz:1'],
+    // Sixteen regions of another mesh: with one of this mesh's, no id could name the stream's position.
+    ['sixteen regions of another mesh', Array.from({ length: 16 }, (_, i) => `z${String.fromCharCode(97 + i)}:1`).join('.')],
   ])('refuses a Last-Event-ID that is %s (%s) with 400 invalid_last_event_id and a sentence', async (_what, id) => {
     const s = await openStream(gateways.get('b')!.url, { headers: { ...clientHeaders(newPlayer(profile), key, CHANNEL), 'last-event-id': id } });
     opened.push(s);
@@ -179,6 +182,24 @@ describe('a mesh of three regions', () => {
     expect(r.body.error).toBe('invalid_last_event_id');
     expect(r.body.message).toMatch(/^Last-Event-ID .+\.$/);
   });
+
+  it('clamps an id past what a region holds to its newest, so that region’s later payloads still reach the client', async () => {
+    const listener = newPlayer(profile);
+    const first = await listen('b', listener);
+    const senders = REGIONS.map((r) => ({ region: r, player: newPlayer(profile) }));
+    for (const s of senders) await post(s.region, s.player, `clamp before ${s.region}`);
+    const heard = await receive(first, senders.map((s) => `clamp before ${s.region}`));
+    first.close();
+    // Region a's part of the id made up far past its log (an id of a log since recreated).
+    const position = parseEventId(heard[heard.length - 1]!.rawId!);
+    const seqs = new Map(position?.kind === 'regions' ? position.seqs : []);
+    seqs.set('a', 999_999_999);
+    const madeUp = REGIONS.map((r) => `${r}:${seqs.get(r)!}`).join('.');
+    const resumed = await listen('c', listener, madeUp);
+    for (const s of senders) await post(s.region, s.player, `clamp after ${s.region}`);
+    const got = await receive(resumed, senders.map((s) => `clamp after ${s.region}`));
+    expect(messages(got, 'clamp before')).toEqual([]);
+  }, 120_000);
 
   it('keeps a region cut off delivering its own players, and once the link returns every stream has what was stored meanwhile, with nothing posted after', async () => {
     const inB = await listen('b', newPlayer(profile));

@@ -66,6 +66,10 @@ export class ChannelGroup {
   private readonly lastBySubject = new Map<string, number>();
   /** While a gap is being filled (or the group starts), live messages wait here, in order. */
   private backlog: Msg[] | null = null;
+  /** A catch-up asked for while the backlog was held (its region; null: every log): run once it drains. */
+  private catchUpWanted: string | null | undefined;
+  /** With regions: logs whose start could not be read and nothing has been heard of since (no catch-up from 0). */
+  private readonly unstarted = new Set<string>();
 
   constructor(key: string, nc: NatsConnection, context: GroupContext) {
     this.key = key;
@@ -103,6 +107,7 @@ export class ChannelGroup {
           if (this.channel !== null && seq > 0) this.lastBySubject.set(logs.filter(log, this.channel), seq);
         } catch (err) {
           // Its frames still come live; an id then names the region from its first frame heard.
+          this.unstarted.add(log.region);
           logger.warn({ err, channel: this.key, log: log.stream }, 'could not read where a channel is in a log; starting from its first frame heard');
         }
       }),
@@ -141,6 +146,7 @@ export class ChannelGroup {
     const { seq, subject, headers } = m;
     this.lastBySubject.set(subject, seq);
     this.position.advance(log.region, seq);
+    this.unstarted.delete(log.region);
     const { windows, tracer, flusher, metaShape, logs } = this.context;
     const place = logs.regional ? { region: log.region, position: this.position.copy(), order: logs.order } : null;
     const frame = frameFromMessage(headers, m.data, seq, logs.oneLogSubject(log, subject), metaShape, place);
@@ -173,14 +179,20 @@ export class ChannelGroup {
   async catchUp(only: string | null = null): Promise<void> {
     const { logs, logger } = this.context;
     await this.started;
-    if (this.backlog !== null) return;
+    if (this.backlog !== null) {
+      // A gap is being filled: the catch-up follows it (dropped, a link's return would go unread).
+      this.catchUpWanted = this.catchUpWanted === undefined || this.catchUpWanted === only ? only : null;
+      return;
+    }
     this.backlog = [];
     for (const log of logs.all()) {
-      if ((only !== null && log.region !== only) || (!logs.regional && this.position.get(log.region) === 0)) continue;
+      if (only !== null && log.region !== only) continue;
+      // Nothing known of that log: a read from its start would send the channel's whole history.
+      if (logs.regional ? this.unstarted.has(log.region) : this.position.get(log.region) === 0) continue;
       try {
         await this.read(log, logs.filter(log, this.channel), () => this.position.get(log.region) + 1, null);
       } catch (err) {
-        logger.error({ err, channel: this.key, log: log.stream }, 'catch-up after reconnect failed; later gaps are still filled');
+        logger.error({ err, channel: this.key, log: log.stream }, 'a catch-up (after a reconnect or a region link back) failed; later gaps are still filled');
         if (!logs.regional) this.window.forget();
       }
     }
@@ -201,6 +213,11 @@ export class ChannelGroup {
     const backlog = this.backlog ?? [];
     this.backlog = null;
     for (const m of backlog) this.onLive(m);
+    // Still held when the backlog began another gap fill: the next drain runs it.
+    const wanted = this.catchUpWanted;
+    if (wanted === undefined || this.backlog !== null) return;
+    this.catchUpWanted = undefined;
+    void this.catchUp(wanted);
   }
 
   /** Stops hearing the channel; the window's frames stop counting against the budget. */

@@ -9,6 +9,8 @@ import type { MsgHdrs } from '@nats-io/nats-core';
 import { natsMessaging, SpanAttr } from '../../core/span-attributes.js';
 import { sampledContext } from '../../core/tracing.js';
 import type { ClientStream } from '../stream/client-stream.js';
+import { CloseReason } from '../stream/close-reason.js';
+import type { Delivery } from '../stream/stream-context.js';
 import { hears } from './delivery-rules.js';
 import type { Frame } from './frame.js';
 
@@ -18,7 +20,7 @@ export function fanOut(streams: Iterable<ClientStream>, frame: Frame, traced: Co
     let heard = false;
     for (const s of streams) {
       if (hears(s, frame)) {
-        s.deliver(frame);
+        deliverTo(s, frame);
         heard = true;
       }
     }
@@ -28,7 +30,7 @@ export function fanOut(streams: Iterable<ClientStream>, frame: Frame, traced: Co
   const span = tracer.startSpan('deliver', { kind: SpanKind.CONSUMER, attributes }, traced);
   const counts = { queued: 0, coalesced: 0, dropped: 0, skipped: 0, filtered: 0 };
   for (const s of streams) {
-    if (hears(s, frame)) counts[s.deliver(frame)]++;
+    if (hears(s, frame)) counts[deliverTo(s, frame)]++;
     else counts.filtered++;
   }
   span.setAttributes({
@@ -40,6 +42,16 @@ export function fanOut(streams: Iterable<ClientStream>, frame: Frame, traced: Co
   });
   span.end();
   return counts.queued + counts.coalesced + counts.dropped + counts.skipped > 0;
+}
+
+/** One stream's failure (a bug, a frame it cannot take) ends that stream, not the fan-out to the others. */
+function deliverTo(s: ClientStream, frame: Frame): Delivery {
+  try {
+    return s.deliver(frame);
+  } catch {
+    s.close(CloseReason.Error);
+    return 'dropped';
+  }
 }
 
 /** The sampled trace a received message continues, or null (tracing off, untraced, unsampled). */

@@ -41,7 +41,7 @@ export class HeardLogs {
     this.order = regional ? logs.map((l) => l.region) : [];
   }
 
-  /** `here`: this gateway's region (required with regions). */
+  /** With regions, `regions.here` (this gateway's region) is required. */
   static of(regions: RegionSettings | null): HeardLogs {
     if (regions === null) return new HeardLogs([{ region: ONE_LOG, stream: STREAM_NAME, prefix: '' }], false);
     const here = regions.here;

@@ -20,6 +20,8 @@ export interface LogRange {
   from: () => number;
   /** Last sequence read; null: to the log's newest as the attempt begins. */
   until: number | null;
+  /** Whoever asked is gone (a client that left mid-resume): the read ends, waits included. */
+  stopped?: () => boolean;
 }
 
 /** The copy has not stored the range's end yet. */
@@ -35,6 +37,7 @@ export async function readRange(jsm: JetStreamManager, range: LogRange, warnings
   let delay = 100;
   let total = 0;
   for (;;) {
+    if (range.stopped?.() === true) return total;
     try {
       const fromSeq = range.from();
       // To the log's end as the attempt begins: later frames reach the group live, and one get after

@@ -8,11 +8,14 @@
 // that: those frames are not sent again and its ids never step back (stream/region-seen.ts).
 //
 // Sequences mean the same in every region (a copy keeps its origin's numbers), so a client resumes
-// at any gateway of any region. Not checked yet: an id past what a region's log holds (made up, or
-// of a log since recreated) keeps that region's frames from the stream until the log passes it.
+// at any gateway of any region. An id past what a region's own log holds (made up, or of a log since
+// recreated) is clamped to its newest sequence, or the region's frames would never reach the stream;
+// a region that does not answer (cut off, lost) is not clamped: its copy may lag what the client had.
 
 import type { JetStreamManager } from '@nats-io/jetstream';
+import { newestOn } from '../../core/log-walk.js';
 import type { ThrottledWarnings } from '../../core/logger.js';
+import { regionLogStream, STREAM_SUBJECTS } from '../../core/subjects.js';
 import type { ChannelHub } from '../delivery/channel-hub.js';
 import { hears } from '../delivery/delivery-rules.js';
 import { frameFromMessage } from '../delivery/frame.js';
@@ -29,18 +32,19 @@ export interface RegionReplayOptions {
 }
 
 /** Sends what the stream lacks after `from`; the caller releases its live frames once this settles. */
-export async function replayRegions(stream: ClientStream, from: LogPosition, o: RegionReplayOptions): Promise<number> {
+export async function replayRegions(stream: ClientStream, asked: LogPosition, o: RegionReplayOptions): Promise<number> {
   const { jsm, hub, logs } = o;
   const group = hub.groupOf(stream);
   if (group === null) return 0;
   await group.started;
   const target = group.position.copy();
+  const from = await clamped(jsm, logs, asked, target);
   const at = from.copy();
   let sent = 0;
   for (const range of from.lacks(target, logs.order)) {
     const log = logs.all().find((l) => l.region === range.region);
     if (log === undefined || stream.closed) continue;
-    const read = { log, filter: logs.filter(log, stream.channel), from: () => at.get(log.region) + 1, until: range.until };
+    const read = { log, filter: logs.filter(log, stream.channel), from: () => at.get(log.region) + 1, until: range.until, stopped: () => stream.closed };
     await readRange(jsm, read, o.warnings, group.key, (m) => {
       if (stream.closed) return false;
       at.advance(log.region, m.seq);
@@ -54,4 +58,21 @@ export async function replayRegions(stream: ClientStream, from: LogPosition, o: 
   // Held frames up to the group's position were read above, or are older than what the client had.
   stream.resumeAt(at.raise(target), logs.order, from.exceeds(target));
   return sent;
+}
+
+/** `from`, where it is past `target` in a region, no further than what that region's own log holds. */
+async function clamped(jsm: JetStreamManager, logs: HeardLogs, from: LogPosition, target: LogPosition): Promise<LogPosition> {
+  const out = from.copy();
+  await Promise.all(
+    logs.all().map(async (log) => {
+      if (from.get(log.region) <= target.get(log.region)) return;
+      try {
+        const newest = await newestOn(jsm, regionLogStream(log.region), log.prefix + STREAM_SUBJECTS);
+        if (newest < from.get(log.region)) out.lower(log.region, newest);
+      } catch {
+        // Not answered: the region may hold what the client had; its frames past the id still come.
+      }
+    }),
+  );
+  return out;
 }

@@ -59,6 +59,11 @@ export class LogPosition {
     });
   }
 
+  /** Sets `region` back to `seq` (an id clamped to what a log holds). */
+  lower(region: string, seq: number): void {
+    if (seq < this.get(region)) this.seqs.set(region, seq);
+  }
+
   copy(): LogPosition {
     return new LogPosition(this.seqs);
   }

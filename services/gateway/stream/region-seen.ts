@@ -14,7 +14,7 @@ import type { StreamFrame } from './stream-context.js';
 export class RegionSeen {
   private readonly has: LogPosition;
   private order: readonly string[];
-  /** Regions where the stream may still be further than its group. */
+  /** The stream may still be further than its group in some region. */
   private ahead: boolean;
 
   constructor(has: LogPosition, order: readonly string[], ahead: boolean) {
