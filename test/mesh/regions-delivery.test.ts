@@ -201,7 +201,7 @@ describe('a mesh of three regions', () => {
     expect(messages(got, 'clamp before')).toEqual([]);
   }, 120_000);
 
-  it('keeps a region cut off delivering its own players, and once the link returns every stream has what was stored meanwhile, with nothing posted after', async () => {
+  it('keeps a region cut off delivering its own players (refusing new opens, whose claims live in the home region, with 503), and once the link returns every stream has what was stored meanwhile, with nothing posted after', async () => {
     const inB = await listen('b', newPlayer(profile));
     const inC = await listen('c', newPlayer(profile));
     const bob = newPlayer(profile);
@@ -215,6 +215,11 @@ describe('a mesh of three regions', () => {
     try {
       await post('b', bob, 'cut b1');
       await post('c', carol, 'cut c1');
+      // Claims live in the home region (a) until step 4: a new open in b is refused, said plainly, not left hanging.
+      const newcomer = await openStream(gateways.get('b')!.url, { headers: clientHeaders(newPlayer(profile), key, CHANNEL) });
+      opened.push(newcomer);
+      const refused = await newcomer.refusal(30_000);
+      expect([refused.status, refused.body.error]).toEqual([503, 'unavailable']);
       // Region b hears its own player while cut off; c's payload cannot reach it yet.
       expect(messages(await receive(inB, ['cut b1']), 'cut')).toEqual(['cut b1']);
       expect(messages(await receive(inC, ['cut c1']), 'cut')).toEqual(['cut c1']);

@@ -66,6 +66,11 @@ export class ChannelGroup {
   private readonly lastBySubject = new Map<string, number>();
   /** While a gap is being filled (or the group starts), live messages wait here, in order. */
   private backlog: Msg[] | null = null;
+  /**
+   * With regions, a channel's gap holds only its own region's messages (one subject per region):
+   * a copy waiting for a link that dropped again must not stop the other regions' frames.
+   */
+  private readonly regionHeld = new Map<string, Msg[]>();
   /** A catch-up asked for while the backlog was held (its region; null: every log): run once it drains. */
   private catchUpWanted: string | null | undefined;
   /** With regions: logs whose start could not be read and nothing has been heard of since (no catch-up from 0). */
@@ -129,12 +134,19 @@ export class ChannelGroup {
       warnings.warn(`forged-${this.key}`, { channel: this.key, subject: msg.subject }, 'dropped a live message JetStream did not republish (a consumer delivering to the live subjects?)');
       return;
     }
+    const held = this.regionHeld.get(log.region);
+    if (held !== undefined) {
+      held.push(msg);
+      return;
+    }
     const { headers: h, seq, previous, subject } = live;
     const known = this.lastBySubject.get(subject);
     if (known !== undefined && seq <= known) return;
     if (known !== undefined && previous > known) {
-      this.backlog = [msg];
-      void this.fillGap(log, subject, known + 1, seq - 1);
+      const own = logs.regional && this.channel !== null;
+      if (own) this.regionHeld.set(log.region, [msg]);
+      else this.backlog = [msg];
+      void this.fillGap(log, subject, known + 1, seq - 1, own);
       return;
     }
     // A bridge's window hears every subject: what precedes its first frame is the stream's, not the subject's.
@@ -159,7 +171,8 @@ export class ChannelGroup {
     if (heard && frame.publishedAt > 0) flusher.heard(frame);
   }
 
-  private async fillGap(log: HeardLog, subject: string, from: number, until: number): Promise<void> {
+  /** `own`: only the log's region waits (regionHeld), not the whole group. */
+  private async fillGap(log: HeardLog, subject: string, from: number, until: number, own: boolean): Promise<void> {
     const { logger } = this.context;
     try {
       const n = await this.read(log, subject, () => Math.max(from, (this.lastBySubject.get(subject) ?? 0) + 1), until);
@@ -169,7 +182,10 @@ export class ChannelGroup {
       this.lastBySubject.set(subject, until);
       if (!this.context.logs.regional) this.window.skipTo(until);
     }
-    this.drainBacklog();
+    if (!own) return this.drainBacklog();
+    const held = this.regionHeld.get(log.region) ?? [];
+    this.regionHeld.delete(log.region);
+    for (const m of held) this.onLive(m);
   }
 
   /**
