@@ -35,18 +35,22 @@ function stored(region: string, seq: number, previous: number): { headers: MsgHd
 
 /** What gateway us holds of each log: its own region's log and its copies, by stream name. */
 class FakeLogs {
+  /** The channel's sequences in each stream. */
   readonly held = new Map<string, number[]>([
     ['RELAY_REGION_A_AT_US', [10]],
     ['RELAY_REGION_B_AT_US', [20]],
     ['RELAY_REGION_US', []],
   ]);
+  /** A stream's newest sequence on any channel, when past the channel's own. */
+  readonly newest = new Map<string, number>();
 
   readonly jsm = {
     streams: {
       getMessage: (stream: string, q: { seq?: number; next_by_subj?: string; last_by_subj?: string }) => {
         const seqs = this.held.get(stream) ?? [];
         const region = stream === 'RELAY_REGION_US' ? 'us' : stream.slice('RELAY_REGION_'.length, stream.indexOf('_AT_')).toLowerCase();
-        const pick = q.last_by_subj !== undefined ? seqs.at(-1) : seqs.find((s) => s >= (q.seq ?? 1));
+        const last = q.last_by_subj?.endsWith('>') === true ? Math.max(seqs.at(-1) ?? 0, this.newest.get(stream) ?? 0) : seqs.at(-1);
+        const pick = q.last_by_subj !== undefined ? last : seqs.find((s) => s >= (q.seq ?? 1));
         if (pick === undefined) return Promise.resolve(null);
         const m = stored(region, pick, 0);
         return Promise.resolve({ seq: pick, subject: subjectIn(region), header: m.headers, data: m.data });
@@ -55,7 +59,7 @@ class FakeLogs {
   } as unknown as JetStreamManager;
 }
 
-function group(logs: FakeLogs): { group: ChannelGroup; live: (region: string, seq: number, previous: number) => void; got: string[]; until: (n: number) => Promise<void> } {
+function group(logs: FakeLogs, hold = new LiveHold()): { group: ChannelGroup; live: (region: string, seq: number, previous: number) => void; got: string[]; until: (n: number) => Promise<void> } {
   let callback: ((err: Error | null, msg: Msg) => void) | undefined;
   const nc = { subscribe: (_s: string, o: { callback: typeof callback }) => ((callback = o.callback), { unsubscribe: () => undefined }) } as unknown as NatsConnection;
   const metrics = new RelayMetrics('t');
@@ -69,7 +73,7 @@ function group(logs: FakeLogs): { group: ChannelGroup; live: (region: string, se
     flusher: new TurnFlusher(metrics),
     tracer: null,
     metaShape: 'spec',
-    hold: new LiveHold(),
+    hold,
     logs: HeardLogs.of({ here: 'us', all: ['a', 'b', 'us'], home: 'a' }),
   });
   const got: string[] = [];
@@ -116,6 +120,28 @@ describe("a channel's gap with regions", () => {
     await until(6);
     expect(got).toEqual(['a11', 'b21', 'b23', 'b25', 'b26', 'a12']);
     expect(g.position.id(['a', 'b', 'us'])).toBe('a:12.b:26');
+    g.close();
+  });
+
+  it('keeps a held region’s later messages behind its held ones while the whole feed is held too (a claim re-read), so none is refilled or skipped', async () => {
+    const logs = new FakeLogs();
+    const hold = new LiveHold();
+    const { group: g, live, got, until } = group(logs, hold);
+    await g.started;
+    live('b', 25, 23);
+    // The gateway re-reads its claims: the whole feed waits; b's next messages arrive meanwhile.
+    let endHold!: () => void;
+    const holding = hold.during(() => new Promise<void>((r) => (endHold = r)));
+    live('b', 26, 25);
+    live('b', 27, 26);
+    // The copy now holds the gap (24 was another channel's), but not 25 to 27: they are only in memory.
+    logs.held.set('RELAY_REGION_B_AT_US', [20, 21, 23]);
+    logs.newest.set('RELAY_REGION_B_AT_US', 24);
+    await until(2);
+    endHold();
+    await holding;
+    await until(5);
+    expect(got).toEqual(['b21', 'b23', 'b25', 'b26', 'b27']);
     g.close();
   });
 });

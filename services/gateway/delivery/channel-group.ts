@@ -19,6 +19,7 @@ import { guarded } from '../../core/guarded-callback.js';
 import { newestOn, type WalkedMsg } from '../../core/log-walk.js';
 import type { Logger, ThrottledWarnings } from '../../core/logger.js';
 import type { RelayMetrics } from '../../core/metrics.js';
+import { LIVE_PREFIX } from '../../core/subjects.js';
 import { LogPosition } from '../stream/log-position.js';
 import type { HeardLog, HeardLogs } from './heard-logs.js';
 import { readRange } from './log-range.js';
@@ -122,6 +123,12 @@ export class ChannelGroup {
 
   private onLive(msg: Msg): void {
     const { hold, metrics, warnings, logs } = this.context;
+    // Before any other wait: a held region's later messages stay behind its held ones, in its order.
+    const waiting = this.regionHeld.size === 0 ? undefined : this.regionHeld.get(logs.logOf(msg.subject.slice(LIVE_PREFIX.length))?.region ?? '');
+    if (waiting !== undefined) {
+      waiting.push(msg);
+      return;
+    }
     if (hold.held()) return hold.wait(() => this.onLive(msg));
     if (this.backlog !== null) {
       this.backlog.push(msg);
@@ -132,11 +139,6 @@ export class ChannelGroup {
     if (live === null || log === null) {
       metrics.framesDropped.inc({ reason: 'not_republished' });
       warnings.warn(`forged-${this.key}`, { channel: this.key, subject: msg.subject }, 'dropped a live message JetStream did not republish (a consumer delivering to the live subjects?)');
-      return;
-    }
-    const held = this.regionHeld.get(log.region);
-    if (held !== undefined) {
-      held.push(msg);
       return;
     }
     const { headers: h, seq, previous, subject } = live;
@@ -179,13 +181,24 @@ export class ChannelGroup {
       logger.info({ channel: this.key, from, until, filled: n }, 'filled a gap in the live feed from the log');
     } catch (err) {
       logger.error({ err, channel: this.key, from, until }, 'could not fill a gap in the live feed; frames were skipped');
-      this.lastBySubject.set(subject, until);
+      this.lastBySubject.set(subject, Math.max(until, this.lastBySubject.get(subject) ?? 0));
       if (!this.context.logs.regional) this.window.skipTo(until);
     }
     if (!own) return this.drainBacklog();
     const held = this.regionHeld.get(log.region) ?? [];
     this.regionHeld.delete(log.region);
-    for (const m of held) this.onLive(m);
+    this.release(held);
+  }
+
+  /** Messages that waited, each taken as if it arrived now; one that fails costs itself only. */
+  private release(msgs: readonly Msg[]): void {
+    for (const m of msgs) {
+      try {
+        this.onLive(m);
+      } catch (err) {
+        this.context.warnings.warn(`threw-${this.key}`, { err, channel: this.key, subject: m.subject }, 'delivering a live message failed; the channel goes on');
+      }
+    }
   }
 
   /**
@@ -228,7 +241,7 @@ export class ChannelGroup {
   private drainBacklog(): void {
     const backlog = this.backlog ?? [];
     this.backlog = null;
-    for (const m of backlog) this.onLive(m);
+    this.release(backlog);
     // Still held when the backlog began another gap fill: the next drain runs it.
     const wanted = this.catchUpWanted;
     if (wanted === undefined || this.backlog !== null) return;
