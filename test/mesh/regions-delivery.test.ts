@@ -107,8 +107,13 @@ async function listen(region: RegionName, player: Player, lastEventId?: string):
 async function receive(s: SseStream, expected: readonly string[], timeoutMs = 30_000): Promise<Pair[]> {
   const want = new Set(expected);
   const got: Pair[] = [];
+  const deadline = Date.now() + timeoutMs;
   while (want.size > 0) {
-    const p = await s.nextPair({ timeoutMs });
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`still waiting for ${[...want].join(', ')} after ${got.map((g) => `${String(g.data['message'])} (${g.rawId ?? ''})`).join(', ')}`);
+    const p = await s.nextPair({ timeoutMs: left }).catch((e: unknown) => {
+      throw new Error(`still waiting for ${[...want].join(', ')} after ${got.map((g) => `${String(g.data['message'])} (${g.rawId ?? ''})`).join(', ')}`, { cause: e });
+    });
     const message = String(p.data['message']);
     expect(got.map((g) => g.data['message']), `${message} twice`).not.toContain(message);
     got.push(p);
@@ -231,4 +236,41 @@ describe('a mesh of three regions', () => {
     expect(messages(await receive(inB, ['cut c1'], 60_000), 'cut')).toEqual(['cut c1']);
     expect(messages(await receive(inC, ['cut b1'], 60_000), 'cut')).toEqual(['cut b1']);
   }, 180_000);
+
+  // Last: it takes region c down and brings it back.
+  it('keeps the other regions serving when one region is lost whole, resumes its clients elsewhere, and takes it back without a hand', async () => {
+    const inA = await listen('a', newPlayer(profile));
+    const inB = await listen('b', newPlayer(profile));
+    const carolsListener = newPlayer(profile);
+    const inC = await listen('c', carolsListener);
+    const [alice, bob, carol] = [newPlayer(profile), newPlayer(profile), newPlayer(profile)];
+    await post('a', alice, 'lost a0');
+    await post('c', carol, 'lost c0');
+    const heardInC = await receive(inC, ['lost a0', 'lost c0']);
+    await receive(inA, ['lost a0', 'lost c0']);
+    await receive(inB, ['lost a0', 'lost c0']);
+    // Region c's servers and relays die together.
+    await sc.kill('c');
+    for (const services of [gateways, ingresses]) {
+      await services.get('c')!.close();
+      services.delete('c');
+    }
+    // The others store and deliver with nothing refused.
+    await post('a', alice, 'lost a1');
+    await post('b', bob, 'lost b1');
+    await receive(inA, ['lost a1', 'lost b1']);
+    await receive(inB, ['lost a1', 'lost b1']);
+    // c's listener comes back in b with its last id: what it missed, once.
+    const moved = await listen('b', carolsListener, heardInC[heardInC.length - 1]!.rawId!);
+    expect(messages(await receive(moved, ['lost a1', 'lost b1']), 'lost')).toEqual(['lost a1', 'lost b1']);
+    // c returns: its servers rejoin by themselves, its relays start again, and everyone hears it.
+    await sc.restart('c');
+    await sc.connected(60_000);
+    ingresses.set('c', await service('ingress', 'c'));
+    gateways.set('c', await service('gateway', 'c'));
+    const backInC = await listen('c', newPlayer(profile));
+    await post('c', carol, 'lost c2');
+    await post('a', alice, 'lost a2');
+    for (const s of [inA, inB, moved, backInC]) await receive(s, ['lost c2', 'lost a2'], 60_000);
+  }, 240_000);
 });

@@ -13,6 +13,7 @@
 // a region that does not answer (cut off, lost) is not clamped: its copy may lag what the client had.
 
 import type { JetStreamManager } from '@nats-io/jetstream';
+import { TimeoutError } from '@nats-io/nats-core';
 import { newestOn } from '../../core/log-walk.js';
 import type { ThrottledWarnings } from '../../core/logger.js';
 import { regionLogStream, STREAM_SUBJECTS } from '../../core/subjects.js';
@@ -38,7 +39,7 @@ export async function replayRegions(stream: ClientStream, asked: LogPosition, o:
   if (group === null) return 0;
   await group.started;
   const target = group.position.copy();
-  const from = await clamped(jsm, logs, asked, target);
+  const from = await clamped(o, asked, target);
   const at = from.copy();
   let sent = 0;
   for (const range of from.lacks(target, logs.order)) {
@@ -60,17 +61,29 @@ export async function replayRegions(stream: ClientStream, asked: LogPosition, o:
   return sent;
 }
 
+/** Asks of a region's log that answered with an error (a leader being elected) before giving up. */
+const CLAMP_TRIES = 3;
+
 /** `from`, where it is past `target` in a region, no further than what that region's own log holds. */
-async function clamped(jsm: JetStreamManager, logs: HeardLogs, from: LogPosition, target: LogPosition): Promise<LogPosition> {
+async function clamped(o: RegionReplayOptions, from: LogPosition, target: LogPosition): Promise<LogPosition> {
   const out = from.copy();
   await Promise.all(
-    logs.all().map(async (log) => {
-      if (from.get(log.region) <= target.get(log.region)) return;
-      try {
-        const newest = await newestOn(jsm, regionLogStream(log.region), log.prefix + STREAM_SUBJECTS);
-        if (newest < from.get(log.region)) out.lower(log.region, newest);
-      } catch {
-        // Not answered: the region may hold what the client had; its frames past the id still come.
+    o.logs.all().map(async (log) => {
+      const asked = from.get(log.region);
+      if (asked <= target.get(log.region)) return;
+      for (let tried = 1; ; tried++) {
+        try {
+          const newest = await newestOn(o.jsm, regionLogStream(log.region), log.prefix + STREAM_SUBJECTS);
+          if (newest < asked) out.lower(log.region, newest);
+          return;
+        } catch (err) {
+          // Unanswered (cut off, lost): the region may hold what the client had, so the id stands.
+          if (err instanceof TimeoutError || tried === CLAMP_TRIES) {
+            o.warnings.warn(`clamp-${log.region}`, { err, region: log.region, asked }, "a resume's id could not be checked against a region's log; the region's frames up to it are not sent");
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 200 * tried));
+        }
       }
     }),
   );
