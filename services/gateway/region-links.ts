@@ -10,7 +10,6 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { newestOn } from '../core/log-walk.js';
 import type { Logger } from '../core/logger.js';
-import { regionLogStream, STREAM_SUBJECTS } from '../core/subjects.js';
 import type { ChannelHub } from './delivery/channel-hub.js';
 import type { HeardLog, HeardLogs } from './delivery/heard-logs.js';
 import { RECOVERY_DEADLINE_MS } from './delivery/log-range.js';
@@ -60,7 +59,7 @@ export class RegionLinks {
     const { jsm, logger } = this.o;
     let newest: number;
     try {
-      newest = await newestOn(jsm, regionLogStream(log.region), log.prefix + STREAM_SUBJECTS);
+      newest = await newestOn(jsm, log.origin, log.subjects);
     } catch (err) {
       if (!this.down.has(log.region)) logger.warn({ region: log.region, err }, 'a region does not answer: its frames stored meanwhile are read from its copy once it does');
       this.down.add(log.region);
@@ -77,7 +76,7 @@ export class RegionLinks {
     const deadline = Date.now() + RECOVERY_DEADLINE_MS;
     for (let delay = 100; Date.now() < deadline; delay = Math.min(delay * 2, 2000)) {
       try {
-        if ((await newestOn(this.o.jsm, log.stream, log.prefix + STREAM_SUBJECTS)) >= seq) return;
+        if ((await newestOn(this.o.jsm, log.stream, log.subjects)) >= seq) return;
       } catch {
         // Asked again below.
       }

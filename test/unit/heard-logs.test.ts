@@ -11,7 +11,7 @@ describe('the logs a gateway hears', () => {
   it('without regions: the one log, on the live subjects of a mesh without regions', () => {
     const logs = HeardLogs.of(null);
     expect(logs.regional).toBe(false);
-    expect(logs.all()).toEqual([{ region: '', stream: 'RELAY', prefix: '' }]);
+    expect(logs.all()).toEqual([{ region: '', stream: 'RELAY', copy: false, origin: 'RELAY', prefix: '', subjects: 'channel.>' }]);
     expect(logs.liveSubject('play.example.net')).toBe(`live.channel.${token}`);
     expect(logs.liveSubject(null)).toBe('live.channel.>');
     expect(logs.logOf(`channel.${token}`)).toBe(logs.all()[0]);

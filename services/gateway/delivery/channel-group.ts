@@ -107,10 +107,11 @@ export class ChannelGroup {
     const { jsm, logger, logs } = this.context;
     await Promise.all(
       logs.all().map(async (log) => {
+        const filter = logs.filter(log, this.channel);
         try {
-          const seq = await newestOn(jsm, log.stream, logs.filter(log, this.channel));
+          const seq = await newestOn(jsm, log.stream, filter);
           this.position.advance(log.region, seq);
-          if (this.channel !== null && seq > 0) this.lastBySubject.set(logs.filter(log, this.channel), seq);
+          if (this.channel !== null && seq > 0) this.lastBySubject.set(filter, seq);
         } catch (err) {
           // Its frames still come live; an id then names the region from its first frame heard.
           this.unstarted.add(log.region);
@@ -160,7 +161,7 @@ export class ChannelGroup {
     const { seq, subject, headers } = m;
     this.lastBySubject.set(subject, seq);
     this.position.advance(log.region, seq);
-    this.unstarted.delete(log.region);
+    if (this.unstarted.size > 0) this.unstarted.delete(log.region);
     const { windows, tracer, flusher, metaShape, logs } = this.context;
     const place = logs.regional ? { region: log.region, position: this.position.copy(), order: logs.order } : null;
     const frame = frameFromMessage(headers, m.data, seq, logs.oneLogSubject(log, subject), metaShape, place);

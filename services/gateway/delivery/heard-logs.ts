@@ -14,6 +14,7 @@ import {
   regionCopyStream,
   regionLogStream,
   regionSubjectPrefix,
+  regionSubjects,
   STREAM_NAME,
   STREAM_SUBJECTS,
 } from '../../core/subjects.js';
@@ -25,8 +26,14 @@ export interface HeardLog {
   readonly region: string;
   /** The stream read here: the log itself, or this region's copy of it. */
   readonly stream: string;
+  /** The copy of another region's log (it may lag that log's live feed). */
+  readonly copy: boolean;
+  /** The log itself, in its own region (what a clamp or a link check asks). */
+  readonly origin: string;
   /** What its stored subjects begin with before `channel.<token>` ('' for the one log). */
   readonly prefix: string;
+  /** Every subject it stores. */
+  readonly subjects: string;
 }
 
 export class HeardLogs {
@@ -43,17 +50,29 @@ export class HeardLogs {
 
   /** With regions, `regions.here` (this gateway's region) is required. */
   static of(regions: RegionSettings | null): HeardLogs {
-    if (regions === null) return new HeardLogs([{ region: ONE_LOG, stream: STREAM_NAME, prefix: '' }], false);
+    if (regions === null) return new HeardLogs([{ region: ONE_LOG, stream: STREAM_NAME, copy: false, origin: STREAM_NAME, prefix: '', subjects: STREAM_SUBJECTS }], false);
     const here = regions.here;
     if (here === null) throw new Error('a gateway in a mesh with regions needs its REGION');
     return new HeardLogs(
-      regions.all.map((r) => ({ region: r, stream: r === here ? regionLogStream(r) : regionCopyStream(r, here), prefix: regionSubjectPrefix(r) })),
+      regions.all.map((r) => ({
+        region: r,
+        stream: r === here ? regionLogStream(r) : regionCopyStream(r, here),
+        copy: r !== here,
+        origin: regionLogStream(r),
+        prefix: regionSubjectPrefix(r),
+        subjects: regionSubjects(r),
+      })),
       true,
     );
   }
 
   all(): readonly HeardLog[] {
     return this.logs;
+  }
+
+  /** The log of `region`, if the mesh has it. */
+  inRegion(region: string): HeardLog | undefined {
+    return this.logs.find((l) => l.region === region);
   }
 
   /** The live subject of a channel (null: every channel) in every log. */
@@ -64,7 +83,7 @@ export class HeardLogs {
 
   /** The subject filter of a channel (null: every channel) in one log. */
   filter(log: HeardLog, channel: string | null): string {
-    return log.prefix + (channel === null ? STREAM_SUBJECTS : channelSubject(channel));
+    return channel === null ? log.subjects : log.prefix + channelSubject(channel);
   }
 
   /** The log a stored subject is in, or null when it is no log this mesh has (a region not in REGIONS). */

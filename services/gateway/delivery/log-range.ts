@@ -7,7 +7,6 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { newestOn, walkLog, type WalkedMsg } from '../../core/log-walk.js';
 import type { ThrottledWarnings } from '../../core/logger.js';
-import { STREAM_SUBJECTS } from '../../core/subjects.js';
 import type { HeardLog } from './heard-logs.js';
 
 /** How long a read keeps retrying while the log cannot be read, or a copy has not caught up. */
@@ -42,11 +41,12 @@ export async function readRange(jsm: JetStreamManager, range: LogRange, warnings
       const fromSeq = range.from();
       // To the log's end as the attempt begins: later frames reach the group live, and one get after
       // another could chase a busy log for ever. Asked of the stream's leader: a region cut off answers.
-      const held = await newestOn(jsm, log.stream, log.prefix + STREAM_SUBJECTS);
+      // A log itself holds every sequence it has republished: only a copy is asked whether it does.
+      const held = range.until === null || log.copy ? await newestOn(jsm, log.stream, log.subjects) : range.until;
       const end = range.until ?? held;
       if (end < fromSeq) return total;
       if (held < end) throw new CopyBehind(`${log.stream} holds up to ${held}, not yet ${end}`);
-      const everySubject = filter === log.prefix + STREAM_SUBJECTS;
+      const everySubject = filter === log.subjects;
       total += await walkLog(jsm, { stream: log.stream, filter, fromSeq, untilSeq: end, everySubject }, onMessage);
       return total;
     } catch (err) {

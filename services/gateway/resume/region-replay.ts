@@ -16,7 +16,6 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import { TimeoutError } from '@nats-io/nats-core';
 import { newestOn } from '../../core/log-walk.js';
 import type { ThrottledWarnings } from '../../core/logger.js';
-import { regionLogStream, STREAM_SUBJECTS } from '../../core/subjects.js';
 import type { ChannelHub } from '../delivery/channel-hub.js';
 import { hears } from '../delivery/delivery-rules.js';
 import { frameFromMessage } from '../delivery/frame.js';
@@ -43,7 +42,7 @@ export async function replayRegions(stream: ClientStream, asked: LogPosition, o:
   const at = from.copy();
   let sent = 0;
   for (const range of from.lacks(target, logs.order)) {
-    const log = logs.all().find((l) => l.region === range.region);
+    const log = logs.inRegion(range.region);
     if (log === undefined || stream.closed) continue;
     const read = { log, filter: logs.filter(log, stream.channel), from: () => at.get(log.region) + 1, until: range.until, stopped: () => stream.closed };
     await readRange(jsm, read, o.warnings, group.key, (m) => {
@@ -73,7 +72,7 @@ async function clamped(o: RegionReplayOptions, from: LogPosition, target: LogPos
       if (asked <= target.get(log.region)) return;
       for (let tried = 1; ; tried++) {
         try {
-          const newest = await newestOn(o.jsm, regionLogStream(log.region), log.prefix + STREAM_SUBJECTS);
+          const newest = await newestOn(o.jsm, log.origin, log.subjects);
           if (newest < asked) out.lower(log.region, newest);
           return;
         } catch (err) {

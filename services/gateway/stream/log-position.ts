@@ -8,8 +8,9 @@
 // with a frame it is sent: a resume sends what it lacks of its group region by region, reading copies
 // of the logs that may lag the live feed (the gateway waits for them), so the id never claims a frame
 // that was not sent. The caller feeds frames of one region in that region's order (a gap filled
-// before what follows it; a bridge hearing every channel holds a region's later frames behind a gap
-// of any of its subjects); frames of different regions may interleave in any way.
+// before what follows it); frames of different regions may interleave in any way. A bridge, hearing
+// every channel, finds a gap per subject, so a gap filled after a later frame of another subject of
+// the same region is behind its position and skipped for it (docs/REGIONS.md, known limits).
 
 import { formatEventId, type EventPosition } from '../../../schemas/event-id.js';
 
