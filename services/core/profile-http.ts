@@ -24,8 +24,24 @@ export class ProfileHttp {
     this.request = https ? httpsRequest : httpRequest;
   }
 
-  /** `retryAfter`: the header, as sent, on a refusal (a 429 says how long to wait). */
-  get(token: string, timeoutMs: number): Promise<{ status: number; body: string; retryAfter?: string }> {
+  /**
+   * `retryAfter`: the header, as sent, on a refusal (a 429 says how long to wait). A kept-alive
+   * socket the API closed while it sat idle fails as it is reused (the server's FIN crosses our
+   * request): that one is asked again on a new socket, within the same deadline, since a GET is
+   * safe to repeat.
+   */
+  async get(token: string, timeoutMs: number): Promise<ProfileAnswer> {
+    const deadline = performance.now() + timeoutMs;
+    try {
+      return await this.once(token, timeoutMs);
+    } catch (e) {
+      const left = deadline - performance.now();
+      if (!(e instanceof StaleSocket) || left <= 0) throw e instanceof StaleSocket ? e.cause : e;
+      return this.once(token, left);
+    }
+  }
+
+  private once(token: string, timeoutMs: number): Promise<ProfileAnswer> {
     return new Promise((resolve, reject) => {
       const req = this.request(
         this.url,
@@ -52,9 +68,24 @@ export class ProfileHttp {
       // A deadline on the whole exchange (setTimeout on the request only measures socket idleness).
       const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
       req.once('close', () => clearTimeout(timer));
-      req.once('error', reject);
+      req.once('error', (e: NodeJS.ErrnoException) => {
+        // No response began on a reused socket: the API never saw this request as answered.
+        reject(req.reusedSocket && e.code === 'ECONNRESET' ? new StaleSocket(e) : e);
+      });
       req.end();
     });
+  }
+}
+
+export interface ProfileAnswer {
+  status: number;
+  body: string;
+  retryAfter?: string;
+}
+
+class StaleSocket extends Error {
+  constructor(override readonly cause: Error) {
+    super(cause.message);
   }
 }
 
