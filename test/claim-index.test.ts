@@ -39,7 +39,7 @@ function noticesFor(node: string): NatsClaimNotices {
   return new NatsClaimNotices(ctx.nc, node, new Counter({ name: 'claim_index_test_notices', help: 'test', registers: [] }), quiet);
 }
 
-function indexFor(node: string, store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm)): ClaimIndex {
+function indexFor(node: string, store = NatsClaimStore.of(ctx)): ClaimIndex {
   return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, notices: noticesFor(node) });
 }
 
@@ -63,7 +63,7 @@ beforeAll(async () => {
   await setUpNats(nats.url);
   ctx = await openNatsContext(loadConfig('gateway', { NATS_URL: nats.url }), 'claim-index-test', quiet);
   watcher = await connect({ servers: nats.url });
-  liveness = new NodeLiveness(ctx.js, 60_000, quiet);
+  liveness = new NodeLiveness(ctx.js, null, 60_000, quiet);
   await liveness.start();
 });
 afterAll(async () => {
@@ -77,7 +77,7 @@ describe('claim index', () => {
   it('every claimed key reaches the index before its claim reaches the bucket, and a burst of 60 opens is a handful of index messages', async () => {
     const index = indexFor('gw-order');
     await index.start(60_000);
-    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const store = NatsClaimStore.of(ctx);
     const notices = noticesFor('gw-order');
     const ownership = new Ownership({ store, notices, nodeId: 'gw-order', evict: () => undefined, index });
     // One watcher connection, one subscription for both: the order it hears is the order on the wire.
@@ -112,7 +112,7 @@ describe('claim index', () => {
   });
 
   it('a sweep of a dead node deletes the claims still naming it, leaves one another node took since, and a second sweep deletes nothing', async () => {
-    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const store = NatsClaimStore.of(ctx);
     const dead = indexFor('gw-dead', store);
     await dead.start(60_000);
     const [kept, taken] = [stream('kept.example.net'), stream('taken.example.net')];
@@ -134,7 +134,7 @@ describe('claim index', () => {
   });
 
   it('a sweep tells the swept node, on its own notice subject, of each claim it deleted: the stream and the marker’s revision', async () => {
-    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const store = NatsClaimStore.of(ctx);
     const dead = indexFor('gw-told', store);
     await dead.start(60_000);
     const s = stream('told.example.net');
@@ -151,7 +151,7 @@ describe('claim index', () => {
   });
 
   it('a node swept while it was only paused writes the claim of its open stream back on the sweep’s notice, and keeps the stream', async () => {
-    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const store = NatsClaimStore.of(ctx);
     const index = indexFor('gw-paused', store);
     await index.start(60_000);
     const notices = noticesFor('gw-paused');
@@ -174,7 +174,7 @@ describe('claim index', () => {
   });
 
   it('a sweep whose notice cannot be sent (its connection closed) still deletes and counts the claim', async () => {
-    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const store = NatsClaimStore.of(ctx);
     const dead = indexFor('gw-unheard', store);
     await dead.start(60_000);
     const s = stream('unheard.example.net');
@@ -190,7 +190,7 @@ describe('claim index', () => {
   });
 
   it('a gateway that cannot hear the mesh sweeps nobody, however long the others look silent', async () => {
-    const store = new NatsClaimStore(ctx.buckets.streams, ctx.js, ctx.jsm);
+    const store = NatsClaimStore.of(ctx);
     const silent = indexFor('gw-silent', store);
     await silent.start(60_000);
     const s = stream('silent.example.net');

@@ -38,7 +38,7 @@ export class MeshView {
   private sampler: NodeJS.Timeout | undefined;
 
   constructor(options: { nc: NatsConnection; js: JetStreamClient; keys: KeyStore; bans: BanStore; nodeTimeoutMs: number; logger: Logger }) {
-    this.liveness = new NodeLiveness(options.js, options.nodeTimeoutMs, options.logger);
+    this.liveness = new NodeLiveness(options.js, null, options.nodeTimeoutMs, options.logger);
     this.claims = new KvMirror(options.js, BUCKET_STREAMS, parseStreamClaim, options.logger);
     this.activity = new ChannelActivity(options.nc, options.logger);
     this.keys = options.keys;

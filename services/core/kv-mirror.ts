@@ -13,7 +13,7 @@ import type { NatsConnection, QueuedIterator } from '@nats-io/nats-core';
 import { KvFeed, type FeedRecord } from './kv-feed-load.js';
 import { kvStream } from './kv-internals.js';
 import type { Logger } from './logger.js';
-import { FEED_BUCKETS } from './subjects.js';
+import { hasFeed } from './subjects.js';
 
 export interface MirrorEvents<T> {
   /** `previous`: the value the key held before, if any. */
@@ -54,7 +54,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
 
   /** Resolves once every key's current value has been loaded. */
   async start(): Promise<void> {
-    if (FEED_BUCKETS.includes(this.bucket)) return this.follow();
+    if (hasFeed(this.bucket)) return this.follow();
     const kv = await new Kvm(this.js).open(this.bucket);
     const jsm = await this.js.jetstreamManager();
     // The watch replays the last entry of every key (deletes included) and says how many are still

@@ -13,13 +13,12 @@ import {
   AUDIT_SUBJECTS,
   BUCKET_BANS,
   BUCKET_KEYS,
-  BUCKET_NODES,
-  BUCKET_STREAMS,
-  CLAIM_INDEX_PREFIX,
-  CLAIM_INDEX_STREAM,
-  FEED_BUCKETS,
+  claimIndex,
+  claimsBucket,
+  hasFeed,
   idempotencyBucket,
   kvFeedSubject,
+  nodesBucket,
 } from './subjects.js';
 import { oneLogPlan, placedIn, regionLogPlans } from './log-plans.js';
 import { SERVICE_KINDS } from './config/service-kinds.js';
@@ -102,7 +101,7 @@ function bucketPlan(b: BucketSpec, replicas: number): StreamPlan {
       allow_direct: true,
       // The change feed (subjects.ts). nats-server 2.9 cannot add a RePublish to a stream that
       // exists: `relay setup` recreates an older bucket with its entries (nats-setup.ts).
-      ...(FEED_BUCKETS.includes(b.bucket) ? { republish: { src: kvSubject(b.bucket, '>'), dest: kvFeedSubject(b.bucket, '>') } } : {}),
+      ...(hasFeed(b.bucket) ? { republish: { src: kvSubject(b.bucket, '>'), dest: kvFeedSubject(b.bucket, '>') } } : {}),
     },
     usedBy: b.usedBy,
   };
@@ -113,12 +112,28 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
   const s = config.stream;
   const regions = config.regions;
   const unbounded = { maxBytes: -1, discard: DiscardPolicy.New, sources: {} };
-  const shared: BucketSpec[] = [
+  const credentials: BucketSpec[] = [
     { bucket: BUCKET_KEYS, history: 5, ttlMs: 0, ...unbounded, usedBy: ALL },
     { bucket: BUCKET_BANS, history: 5, ttlMs: 0, ...unbounded, usedBy: ALL },
-    { bucket: BUCKET_STREAMS, history: 1, ttlMs: config.claimTtlMs, ...unbounded, sources: { max_age: 'CLAIM_TTL' }, usedBy: ['gateway', 'admin', 'all'] },
-    { bucket: BUCKET_NODES, history: 1, ttlMs: NODE_RECORD_TTL_MS, ...unbounded, usedBy: ALL },
   ];
+  // What opening a stream needs (the claims, who is alive, the crash index): per region, so a
+  // region cut off from the others still opens streams (docs/REGIONS.md).
+  const ownership = (region: string | null): { index: StreamPlan; claims: StreamPlan; nodes: StreamPlan } => {
+    const index = claimIndex(region);
+    return {
+      // Each gateway's claim keys, kept as long as the claims bucket keeps an unrenewed claim.
+      index: {
+        stream: index.stream,
+        label: `the claim index (stream ${index.stream})`,
+        limits: { num_replicas: config.kvReplicas, max_age: nanos(config.claimTtlMs), max_bytes: -1, max_msgs_per_subject: -1, max_msgs: -1, duplicate_window: duplicates(config.claimTtlMs), discard: DiscardPolicy.Old, storage: StorageType.File },
+        sources: { num_replicas: 'KV_REPLICAS', max_age: 'CLAIM_TTL' },
+        shape: { subjects: [`${index.prefix}>`] },
+        usedBy: ['gateway', 'all'],
+      },
+      claims: bucketPlan({ bucket: claimsBucket(region), history: 1, ttlMs: config.claimTtlMs, ...unbounded, sources: { max_age: 'CLAIM_TTL' }, usedBy: ['gateway', 'admin', 'all'] }, config.kvReplicas),
+      nodes: bucketPlan({ bucket: nodesBucket(region), history: 1, ttlMs: NODE_RECORD_TTL_MS, ...unbounded, usedBy: ALL }, config.kvReplicas),
+    };
+  };
   // An Idempotency-Key is remembered as long as JetStream de-duplicates its entries, within
   // IDEMPOTENCY_MAX_BYTES: full, the oldest records go first, so a POST is never refused for want
   // of room (at-least-once for a forgotten key; its entries' message ids still de-duplicate).
@@ -145,24 +160,21 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
       shape: { description: "Channel relay audit trail: operators' actions, who and when.", subjects: [AUDIT_SUBJECTS] },
       usedBy: ['admin', 'all'],
     },
-    // Each gateway's claim keys, kept as long as the claims bucket keeps an unrenewed claim.
-    {
-      stream: CLAIM_INDEX_STREAM,
-      label: `the claim index (stream ${CLAIM_INDEX_STREAM})`,
-      limits: { num_replicas: config.kvReplicas, max_age: nanos(config.claimTtlMs), max_bytes: -1, max_msgs_per_subject: -1, max_msgs: -1, duplicate_window: duplicates(config.claimTtlMs), discard: DiscardPolicy.Old, storage: StorageType.File },
-      sources: { num_replicas: 'KV_REPLICAS', max_age: 'CLAIM_TTL' },
-      shape: { subjects: [`${CLAIM_INDEX_PREFIX}>`] },
-      usedBy: ['gateway', 'all'],
-    },
-    ...shared.map((b) => bucketPlan(b, config.kvReplicas)),
+    ...credentials.map((b) => bucketPlan(b, config.kvReplicas)),
   ];
-  if (regions === null) return [oneLogPlan(s), ...wholeMesh, idempotency(null)];
-  // With regions (docs/REGIONS.md): each region's log and copies, and its Idempotency-Key records,
-  // in the region; what is written once for the whole mesh, in the home region.
+  if (regions === null) {
+    const { index, claims, nodes } = ownership(null);
+    return [oneLogPlan(s), ...wholeMesh.slice(0, 1), index, ...wholeMesh.slice(1), claims, nodes, idempotency(null)];
+  }
+  // With regions (docs/REGIONS.md): each region's log and copies, its Idempotency-Key records and
+  // what opening a stream needs, in the region; what is written once for the whole mesh, in the home region.
   return [
     ...regionLogPlans(s, regions.all),
     ...wholeMesh.map((plan) => placedIn(plan, regions.home, false)),
-    ...regions.all.map((r) => placedIn(idempotency(r), r, true)),
+    ...regions.all.flatMap((r) => {
+      const { index, claims, nodes } = ownership(r);
+      return [idempotency(r), index, claims, nodes].map((plan) => placedIn(plan, r, true));
+    }),
   ];
 }
 

@@ -24,14 +24,16 @@ import {
   BUCKET_KEYS,
   BUCKET_NODES,
   BUCKET_STREAMS,
-  CLAIM_INDEX_PREFIX,
-  CLAIM_INDEX_STREAM,
+  claimIndex,
+  claimsBucket,
   CLAIM_NOTICE_PREFIX,
   FEED_BUCKETS,
   idempotencyBucket,
   inboxPrefix,
   kvFeedSubject,
   LIVE_ALL_CHANNELS,
+  nodesBucket,
+  REGION_CLAIMS_PREFIX,
   liveInEveryRegion,
   OWNER_CENSUS_ANSWER_PREFIX,
   OWNER_CENSUS_ASK,
@@ -80,7 +82,7 @@ const leaderGets = (...streams: string[]): string[] => streams.map((s) => `$JS.A
 /** A bucket followed by its change feed: listed (STREAM.INFO), its keys read from the leader, then heard. */
 const feeds = (...buckets: string[]): string[] => buckets.map((b) => kvFeedSubject(b, '>'));
 const auto = (role: PermissionRole): string => kvSubject(BUCKET_BANS, `auto.${role}.*`);
-const heartbeats = (role: PermissionRole): string => kvSubject(BUCKET_NODES, `${role}.*`);
+const heartbeats = (role: PermissionRole, region: string | null): string => kvSubject(nodesBucket(region), `${role}.*`);
 
 /**
  * The roles of a mesh without regions (`region` null), or of one region's servers: there, the ingress
@@ -91,6 +93,13 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
   const log = writtenLog(region).stream;
   const logSubjects = region === null ? STREAM_SUBJECTS : regionSubjects(region);
   const idempotency = idempotencyBucket(region);
+  // What opening a stream needs is the region's own (nats-layout.ts ownership).
+  const nodes = nodesBucket(region);
+  const claims = claimsBucket(region);
+  const index = claimIndex(region);
+  // The operator's CLI reads every region's claims and heartbeats.
+  const regionNames = layout.flatMap((p) => (p.bucket !== undefined && p.bucket.startsWith(`${BUCKET_STREAMS}-`) ? [p.bucket.slice(BUCKET_STREAMS.length + 1)] : []));
+  const everyRegion = region === null ? [null] : regionNames;
   const ingress: RolePermissions = {
     role: 'ingress',
     account: 'INGRESS',
@@ -98,9 +107,9 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     comment: 'Ingress: publishes payloads; follows keys and bans; keeps Idempotency-Key records, its heartbeats and the bans of cracked clients it finds.',
     publish: [
       ['$JS.API.INFO'],
-      [...api('STREAM.INFO', log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_NODES), kvStream(idempotency))],
+      [...api('STREAM.INFO', log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(nodes), kvStream(idempotency))],
       [...leaderGets(kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS)), ...directGets(...[BUCKET_KEYS, BUCKET_BANS, idempotency].map(kvStream))],
-      [logSubjects, kvSubject(idempotency, '>'), heartbeats('ingress'), auto('ingress')],
+      [logSubjects, kvSubject(idempotency, '>'), heartbeats('ingress', region), auto('ingress')],
     ],
     subscribe: [`${inboxPrefix('ingress')}.>`, ...feeds(BUCKET_KEYS, BUCKET_BANS)],
   };
@@ -113,14 +122,17 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
       ['$JS.API.INFO'],
       ...['STREAM.INFO', 'STREAM.CREATE', 'STREAM.UPDATE'].map((verb) => api(verb, ...layout.map((p) => p.stream))),
       ...(region === null ? [[`$JS.API.STREAM.MSG.GET.${log}`], directGets(log), streamRead(log)] : []),
-      [...leaderGets(...FEED_BUCKETS.map(kvStream)), ...directGets(kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS))],
+      [...leaderGets(...[BUCKET_KEYS, BUCKET_BANS, ...everyRegion.map(nodesBucket)].map(kvStream)), ...directGets(kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS))],
       streamRead(AUDIT_STREAM_NAME),
-      kvWatch(BUCKET_STREAMS),
+      everyRegion.flatMap((r) => kvWatch(claimsBucket(r))),
       [kvSubject(BUCKET_KEYS, '>'), kvSubject(BUCKET_BANS, '>'), AUDIT_SUBJECTS],
     ],
-    subscribe: [`${inboxPrefix('cli')}.>`, ...feeds(...FEED_BUCKETS)],
+    subscribe: [`${inboxPrefix('cli')}.>`, ...feeds(BUCKET_KEYS, BUCKET_BANS, ...everyRegion.map(nodesBucket))],
   };
   const census = [OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`];
+  // Claims told to the other regions' gateways, heard on this region's subject (gateway/ownership/region-claims.ts).
+  const announce = region === null ? [] : [`${REGION_CLAIMS_PREFIX}*`];
+  const hear = region === null ? [] : [`${REGION_CLAIMS_PREFIX}${region}`];
   // With regions the gateway reads its region's log and its copies of the others', and asks each other
   // region's log for its newest sequence (gateway/region-links.ts); without, the one log.
   const logs = layout.filter((p) => p.bucket === undefined && p.region !== undefined);
@@ -129,17 +141,17 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
   const gateway: RolePermissions = {
     role: 'gateway',
     account: 'GATEWAY',
-    internal: [`${CLAIM_NOTICE_PREFIX}>`, ...census],
+    internal: [`${CLAIM_NOTICE_PREFIX}>`, ...census, ...announce, ...hear],
     comment: 'Gateway: streams to clients from the live subjects and the event log; holds stream claims, its claim index and notices, asks and answers the owner census (the stream caps), writes its heartbeats and the bans it issues.',
     publish: [
       ['$JS.API.INFO'],
-      api('STREAM.INFO', ...reads, CLAIM_INDEX_STREAM, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
-      leaderGets(...reads, ...origins, CLAIM_INDEX_STREAM, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
-      directGets(...(region === null ? [log] : []), kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS)),
-      [kvSubject(BUCKET_STREAMS, '>'), heartbeats('gateway'), auto('gateway'), `${CLAIM_INDEX_PREFIX}>`],
-      [`${CLAIM_NOTICE_PREFIX}>`, ...census],
+      api('STREAM.INFO', ...reads, index.stream, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(claims), kvStream(nodes)),
+      leaderGets(...reads, ...origins, index.stream, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(claims), kvStream(nodes)),
+      directGets(...(region === null ? [log] : []), kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(claims)),
+      [kvSubject(claims, '>'), heartbeats('gateway', region), auto('gateway'), `${index.prefix}>`],
+      [`${CLAIM_NOTICE_PREFIX}>`, ...census, ...announce],
     ],
-    subscribe: [`${inboxPrefix('gateway')}.>`, region === null ? LIVE_ALL_CHANNELS : liveInEveryRegion(STREAM_SUBJECTS), ...feeds(BUCKET_KEYS, BUCKET_BANS, BUCKET_NODES), `${CLAIM_NOTICE_PREFIX}>`, ...census],
+    subscribe: [`${inboxPrefix('gateway')}.>`, region === null ? LIVE_ALL_CHANNELS : liveInEveryRegion(STREAM_SUBJECTS), ...feeds(BUCKET_KEYS, BUCKET_BANS, nodes), `${CLAIM_NOTICE_PREFIX}>`, ...census, ...hear],
   };
   if (region !== null) return [ingress, gateway, cli];
   const admin: RolePermissions = {

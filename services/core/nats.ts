@@ -13,7 +13,7 @@ import { connectNats, roleOf, type ConnectNatsOptions } from './nats-connection.
 import { NatsSetupError, permissionSentence, permissionViolationOf } from './nats-refusal.js';
 import type { Logger } from './logger.js';
 import type { RelayConfig } from './config.js';
-import { BUCKET_STREAMS, inboxPrefix, writtenLog } from './subjects.js';
+import { claimsBucket, inboxPrefix, writtenLog } from './subjects.js';
 
 /** What start-up found in NATS that the process goes by. */
 export interface NatsFindings {
@@ -30,6 +30,8 @@ export interface NatsContext {
   findings: NatsFindings;
   /** Where this connection's replies come (the role's inbox prefix). */
   inboxPrefix: string;
+  /** This process's region (null: a mesh without regions, or the operator's CLI). */
+  region: string | null;
 }
 
 export { connectNats };
@@ -58,9 +60,9 @@ export async function openNatsContext(config: NatsConfig, name: string, logger: 
     const buckets = [...findings.found.entries()].filter(([stream]) => isKvStream(stream)).map(([, info]) => info);
     const durability = log === undefined ? null : durabilityFacts(nc.info?.version ?? 'unknown', log, buckets);
     if (durability !== null) logger.info({ durability }, durabilityStatement(durability));
-    const claims = findings.found.get(kvStream(BUCKET_STREAMS));
+    const claims = findings.found.get(kvStream(claimsBucket(region)));
     const claimTtlMs = claims === undefined || claims.config.max_age === 0 ? null : Math.round(claims.config.max_age / 1e6);
-    return { nc, js, jsm, buckets: await bindBuckets(js, region), findings: { claimTtlMs, durability }, inboxPrefix: inboxPrefix(roleOf(config, options)) };
+    return { nc, js, jsm, buckets: await bindBuckets(js, region), findings: { claimTtlMs, durability }, inboxPrefix: inboxPrefix(roleOf(config, options)), region };
   } catch (e) {
     await nc.close().catch(() => undefined);
     throw e;

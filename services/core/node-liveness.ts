@@ -10,7 +10,7 @@ import type { Logger } from './logger.js';
 import { heartbeatKey } from './node-heartbeat.js';
 import { parseNodeRecord } from './records.js';
 import { Sightings } from './sightings.js';
-import { BUCKET_NODES } from './subjects.js';
+import { nodesBucket } from './subjects.js';
 
 /**
  * A heartbeat counts only under its own role's key, so a role cannot speak for another's nodes; a
@@ -28,10 +28,13 @@ export class NodeLiveness {
   readonly mirror: KvMirror<NodeRecord>;
   private readonly sightings: Sightings;
 
-  /** `self`: this process's node id, when it beats: while it does not see its own beat, it concludes nothing. */
-  constructor(js: JetStreamClient, timeoutMs: number, logger: Logger, self?: string) {
+  /**
+   * `region`: whose heartbeats are watched (null: a mesh without regions); `self`: this process's
+   * node id, when it beats: while it does not see its own beat, it concludes nothing.
+   */
+  constructor(js: JetStreamClient, region: string | null, timeoutMs: number, logger: Logger, self?: string) {
     this.sightings = new Sightings(timeoutMs, self, Date.now());
-    this.mirror = new KvMirror(js, BUCKET_NODES, parseHeartbeat, logger);
+    this.mirror = new KvMirror(js, nodesBucket(region), parseHeartbeat, logger);
     this.mirror.on('put', (_key, record) => this.sightings.seen(record.node, Date.now()));
   }
 

@@ -14,7 +14,7 @@
 
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { kvStream } from './kv-internals.js';
-import { BUCKET_STREAMS, idempotencyBucket, writtenLog } from './subjects.js';
+import { claimsBucket, idempotencyBucket, writtenLog } from './subjects.js';
 
 /** A check that has not answered by then counts as failing: readiness must answer promptly. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -108,7 +108,7 @@ async function hasLeader(jsm: JetStreamManager, stream: string): Promise<boolean
 
 /** The NATS side of readiness for a process serving `ingress`, `gateway` or both, in `region` (null: none). */
 export function natsChecks(jsm: JetStreamManager, connected: () => boolean, serves: { ingress: boolean; gateway: boolean }, region: string | null): ReadinessCheck[] {
-  const buckets = [...(serves.ingress ? [idempotencyBucket(region)] : []), ...(serves.gateway ? [BUCKET_STREAMS] : [])];
+  const buckets = [...(serves.ingress ? [idempotencyBucket(region)] : []), ...(serves.gateway ? [claimsBucket(region)] : [])];
   const log = writtenLog(region).stream;
   return [
     { name: 'nats', check: connected, local: true },

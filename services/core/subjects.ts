@@ -28,6 +28,11 @@ export const BUCKET_IDEMPOTENCY = 'relay-idempotency';
 export const FEED_BUCKETS: readonly string[] = [BUCKET_KEYS, BUCKET_BANS, BUCKET_NODES];
 const KV_FEED_PREFIX = 'relay.kv.';
 
+/** Whether a bucket has a change feed: one of FEED_BUCKETS, or a region's heartbeats (nodesBucket). */
+export function hasFeed(bucket: string): boolean {
+  return FEED_BUCKETS.includes(bucket) || bucket.startsWith(`${BUCKET_NODES}-`);
+}
+
 /** The subject a bucket's change feed carries `key` on (`>`: every key). */
 export function kvFeedSubject(bucket: string, key: string): string {
   return `${KV_FEED_PREFIX}${bucket}.${key}`;
@@ -79,6 +84,29 @@ export function liveInEveryRegion(subject: string): string {
 export function idempotencyBucket(region: string | null): string {
   return region === null ? BUCKET_IDEMPOTENCY : `${BUCKET_IDEMPOTENCY}-${region}`;
 }
+
+// What a gateway needs to open a stream lives in its own region (docs/REGIONS.md, "One stream per
+// (account, channel)"): its claims, its heartbeats and its claim index, so a region cut off from the
+// others still opens streams. Null: a mesh without regions.
+
+/** The stream claims of `region`'s gateways. */
+export function claimsBucket(region: string | null): string {
+  return region === null ? BUCKET_STREAMS : `${BUCKET_STREAMS}-${region}`;
+}
+
+/** The heartbeats of `region`'s processes (liveness, and so the sweeps, stay within a region). */
+export function nodesBucket(region: string | null): string {
+  return region === null ? BUCKET_NODES : `${BUCKET_NODES}-${region}`;
+}
+
+/** Where `region`'s gateways note their claimed keys, one subject per node (the node id follows `prefix`). */
+export function claimIndex(region: string | null): { stream: string; prefix: string } {
+  if (region === null) return { stream: CLAIM_INDEX_STREAM, prefix: CLAIM_INDEX_PREFIX };
+  return { stream: `${CLAIM_INDEX_STREAM}_${region.toUpperCase()}`, prefix: `${CLAIM_INDEX_PREFIX}${region}.` };
+}
+
+/** Where a region's gateways hear the claims written in other regions (the region follows). */
+export const REGION_CLAIMS_PREFIX = 'relay.region-claims.';
 
 /** The log a process in `region` (null: a mesh without regions) writes, and a channel's subject in it. */
 export interface WrittenLog {

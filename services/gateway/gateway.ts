@@ -70,7 +70,7 @@ export class Gateway {
     });
     this.replayer = new Replayer({ jsm: nats.jsm, hub: this.hub, logger, metrics, tracer: core.tracing.tracer, logs: this.logs });
     this.keepalives = new Keepalives(this.hub, config.gateway.keepaliveMs);
-    this.liveness = new NodeLiveness(nats.js, config.gateway.nodeTimeoutMs, logger, config.nodeId);
+    this.liveness = new NodeLiveness(nats.js, nats.region, config.gateway.nodeTimeoutMs, logger, config.nodeId);
     this.ownership = Ownership.overNats({
       nats,
       nodeId: config.nodeId,
@@ -82,10 +82,11 @@ export class Gateway {
       unanswered: metrics.ownerCensusUnanswered,
       local: this.registry,
       evict: (id) => this.evict(id),
+      regions: config.regions?.here == null ? null : { here: config.regions.here, all: config.regions.all },
     });
     metrics.observeRenewalOverdue(() => this.ownership.renewalOverdueMs());
     const here = config.regions?.here ?? null;
-    this.links = here === null ? null : new RegionLinks({ jsm: nats.jsm, logs: this.logs, hub: this.hub, logger, here });
+    this.links = here === null ? null : new RegionLinks({ jsm: nats.jsm, logs: this.logs, hub: this.hub, logger, here, returned: (r) => this.ownership.regionReturned(r) });
     this.silence = new SilenceRecovery({ hub: this.hub, ownership: this.ownership, logger, nodeTimeoutMs: config.gateway.nodeTimeoutMs, streams: () => this.registry.size });
     this.compaction = HeapCompaction.ofProcess({ burstOpens: config.gateway.compactAfterOpens, held: () => this.registry.size, logger, pauses: metrics.heapCompactions });
     this.admission = new Admission({

@@ -23,6 +23,8 @@ export interface RegionLinksOptions {
   logger: Logger;
   /** This gateway's region. */
   here: string;
+  /** Called when a region that did not answer answers again. */
+  returned?: (region: string) => void;
   checkMs?: number;
 }
 
@@ -67,6 +69,7 @@ export class RegionLinks {
     }
     if (!this.down.delete(log.region)) return;
     logger.info({ region: log.region, newest }, 'a region answers again; reading what its copy holds past every channel heard here');
+    this.o.returned?.(log.region);
     await this.copyHolds(log, newest);
     await this.o.hub.catchUp(log.region);
   }

@@ -83,10 +83,15 @@ export function allProbes(layout: readonly StreamPlan[] = ONE_LOG, regions: read
   // What the relay publishes on: payloads, live frames (only the server RePublishes), the audit
   // trail, the claim notices and index, the owner census, and each bucket's keys, with the keys each role owns.
   probes.push(pub('channel.probe'), pub('live.channel.probe'), pub('audit.probe'), pub('relay.claim-notice.probe'), pub('relay.claim-index.probe'), pub('relay.owner-census.ask'), pub('relay.owner-census.answer.probe'), pub('relay.owner-census.probe'));
-  for (const r of regions) probes.push(pub(`region.${r}.channel.probe`), pub(`live.region.${r}.channel.probe`), sub(`region.${r}.channel.>`), sub(`live.region.${r}.channel.>`));
-  if (regions.length > 0) probes.push(sub('region.>'), sub('live.region.>'), sub('live.region.*.channel.>'));
+  for (const r of regions) {
+    probes.push(pub(`region.${r}.channel.probe`), pub(`live.region.${r}.channel.probe`), sub(`region.${r}.channel.>`), sub(`live.region.${r}.channel.>`));
+    probes.push(pub(`relay.claim-index.${r}.probe`), pub(`relay.region-claims.${r}`), sub(`relay.region-claims.${r}`));
+  }
+  if (regions.length > 0) probes.push(sub('region.>'), sub('live.region.>'), sub('live.region.*.channel.>'), sub('relay.region-claims.*'), sub('relay.region-claims.>'));
   for (const b of buckets) probes.push(pub(`$KV.${b}.probe`));
-  for (const role of ['ingress', 'gateway', 'all']) probes.push(pub(`$KV.relay-nodes.${heartbeatKey(role, 'probe')}`));
+  for (const b of buckets.filter((x) => x === 'relay-nodes' || x.startsWith('relay-nodes-'))) {
+    for (const role of ['ingress', 'gateway', 'all']) probes.push(pub(`$KV.${b}.${heartbeatKey(role, 'probe')}`));
+  }
   for (const issuer of AUTO_BANNERS) probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', issuer)}`));
   probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', null)}`));
   // What one might listen to.

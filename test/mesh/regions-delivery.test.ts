@@ -3,8 +3,9 @@
 // payload posted in any region reaches the streams of its channel in every region, each sender's in
 // the order posted; ids name a stream's position in every region's log, so a client resumes in
 // another region missing nothing and repeating nothing; and a region cut off keeps delivering its
-// own players' payloads, every stream getting what the others stored meanwhile once the link is
-// back, though nothing is posted after it.
+// own players' payloads and opening streams, every stream getting what the others stored meanwhile
+// once the link is back, though nothing is posted after it; one stream per (account, channel)
+// holds across regions, and a duplicate opened while cut is resolved once the link returns.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -206,27 +207,43 @@ describe('a mesh of three regions', () => {
     expect(messages(got, 'clamp before')).toEqual([]);
   }, 120_000);
 
-  it('keeps a region cut off delivering its own players (refusing new opens, whose claims live in the home region, with 503), and once the link returns every stream has what was stored meanwhile, with nothing posted after', async () => {
+  it('evicts a stream when its account opens the channel again in another region, the newer staying', async () => {
+    const erin = newPlayer(profile);
+    const first = await listen('a', erin);
+    const second = await listen('c', erin);
+    await first.waitForComment(/^evicted: this account opened another stream on this channel/, 15_000);
+    await post('b', newPlayer(profile), 'after the move');
+    expect(messages(await receive(second, ['after the move']), 'after')).toEqual(['after the move']);
+    expect(second.comments.some((c) => c.startsWith('evicted'))).toBe(false);
+    // The operator sees the stream where it lives, reading every region's claims.
+    const listed = await runCliJson<Array<{ uuid: string | null; node: string }>>(['streams', '--json', '--channel', CHANNEL], { ...MESH, ...as('cli', 'b') });
+    expect(listed.filter((c) => c.uuid === erin.uuid).map((c) => c.node)).toContain('gateway-c');
+  }, 60_000);
+
+  it('keeps a region cut off opening streams and delivering its own players; once the link returns every stream has what was stored meanwhile, with nothing posted after, and of an account opened on both sides the newer stream stays', async () => {
     const inB = await listen('b', newPlayer(profile));
     const inC = await listen('c', newPlayer(profile));
     const bob = newPlayer(profile);
     const carol = newPlayer(profile);
+    const dana = newPlayer(profile);
+    const danaInA = await listen('a', dana);
     // Both senders have posted once, so their ingresses know the key and the profiles.
     await post('b', bob, 'cut b0');
     await post('c', carol, 'cut c0');
     await receive(inB, ['cut b0', 'cut c0']);
     await receive(inC, ['cut b0', 'cut c0']);
     sc.isolate('b');
+    let danaInB: SseStream;
     try {
+      // What opening a stream needs lives in the region: a newcomer in b is served while it is cut off,
+      // and so is Dana, whose older stream in a cannot be told yet.
+      const newcomer = await listen('b', newPlayer(profile));
+      danaInB = await listen('b', dana);
       await post('b', bob, 'cut b1');
       await post('c', carol, 'cut c1');
-      // Claims live in the home region (a) until step 4: a new open in b is refused, said plainly, not left hanging.
-      const newcomer = await openStream(gateways.get('b')!.url, { headers: clientHeaders(newPlayer(profile), key, CHANNEL) });
-      opened.push(newcomer);
-      const refused = await newcomer.refusal(30_000);
-      expect([refused.status, refused.body.error]).toEqual([503, 'unavailable']);
       // Region b hears its own player while cut off; c's payload cannot reach it yet.
       expect(messages(await receive(inB, ['cut b1']), 'cut')).toEqual(['cut b1']);
+      expect(messages(await receive(newcomer, ['cut b1']), 'cut')).toEqual(['cut b1']);
       expect(messages(await receive(inC, ['cut c1']), 'cut')).toEqual(['cut c1']);
     } finally {
       sc.heal();
@@ -235,6 +252,9 @@ describe('a mesh of three regions', () => {
     // Nothing is posted after the heal: each side reads what the other stored from its copy.
     expect(messages(await receive(inB, ['cut c1'], 60_000), 'cut')).toEqual(['cut c1']);
     expect(messages(await receive(inC, ['cut b1'], 60_000), 'cut')).toEqual(['cut b1']);
+    // The duplicate made while cut is resolved once the regions hear each other: the newer, in b, stays.
+    await danaInA.waitForComment(/^evicted/, 60_000);
+    expect(danaInB.comments.some((c) => c.startsWith('evicted'))).toBe(false);
   }, 180_000);
 
   // Last: it takes region c down and brings it back.

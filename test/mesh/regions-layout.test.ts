@@ -1,6 +1,6 @@
 // A mesh with regions, as far as the relay runs in them today (docs/REGIONS.md, "Built so far, and
-// next"): `relay setup` lays out every region's log, its copies and its Idempotency-Key records, each
-// in its region, and an ingress writes only to its own region's log, so a region cut off from the
+// next"): `relay setup` lays out every region's log, its copies, its Idempotency-Key records and what
+// opening a stream needs (claims, heartbeats, claim index), each in its region, and an ingress writes only to its own region's log, so a region cut off from the
 // others keeps acknowledging its players, and every region holds what it stored once the link returns.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,7 +60,11 @@ describe('relay setup on a super-cluster', () => {
       expect(log?.cluster?.name, `region ${r}'s log`).toBe(r);
       expect(log?.config.subjects).toEqual([`region.${r}.channel.>`]);
       expect(log?.config.republish).toMatchObject({ src: `region.${r}.channel.>`, dest: `live.region.${r}.channel.>` });
-      expect(found.get(`KV_relay-idempotency-${r}`)?.cluster?.name).toBe(r);
+      // What opening a stream needs, so a region cut off still opens streams.
+      for (const name of [`KV_relay-idempotency-${r}`, `KV_relay-streams-${r}`, `KV_relay-nodes-${r}`, `RELAY_CLAIM_INDEX_${r.toUpperCase()}`]) {
+        expect(found.get(name)?.cluster?.name, name).toBe(r);
+      }
+      expect(found.get(`KV_relay-nodes-${r}`)?.config.republish).toMatchObject({ dest: `relay.kv.relay-nodes-${r}.>` });
       for (const at of REGIONS.filter((x) => x !== r)) {
         const copy = found.get(`RELAY_REGION_${r.toUpperCase()}_AT_${at.toUpperCase()}`);
         expect(copy?.cluster?.name, `the copy of ${r} at ${at}`).toBe(at);
@@ -69,12 +73,11 @@ describe('relay setup on a super-cluster', () => {
       }
     }
     // What is written once for the whole mesh is in the home region; the one-log layout is not made.
-    for (const name of ['RELAY_AUDIT', 'RELAY_CLAIM_INDEX', 'KV_relay-keys', 'KV_relay-bans', 'KV_relay-streams', 'KV_relay-nodes']) {
+    for (const name of ['RELAY_AUDIT', 'KV_relay-keys', 'KV_relay-bans']) {
       expect(found.get(name)?.cluster?.name, name).toBe('a');
     }
-    expect(found.has('RELAY')).toBe(false);
-    expect(found.has('KV_relay-idempotency')).toBe(false);
-    expect(found.size).toBe(3 + 6 + 3 + 6);
+    for (const name of ['RELAY', 'RELAY_CLAIM_INDEX', 'KV_relay-idempotency', 'KV_relay-streams', 'KV_relay-nodes']) expect(found.has(name), name).toBe(false);
+    expect(found.size).toBe(3 + 6 + 3 + 3 * 4);
 
     const second = await runCli(['setup', '--json'], { NATS_URL: sc.region('c').url, ...MESH }, 120_000);
     expect(second.code).toBe(0);

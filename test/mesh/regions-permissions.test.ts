@@ -29,8 +29,8 @@ const up = (r: string): string => r.toUpperCase();
 const EVERY_STREAM = [
   ...REGIONS.map((r) => `RELAY_REGION_${up(r)}`),
   ...REGIONS.flatMap((o) => REGIONS.filter((at) => at !== o).map((at) => `RELAY_REGION_${up(o)}_AT_${up(at)}`)),
-  ...REGIONS.map((r) => `KV_relay-idempotency-${r}`),
-  'RELAY_AUDIT', 'RELAY_CLAIM_INDEX', 'KV_relay-keys', 'KV_relay-bans', 'KV_relay-streams', 'KV_relay-nodes',
+  ...REGIONS.flatMap((r) => [`KV_relay-idempotency-${r}`, `RELAY_CLAIM_INDEX_${up(r)}`, `KV_relay-streams-${r}`, `KV_relay-nodes-${r}`]),
+  'RELAY_AUDIT', 'KV_relay-keys', 'KV_relay-bans',
 ];
 
 /** What each role may do on region r's servers; the admin service does not run in regions yet. */
@@ -43,11 +43,13 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
       'pub $JS.API.INFO',
       ...reads.flatMap((s) => [`pub $JS.API.STREAM.INFO.${s}`, `pub $JS.API.STREAM.MSG.GET.${s}`]),
       ...REGIONS.filter((o) => o !== r).map((o) => `pub $JS.API.STREAM.MSG.GET.RELAY_REGION_${up(o)}`),
-      'pub $JS.API.STREAM.INFO.RELAY_CLAIM_INDEX', 'pub $JS.API.STREAM.MSG.GET.RELAY_CLAIM_INDEX', 'pub relay.claim-index.probe',
+      // What opening a stream needs, its region's own; claims told to the other regions, its own heard.
+      `pub $JS.API.STREAM.INFO.RELAY_CLAIM_INDEX_${up(r)}`, `pub $JS.API.STREAM.MSG.GET.RELAY_CLAIM_INDEX_${up(r)}`, `pub relay.claim-index.${r}.probe`,
       ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
       ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'), `pub $KV.relay-bans.auto.gateway.${UUID}`,
-      ...kvReadNames('relay-streams'), 'pub $JS.API.STREAM.MSG.GET.KV_relay-streams', 'pub $KV.relay-streams.probe',
-      ...kvFeedNames('relay-nodes'), `pub $KV.relay-nodes.${heartbeatKey('gateway', 'probe')}`,
+      ...kvReadNames(`relay-streams-${r}`), `pub $JS.API.STREAM.MSG.GET.KV_relay-streams-${r}`, `pub $KV.relay-streams-${r}.probe`,
+      ...kvFeedNames(`relay-nodes-${r}`), `pub $KV.relay-nodes-${r}.${heartbeatKey('gateway', 'probe')}`,
+      ...REGIONS.map((o) => `pub relay.region-claims.${o}`), `sub relay.region-claims.${r}`,
       'pub relay.claim-notice.probe', 'pub relay.owner-census.ask', 'pub relay.owner-census.answer.probe',
       'sub live.region.*.channel.>', ...REGIONS.map((o) => `sub live.region.${o}.channel.>`), 'sub relay.claim-notice.>', 'sub relay.owner-census.ask', 'sub relay.owner-census.answer.*', 'sub _INBOX.gateway.>',
     ];
@@ -58,7 +60,7 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
       `pub $JS.API.STREAM.INFO.RELAY_REGION_${up(r)}`, `pub region.${r}.channel.probe`,
       ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
       ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'), `pub $KV.relay-bans.auto.ingress.${UUID}`,
-      'pub $JS.API.STREAM.INFO.KV_relay-nodes', `pub $KV.relay-nodes.${heartbeatKey('ingress', 'probe')}`,
+      `pub $JS.API.STREAM.INFO.KV_relay-nodes-${r}`, `pub $KV.relay-nodes-${r}.${heartbeatKey('ingress', 'probe')}`,
       ...kvReadNames(`relay-idempotency-${r}`), `pub $KV.relay-idempotency-${r}.probe`,
       'sub _INBOX.ingress.>',
     ];
@@ -70,7 +72,7 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
       ...streamReadNames('RELAY_AUDIT', 'audit.probe'),
       ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
       ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'),
-      ...kvWatchNames('relay-streams'), ...kvFeedNames('relay-nodes'),
+      ...REGIONS.flatMap((o) => [...kvWatchNames(`relay-streams-${o}`), ...kvFeedNames(`relay-nodes-${o}`)]),
       'pub audit.probe', 'pub $KV.relay-keys.probe', 'pub $KV.relay-bans.probe',
       ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans.auto.${s}.${UUID}`), `pub $KV.relay-bans.${UUID}`,
       'sub _INBOX.cli.>',

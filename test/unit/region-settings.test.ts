@@ -88,9 +88,12 @@ describe('the layout of a mesh with regions', () => {
     expect(byName.has('KV_relay-idempotency')).toBe(false);
   });
 
-  it('gives each region its log, a copy of every other region log and its own Idempotency-Key records, placed in it', () => {
+  it('gives each region its log, a copy of every other region log, its own Idempotency-Key records and its own claims, placed in it', () => {
     for (const r of ['eu', 'us', 'ap']) {
       const log = byName.get(`RELAY_REGION_${r.toUpperCase()}`);
+      for (const own of [`KV_relay-streams-${r}`, `KV_relay-nodes-${r}`, `RELAY_CLAIM_INDEX_${r.toUpperCase()}`]) {
+        expect(byName.get(own)?.shape.placement?.cluster, own).toBe(r);
+      }
       expect(log?.shape).toMatchObject({ subjects: [`region.${r}.channel.>`], placement: { cluster: r }, allow_direct: true });
       expect(log?.shape.mirror).toBeUndefined();
       expect(byName.get(`KV_relay-idempotency-${r}`)?.shape.placement?.cluster).toBe(r);
@@ -100,13 +103,15 @@ describe('the layout of a mesh with regions', () => {
       }
     }
     // What the whole mesh writes once lives in the home region.
-    for (const name of ['RELAY_AUDIT', 'RELAY_CLAIM_INDEX', 'KV_relay-keys', 'KV_relay-bans', 'KV_relay-streams', 'KV_relay-nodes']) {
+    for (const name of ['RELAY_AUDIT', 'KV_relay-keys', 'KV_relay-bans']) {
       expect(byName.get(name)?.shape.placement?.cluster, name).toBe('us');
     }
+    // Claims live where their streams are: no region-less claims bucket is left to be a single point.
+    for (const name of ['RELAY_CLAIM_INDEX', 'KV_relay-streams', 'KV_relay-nodes']) expect(byName.has(name), name).toBe(false);
   });
 
   it("has an ingress check only its own region's log and records, and what the whole mesh shares", () => {
     const names = plansFor(layout, 'ingress', 'ap').map((p) => p.stream).sort();
-    expect(names).toEqual(['KV_relay-bans', 'KV_relay-idempotency-ap', 'KV_relay-keys', 'KV_relay-nodes', 'RELAY_REGION_AP']);
+    expect(names).toEqual(['KV_relay-bans', 'KV_relay-idempotency-ap', 'KV_relay-keys', 'KV_relay-nodes-ap', 'RELAY_REGION_AP']);
   });
 });

@@ -1,4 +1,4 @@
-// relay streams: who holds which stream on which node (KV relay-streams).
+// relay streams: who holds which stream on which node (KV relay-streams; with regions, each region's).
 import type { Command } from 'commander';
 import { printJson, printTable } from '../output.js';
 
@@ -10,7 +10,7 @@ export function registerStreams(program: Command): void {
     .option('--channel <name>', 'only this channel')
     .action(async (opts: { json?: boolean; channel?: string }) => {
       // Loaded when it runs: `relay --help` does not load the mesh's code.
-      const [{ withAdmin }, { channelArg }, { KvMirror }, { parseStreamClaim }, { BUCKET_STREAMS }] = await Promise.all([
+      const [{ withAdmin }, { channelArg }, { KvMirror }, { parseStreamClaim }, { claimsBucket }] = await Promise.all([
         import('../admin.js'),
         import('../args.js'),
         import('../../core/kv-mirror.js'),
@@ -20,25 +20,33 @@ export function registerStreams(program: Command): void {
       // Lower-casing alone (below) missed "play.example.net." and ":25565" and said "No streams open".
       if (opts.channel !== undefined) opts.channel = channelArg(opts.channel);
       const claims = await withAdmin({}, async (admin) => {
-        const mirror = new KvMirror(admin.nats.js, BUCKET_STREAMS, parseStreamClaim, admin.logger);
-        await mirror.start();
-        const list = [...mirror.values()];
-        await mirror.stop();
-        return list;
+        const regions: ReadonlyArray<string | null> = admin.config.regions?.all ?? [null];
+        const lists = await Promise.all(
+          regions.map(async (region) => {
+            const mirror = new KvMirror(admin.nats.js, claimsBucket(region), parseStreamClaim, admin.logger);
+            await mirror.start();
+            const list = [...mirror.values()].map((claim) => ({ claim, region }));
+            await mirror.stop();
+            return list;
+          }),
+        );
+        return lists.flat();
       });
       const shown = claims
-        .filter((c) => opts.channel === undefined || c.channel === opts.channel.trim().toLowerCase())
-        .sort((a, b) => (a.channel ?? '').localeCompare(b.channel ?? '') || a.openedAt.localeCompare(b.openedAt));
-      if (opts.json) return printJson(shown);
+        .filter(({ claim: c }) => opts.channel === undefined || c.channel === opts.channel.trim().toLowerCase())
+        .sort(({ claim: a }, { claim: b }) => (a.channel ?? '').localeCompare(b.channel ?? '') || a.openedAt.localeCompare(b.openedAt));
+      if (opts.json) return printJson(shown.map(({ claim }) => claim));
+      const regional = claims.some(({ region }) => region !== null);
       printTable(
-        shown.map((c) => ({
+        shown.map(({ claim: c, region }) => ({
+          ...(regional ? { region: region ?? '' } : {}),
           channel: c.channel ?? '(every channel)',
           account: c.uuid ?? '(bridge, no session)',
           node: c.node,
           since: c.openedAt,
           client_id: c.clientId,
         })),
-        ['channel', 'account', 'node', 'since', 'client_id'],
+        [...(regional ? ['region'] : []), 'channel', 'account', 'node', 'since', 'client_id'],
         'No streams open.',
       );
     });

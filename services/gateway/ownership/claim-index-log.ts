@@ -1,5 +1,5 @@
 // Where the crash index (claim-index.ts) keeps each gateway's claimed keys: the stream
-// RELAY_CLAIM_INDEX (made by `relay setup`, kept CLAIM_TTL: as long as the claims bucket keeps an
+// RELAY_CLAIM_INDEX (with regions, the region's: subjects.ts claimIndex; made by `relay setup`, kept CLAIM_TTL: as long as the claims bucket keeps an
 // unrenewed claim), one subject per gateway. A message is a newline-separated list of keys, read back
 // by message gets (no consumer: a gateway may not create them, core/log-walk.ts). Tests keep the same
 // log in memory (test/helpers/interleavings/).
@@ -8,7 +8,7 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../../core/logger.js';
 import { walkLog } from '../../core/log-walk.js';
-import { CLAIM_INDEX_PREFIX, CLAIM_INDEX_STREAM } from '../../core/subjects.js';
+import { claimIndex } from '../../core/subjects.js';
 
 /** nats-server's default payload limit, when the connection has not said its own. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
@@ -24,16 +24,22 @@ export interface NatsClaimIndexLogOptions {
   nc: NatsConnection;
   jsm: JetStreamManager;
   logger: Logger;
+  /** The gateway's region (null: a mesh without regions): each region keeps its own index. */
+  region: string | null;
 }
 
 export class NatsClaimIndexLog implements ClaimIndexLog {
-  constructor(private readonly o: NatsClaimIndexLogOptions) {}
+  private readonly index: { stream: string; prefix: string };
+
+  constructor(private readonly o: NatsClaimIndexLogOptions) {
+    this.index = claimIndex(o.region);
+  }
 
   /** A core publish the stream stores without an acknowledgement: best effort (what it misses ages out of the bucket). */
   append(node: string, keys: string[]): void {
     for (const batch of batches(keys, this.maxPayload())) {
       try {
-        this.o.nc.publish(CLAIM_INDEX_PREFIX + node, batch);
+        this.o.nc.publish(this.index.prefix + node, batch);
       } catch (err) {
         // The connection is closing: claims not indexed age out of the bucket by its max age.
         this.o.logger.warn({ err, keys: batch.split('\n').length }, 'could not note claimed keys in the claim index');
@@ -44,7 +50,7 @@ export class NatsClaimIndexLog implements ClaimIndexLog {
   async read(node: string): Promise<Set<string>> {
     const keys = new Set<string>();
     const text = new TextDecoder();
-    await walkLog(this.o.jsm, { stream: CLAIM_INDEX_STREAM, filter: CLAIM_INDEX_PREFIX + node, fromSeq: 1 }, (m) => {
+    await walkLog(this.o.jsm, { stream: this.index.stream, filter: this.index.prefix + node, fromSeq: 1 }, (m) => {
       for (const key of text.decode(m.data).split('\n')) if (key !== '') keys.add(key);
     });
     return keys;

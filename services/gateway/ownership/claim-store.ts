@@ -10,8 +10,9 @@ import type { StreamClaim } from '../../../schemas/records.js';
 import { conflictOr } from '../../core/jetstream-errors.js';
 import { deleteWithHeaders, readFromLeader } from '../../core/kv-internals.js';
 import { encodeRecord } from '../../core/kv-mirror.js';
+import type { NatsContext } from '../../core/nats.js';
+import { claimsBucket } from '../../core/subjects.js';
 import { parseStreamClaim } from '../../core/records.js';
-import { BUCKET_STREAMS } from '../../core/subjects.js';
 
 /** Who deleted a claim: its own stream's release, or a sweep of a dead node's claim; and which stream's claim it was. */
 export interface Freed {
@@ -72,9 +73,17 @@ export class NatsClaimStore implements ClaimStore {
   private readonly kv: KV;
   private readonly js: JetStreamClient;
   private readonly jsm: JetStreamManager;
+  /** The bucket's name (relay-streams, or with regions the region's: subjects.ts claimsBucket). */
+  private readonly bucket: string;
 
-  constructor(kv: KV, js: JetStreamClient, jsm: JetStreamManager) {
+  /** The claims of the process's region (subjects.ts claimsBucket), as the context bound them. */
+  static of(nats: Pick<NatsContext, 'buckets' | 'region' | 'js' | 'jsm'>): NatsClaimStore {
+    return new NatsClaimStore(nats.buckets.streams, claimsBucket(nats.region), nats.js, nats.jsm);
+  }
+
+  constructor(kv: KV, bucket: string, js: JetStreamClient, jsm: JetStreamManager) {
     this.kv = kv;
+    this.bucket = bucket;
     this.js = js;
     this.jsm = jsm;
   }
@@ -82,7 +91,7 @@ export class NatsClaimStore implements ClaimStore {
   async get(key: string, fresh = false): Promise<StoredClaim | null> {
     let e: { operation: string; revision: number; freed: Freed | undefined; json: () => unknown } | null;
     if (fresh) {
-      const m = await readFromLeader(this.jsm, BUCKET_STREAMS, key);
+      const m = await readFromLeader(this.jsm, this.bucket, key);
       e = m === null ? null : { ...m, freed: parseFreed(m.headers?.get(FREED_HEADER) ?? '') };
     } else {
       const entry = await this.kv.get(key);
@@ -112,7 +121,7 @@ export class NatsClaimStore implements ClaimStore {
   /** A delete marker with a header of its own saying who left it (kv.delete sends none: kv-internals.ts). */
   async remove(key: string, revision: number, freed: Freed): Promise<number> {
     try {
-      return await deleteWithHeaders(this.js, BUCKET_STREAMS, key, revision, { [FREED_HEADER]: `${freed.by} ${freed.conn}` });
+      return await deleteWithHeaders(this.js, this.bucket, key, revision, { [FREED_HEADER]: `${freed.by} ${freed.conn}` });
     } catch (err) {
       throw conflictOr(`claim ${key}`, err);
     }

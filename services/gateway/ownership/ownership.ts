@@ -31,6 +31,7 @@ import { NatsClaimIndexLog, type ClaimIndexLog } from './claim-index-log.js';
 import { NatsClaimStore, type ClaimStore } from './claim-store.js';
 import { OwnerCensus, type RemoteHoldings } from './owner-census.js';
 import { ClaimRules } from './claim-rules.js';
+import { NatsRegionClaimLinks, RegionClaims } from './region-claims.js';
 import type { Timers } from '../../core/timers.js';
 import { checkStreamCaps, remoteHoldings, type CappedStream, type LocalStreams, type StreamCaps } from './stream-caps.js';
 
@@ -52,6 +53,8 @@ export interface OwnershipOptions {
   /** This node's streams (opening ones included), which its census answers count. */
   local: LocalStreams;
   evict: (streamId: string) => void;
+  /** With regions: this gateway's and the others, whose gateways hear its claims (region-claims.ts). */
+  regions: { here: string; all: readonly string[] } | null;
 }
 
 /** What ownership is built on. */
@@ -68,6 +71,8 @@ export interface OwnershipParts {
   claimTtlMs: number;
   evict: (streamId: string) => void;
   timers?: Timers;
+  /** With regions: the claims told to and heard from the other regions. */
+  regionClaims?: RegionClaims;
 }
 
 export class Ownership {
@@ -75,13 +80,14 @@ export class Ownership {
   private readonly notices: ClaimNotices;
   private readonly index: ClaimIndex;
   private readonly census: OwnerCensus | undefined;
+  private readonly regionClaims: RegionClaims | undefined;
   private readonly claimTtlMs: number;
 
   static overNats(o: OwnershipOptions): Ownership {
     const { nats } = o;
     return new Ownership({
       ...o,
-      store: new NatsClaimStore(nats.buckets.streams, nats.js, nats.jsm),
+      store: NatsClaimStore.of(nats),
       notices: new NatsClaimNotices(nats.nc, o.nodeId, o.received, o.logger),
       indexLog: new NatsClaimIndexLog({ ...nats, logger: o.logger }),
       census: new OwnerCensus({
@@ -92,6 +98,16 @@ export class Ownership {
         unanswered: () => o.unanswered.inc(),
         logger: o.logger,
       }),
+      ...(o.regions === null
+        ? {}
+        : {
+            regionClaims: new RegionClaims({
+              links: new NatsRegionClaimLinks(nats.nc, o.regions.here, o.logger),
+              nodeId: o.nodeId,
+              others: o.regions.all.filter((r) => r !== o.regions?.here),
+              evict: o.evict,
+            }),
+          }),
     });
   }
 
@@ -99,6 +115,7 @@ export class Ownership {
     const { store, nodeId, liveness, timers } = p;
     this.claimTtlMs = p.claimTtlMs;
     this.census = p.census;
+    this.regionClaims = p.regionClaims;
     this.notices = p.notices;
     this.index = new ClaimIndex({
       log: p.indexLog,
@@ -123,6 +140,7 @@ export class Ownership {
   listen(): void {
     this.notices.listen(this.rules);
     this.census?.listen();
+    this.regionClaims?.start();
   }
 
   /**
@@ -146,12 +164,20 @@ export class Ownership {
     checkStreamCaps(s, caps, local, remote);
   }
 
-  claim(stream: ClaimedStream): Promise<void> {
-    return this.rules.claim(stream);
+  /** Writes the stream's claim in this region, then tells the other regions (region-claims.ts). */
+  async claim(stream: ClaimedStream): Promise<void> {
+    await this.rules.claim(stream);
+    if (this.rules.holds(stream.id)) this.regionClaims?.claimed(stream);
   }
 
   release(stream: ClaimedStream): void {
     this.rules.release(stream.id);
+    this.regionClaims?.released(stream.id);
+  }
+
+  /** A region's link is back (region-links.ts): it hears every claim held here again. */
+  regionReturned(region: string): void {
+    this.regionClaims?.returned(region);
   }
 
   /** Runs one renewal tick now (the timer's work; the interleaving tests call it as a step). */
@@ -184,6 +210,7 @@ export class Ownership {
     this.index.stop();
     this.notices.close();
     this.census?.close();
+    this.regionClaims?.stop();
   }
 }
 

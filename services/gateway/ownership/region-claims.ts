@@ -1,0 +1,237 @@
+// One stream per (account, channel) across regions (docs/REGIONS.md). Each region keeps its own
+// claims bucket, so a region cut off from the others still opens streams; what keeps one stream
+// per key across them is an announcement: once a stream's claim is written in its region, its
+// gateway tells every other region (key, stream, node, opened at) on `relay.region-claims.<region>`.
+// A gateway that holds a stream of that key compares the two: the newer open wins (ties: node, then
+// stream id, so every gateway ranks a pair alike). The loser is evicted where it lives; a local
+// stream that outranks what it heard is announced back to the sender's region, so the sender evicts
+// its own, which it may have announced before our claim existed (it then found nothing to compare).
+// So of two opens anywhere, exactly one survives, the newer, once each side's messages arrive,
+// whatever the order (test/unit/region-claims-interleavings.test.ts takes every one).
+// Messages lost (a cut link) are made good by announcing every claim to a region whose link
+// returns (region-links.ts) and to every region each REANNOUNCE_MS: a duplicate made while cut
+// lives until then. Streams of their own key (no account or channel) are never announced.
+
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { guarded, loggedThrows } from '../../core/guarded-callback.js';
+import type { Logger } from '../../core/logger.js';
+import { REGION_CLAIMS_PREFIX } from '../../core/subjects.js';
+import { systemTimers, type CancelTimer, type Timers } from '../../core/timers.js';
+import { isSoloKey, streamClaimKey, type ClaimedStream } from './claim-keys.js';
+
+/** How often every claim is announced to every other region, whatever the links said. */
+export const REANNOUNCE_MS = 30_000;
+/** An announcement's most bytes: far below NATS's default max payload (1 MiB). */
+const MAX_MESSAGE_BYTES = 256 * 1024;
+
+/** A stream's claim as regions tell each other. */
+export interface RegionClaim {
+  readonly key: string;
+  readonly conn: string;
+  readonly node: string;
+  /** Epoch ms. */
+  readonly openedAt: number;
+}
+
+/** Whether `a` is the newer open of the two (the one that stays). */
+export function outranks(a: RegionClaim, b: RegionClaim): boolean {
+  if (a.openedAt !== b.openedAt) return a.openedAt > b.openedAt;
+  if (a.node !== b.node) return a.node > b.node;
+  return a.conn > b.conn;
+}
+
+/** How a gateway tells other regions of its claims and hears theirs. */
+export interface RegionClaimLinks {
+  listen(heard: (from: string, claims: readonly RegionClaim[]) => void): void;
+  announce(to: string, claims: readonly RegionClaim[]): void;
+  close(): void;
+}
+
+export interface RegionClaimsOptions {
+  links: RegionClaimLinks;
+  nodeId: string;
+  /** The other regions. */
+  others: readonly string[];
+  evict: (streamId: string) => void;
+  timers?: Timers;
+  reannounceMs?: number;
+}
+
+export class RegionClaims {
+  private readonly o: RegionClaimsOptions;
+  private readonly timers: Timers;
+  /** This node's announced streams by key (several only while the claim rules settle a local duplicate). */
+  private readonly byKey = new Map<string, Map<string, RegionClaim>>();
+  private readonly keyOf = new Map<string, string>();
+  /** Announcements waiting for the end of the turn, by region. */
+  private readonly queued = new Map<string, RegionClaim[]>();
+  private flushQueued = false;
+  private cancelBackstop: CancelTimer | null = null;
+
+  constructor(options: RegionClaimsOptions) {
+    this.o = options;
+    this.timers = options.timers ?? systemTimers;
+  }
+
+  start(): void {
+    this.o.links.listen((from, claims) => this.heard(from, claims));
+    this.scheduleBackstop();
+  }
+
+  stop(): void {
+    this.cancelBackstop?.();
+    this.cancelBackstop = null;
+    this.o.links.close();
+  }
+
+  /** The stream's claim is written in this region: every other region hears of it. */
+  claimed(stream: ClaimedStream): void {
+    const key = streamClaimKey(stream);
+    if (isSoloKey(key)) return;
+    const claim: RegionClaim = { key, conn: stream.id, node: this.o.nodeId, openedAt: stream.openedAt };
+    let streams = this.byKey.get(key);
+    if (streams === undefined) this.byKey.set(key, (streams = new Map<string, RegionClaim>()));
+    streams.set(stream.id, claim);
+    this.keyOf.set(stream.id, key);
+    for (const region of this.o.others) this.queue(region, claim);
+  }
+
+  released(streamId: string): void {
+    const key = this.keyOf.get(streamId);
+    if (key === undefined) return;
+    this.keyOf.delete(streamId);
+    const streams = this.byKey.get(key);
+    streams?.delete(streamId);
+    if (streams?.size === 0) this.byKey.delete(key);
+  }
+
+  /** A region's link is back: it may have missed announcements meanwhile. */
+  returned(region: string): void {
+    if (!this.o.others.includes(region)) return;
+    for (const claim of this.held()) this.queue(region, claim);
+  }
+
+  /** Claims another region announced: the older of each pair is evicted, or announced back. */
+  heard(from: string, claims: readonly RegionClaim[]): void {
+    for (const remote of claims) {
+      const streams = this.byKey.get(remote.key);
+      if (streams === undefined) continue;
+      for (const local of [...streams.values()]) {
+        if (local.conn === remote.conn) continue;
+        if (outranks(remote, local)) {
+          this.released(local.conn);
+          this.o.evict(local.conn);
+        } else if (this.o.others.includes(from)) {
+          this.queue(from, local);
+        }
+      }
+    }
+  }
+
+  private held(): RegionClaim[] {
+    return [...this.byKey.values()].flatMap((streams) => [...streams.values()]);
+  }
+
+  private queue(region: string, claim: RegionClaim): void {
+    let list = this.queued.get(region);
+    if (list === undefined) this.queued.set(region, (list = []));
+    list.push(claim);
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    this.timers.afterTurn(() => this.flush());
+  }
+
+  /** Sends what this turn queued: one message per region (more past MAX_MESSAGE_BYTES), of streams still held. */
+  private flush(): void {
+    this.flushQueued = false;
+    for (const [region, list] of this.queued) {
+      const held = list.filter((c) => this.keyOf.get(c.conn) === c.key);
+      if (held.length > 0) this.o.links.announce(region, held);
+    }
+    this.queued.clear();
+  }
+
+  private scheduleBackstop(): void {
+    this.cancelBackstop = this.timers.after(this.o.reannounceMs ?? REANNOUNCE_MS, () => {
+      for (const region of this.o.others) this.returned(region);
+      this.scheduleBackstop();
+    });
+  }
+}
+
+/** Announcements over NATS core subjects, which cross a super-cluster's gateways. */
+export class NatsRegionClaimLinks implements RegionClaimLinks {
+  private sub: Subscription | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly here: string,
+    private readonly logger: Pick<Logger, 'warn'>,
+  ) {}
+
+  listen(heard: (from: string, claims: readonly RegionClaim[]) => void): void {
+    this.sub = this.nc.subscribe(REGION_CLAIMS_PREFIX + this.here, {
+      callback: guarded((err, msg) => {
+        if (err !== null) return;
+        const m = parseAnnouncement(msg.string());
+        if (m !== null) heard(m.from, m.claims);
+      }, loggedThrows(this.logger, 'hearing claims of another region')),
+    });
+  }
+
+  announce(to: string, claims: readonly RegionClaim[]): void {
+    try {
+      for (const text of encodeAnnouncements(this.here, claims)) this.nc.publish(REGION_CLAIMS_PREFIX + to, text);
+    } catch {
+      // The connection is closed (this node is stopping): as a message lost, the backstop resends.
+    }
+  }
+
+  close(): void {
+    this.sub?.unsubscribe();
+    this.sub = undefined;
+  }
+}
+
+/** `{"from":region,"claims":[[key,conn,node,openedAt],...]}`, split to stay under MAX_MESSAGE_BYTES. */
+export function encodeAnnouncements(from: string, claims: readonly RegionClaim[]): string[] {
+  const head = `{"from":${JSON.stringify(from)},"claims":[`;
+  const out: string[] = [];
+  let items: string[] = [];
+  let bytes = head.length;
+  for (const c of claims) {
+    const item = JSON.stringify([c.key, c.conn, c.node, c.openedAt]);
+    const size = Buffer.byteLength(item) + 1;
+    if (items.length > 0 && bytes + size + 2 > MAX_MESSAGE_BYTES) {
+      out.push(`${head}${items.join(',')}]}`);
+      items = [];
+      bytes = head.length;
+    }
+    items.push(item);
+    bytes += size;
+  }
+  if (items.length > 0) out.push(`${head}${items.join(',')}]}`);
+  return out;
+}
+
+/** An announcement, or null when it is not one; entries of the wrong shape are passed over. */
+export function parseAnnouncement(text: string): { from: string; claims: RegionClaim[] } | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof v !== 'object' || v === null) return null;
+  const { from, claims } = v as { from?: unknown; claims?: unknown };
+  if (typeof from !== 'string' || !Array.isArray(claims)) return null;
+  const parsed: RegionClaim[] = [];
+  for (const c of claims as unknown[]) {
+    if (!Array.isArray(c) || c.length !== 4) continue;
+    const [key, conn, node, openedAt] = c as unknown[];
+    if (typeof key === 'string' && typeof conn === 'string' && typeof node === 'string' && typeof openedAt === 'number' && Number.isFinite(openedAt)) {
+      parsed.push({ key, conn, node, openedAt });
+    }
+  }
+  return { from, claims: parsed };
+}
