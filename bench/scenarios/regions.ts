@@ -4,7 +4,10 @@
 // and with DELAY_MS added each way, a payload posted in a is timed from the POST to its
 // acknowledgement, to a stream in a (same region) and to a stream in b (across); then b is cut off,
 // payloads are posted in a meanwhile, and the time from the links' return until b's stream has them
-// all is the catch-up. The relay's services run in this process (their event loop is the bench's).
+// all is the catch-up. With the links slowed, an account's stream in a is evicted by its open in b:
+// timed from the second open's request to the first stream's `evicted`. And an account opened in b
+// before the cut and in a during it: the time from the links' return until b's older stream is
+// evicted. The relay's services run in this process (their event loop is the bench's).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +27,8 @@ const DELAY_MS = 50;
 /** An SSE stream that records when each payload (`{message: "<n>"}`) arrives. */
 class Listener {
   readonly arrived = new Map<string, number>();
+  /** When the stream was told it was evicted. */
+  evictedAt: number | null = null;
   private readonly abort = new AbortController();
   private waiters: Array<() => void> = [];
   readonly ready: Promise<void>;
@@ -47,6 +52,7 @@ class Listener {
         rest = lines.pop() ?? '';
         for (const line of lines) {
           if (line.startsWith('event: ready')) opened();
+          if (/^: ?evicted/.test(line)) this.evictedAt = performance.now();
           const m = /^data: \{"type":"chat","message":"(\d+)"\}$/.exec(line);
           if (m !== null) this.arrived.set(m[1]!, performance.now());
         }
@@ -125,10 +131,33 @@ export async function regionsScenario(opts: ScenarioOptions): Promise<ScenarioRe
       }
       phases.set(label, phase);
     }
+    // Still slowed: a second open of each account, in the other region.
+    const evictions = new Histogram();
+    const accounts = opts.quick ? 20 : 50;
+    opts.log(`  ${accounts} accounts open in a, then in b, links +${DELAY_MS} ms each way`);
+    for (let i = 0; i < accounts; i++) {
+      const first = new Listener(gatewayA.url, as(`Moving${i}`));
+      listeners.push(first);
+      await first.ready;
+      const opened = performance.now();
+      const second = new Listener(gatewayB.url, as(`Moving${i}`));
+      listeners.push(second);
+      await first.until(() => first.evictedAt !== null, 10_000);
+      evictions.record(first.evictedAt! - opened);
+      await second.ready;
+      first.close();
+      second.close();
+    }
     sc.heal();
 
     opts.log(`  region b cut off for ${cutMs / 1000} s while a posts, then the links return`);
+    const older = new Listener(gatewayB.url, as('OpenedTwice'));
+    listeners.push(older);
+    await older.ready;
     sc.isolate('b');
+    const newer = new Listener(gatewayA.url, as('OpenedTwice'));
+    listeners.push(newer);
+    await newer.ready;
     const during: string[] = [];
     const cutEnds = performance.now() + cutMs;
     while (performance.now() < cutEnds) {
@@ -139,6 +168,8 @@ export async function regionsScenario(opts: ScenarioOptions): Promise<ScenarioRe
     sc.heal();
     await inB.until(() => during.every((id) => inB.arrived.has(id)), 180_000);
     const catchUpMs = Math.max(...during.map((id) => inB.arrived.get(id)!)) - healed;
+    await older.until(() => older.evictedAt !== null, 120_000);
+    const duplicateMs = older.evictedAt! - healed;
 
     const rows = [...phases].flatMap(([label, p]) => [
       [label, 'POST acknowledged', p.ack.percentile(50), p.ack.percentile(99)],
@@ -150,13 +181,16 @@ export async function regionsScenario(opts: ScenarioOptions): Promise<ScenarioRe
       { name: `delivery across regions p99 with ${DELAY_MS} ms each way <= one round trip + 20 ms`, value: slow.across.percentile(99), bound: 2 * DELAY_MS + 20, kind: 'max', unit: 'ms' },
       // Waiting for another region would cost at least a round trip on every acknowledgement.
       { name: `POST acknowledgement p99 with ${DELAY_MS} ms each way < one inter-region round trip (writes stay local)`, value: slow.ack.percentile(99), bound: 2 * DELAY_MS, kind: 'max', unit: 'ms' },
+      { name: `eviction by an open in another region p99 with ${DELAY_MS} ms each way <= one round trip + 50 ms`, value: evictions.percentile(99), bound: 2 * DELAY_MS + 50, kind: 'max', unit: 'ms' },
     ];
     const text = [
       table(['links', 'what', 'p50 ms', 'p99 ms'], rows),
       '',
+      `Eviction by an open in the other region, links +${DELAY_MS} ms each way, ${accounts} accounts: p50 ${evictions.percentile(50).toFixed(1)} ms, p99 ${evictions.percentile(99).toFixed(1)} ms (from the second open's request).`,
       `Catch-up: ${during.length} payloads posted in a while b was cut off for ${cutMs / 1000} s reached b's stream ${(catchUpMs / 1000).toFixed(1)} s after the links returned (nothing posted after).`,
+      `Duplicate: an account opened in b before the cut and in a during it had b's older stream evicted ${(duplicateMs / 1000).toFixed(1)} s after the links returned.`,
     ].join('\n');
-    return { scenario: 'regions', text, targets, data: { payloads, delayMs: DELAY_MS, cutMs, catchUpMs, posted: during.length, phases: Object.fromEntries([...phases].map(([k, p]) => [k, { ack: p.ack.toSparse(), same: p.same.toSparse(), across: p.across.toSparse() }])) } };
+    return { scenario: 'regions', text, targets, data: { payloads, delayMs: DELAY_MS, cutMs, catchUpMs, duplicateMs, evictions: evictions.toSparse(), posted: during.length, phases: Object.fromEntries([...phases].map(([k, p]) => [k, { ack: p.ack.toSparse(), same: p.same.toSparse(), across: p.across.toSparse() }])) } };
   } finally {
     for (const l of listeners) l.close();
     for (const s of services.reverse()) await s.close();
