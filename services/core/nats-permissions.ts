@@ -33,7 +33,7 @@ import {
   kvFeedSubject,
   LIVE_ALL_CHANNELS,
   nodesBucket,
-  REGION_CLAIMS_PREFIX,
+  regionClaimsSubject,
   liveInEveryRegion,
   OWNER_CENSUS_ANSWER_PREFIX,
   OWNER_CENSUS_ASK,
@@ -131,8 +131,9 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
   };
   const census = [OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`];
   // Claims told to the other regions' gateways, heard on this region's subject (gateway/ownership/region-claims.ts).
-  const announce = region === null ? [] : [`${REGION_CLAIMS_PREFIX}*`];
-  const hear = region === null ? [] : [`${REGION_CLAIMS_PREFIX}${region}`];
+  // The sender's region is in the subject: a region's credential speaks only as that region.
+  const announce = region === null ? [] : regionNames.filter((r) => r !== region).map((to) => regionClaimsSubject(to, region));
+  const hear = region === null ? [] : [regionClaimsSubject(region, '*')];
   // With regions the gateway reads its region's log and its copies of the others', and asks each other
   // region's log for its newest sequence (gateway/region-links.ts); without, the one log.
   const logs = layout.filter((p) => p.bucket === undefined && p.region !== undefined);

@@ -107,6 +107,8 @@ export function claimIndex(region: string | null): { stream: string; prefix: str
 
 /** Where a region's gateways hear the claims written in other regions (the region follows). */
 export const REGION_CLAIMS_PREFIX = 'relay.region-claims.';
+/** Claims told by region `from`'s gateways to region `to`'s: the sender is in the subject, so a region's credential speaks only as it. */
+export const regionClaimsSubject = (to: string, from: string): string => `${REGION_CLAIMS_PREFIX}${to}.${from}`;
 
 /** The log a process in `region` (null: a mesh without regions) writes, and a channel's subject in it. */
 export interface WrittenLog {

@@ -85,9 +85,11 @@ export function allProbes(layout: readonly StreamPlan[] = ONE_LOG, regions: read
   probes.push(pub('channel.probe'), pub('live.channel.probe'), pub('audit.probe'), pub('relay.claim-notice.probe'), pub('relay.claim-index.probe'), pub('relay.owner-census.ask'), pub('relay.owner-census.answer.probe'), pub('relay.owner-census.probe'));
   for (const r of regions) {
     probes.push(pub(`region.${r}.channel.probe`), pub(`live.region.${r}.channel.probe`), sub(`region.${r}.channel.>`), sub(`live.region.${r}.channel.>`));
-    probes.push(pub(`relay.claim-index.${r}.probe`), pub(`relay.region-claims.${r}`), sub(`relay.region-claims.${r}`));
+    probes.push(pub(`relay.claim-index.${r}.probe`), pub(`relay.region-claims.${r}`), sub(`relay.region-claims.${r}`), sub(`relay.region-claims.${r}.*`));
+    // Claims told to region r as each region, r itself included.
+    for (const from of regions) probes.push(pub(`relay.region-claims.${r}.${from}`), sub(`relay.region-claims.${r}.${from}`));
   }
-  if (regions.length > 0) probes.push(sub('region.>'), sub('live.region.>'), sub('live.region.*.channel.>'), sub('relay.region-claims.*'), sub('relay.region-claims.>'));
+  if (regions.length > 0) probes.push(sub('region.>'), sub('live.region.>'), sub('live.region.*.channel.>'), sub('relay.region-claims.*'), sub('relay.region-claims.>'), sub('relay.region-claims.*.*'));
   for (const b of buckets) probes.push(pub(`$KV.${b}.probe`));
   for (const b of buckets.filter((x) => x === 'relay-nodes' || x.startsWith('relay-nodes-'))) {
     for (const role of ['ingress', 'gateway', 'all']) probes.push(pub(`$KV.${b}.${heartbeatKey(role, 'probe')}`));

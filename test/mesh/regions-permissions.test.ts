@@ -49,7 +49,9 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
       ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'), `pub $KV.relay-bans.auto.gateway.${UUID}`,
       ...kvReadNames(`relay-streams-${r}`), `pub $JS.API.STREAM.MSG.GET.KV_relay-streams-${r}`, `pub $KV.relay-streams-${r}.probe`,
       ...kvFeedNames(`relay-nodes-${r}`), `pub $KV.relay-nodes-${r}.${heartbeatKey('gateway', 'probe')}`,
-      ...REGIONS.map((o) => `pub relay.region-claims.${o}`), `sub relay.region-claims.${r}`,
+      // Claims told to each other region as this one only; heard from any.
+      ...REGIONS.filter((o) => o !== r).map((o) => `pub relay.region-claims.${o}.${r}`),
+      `sub relay.region-claims.${r}.*`, ...REGIONS.map((o) => `sub relay.region-claims.${r}.${o}`),
       'pub relay.claim-notice.probe', 'pub relay.owner-census.ask', 'pub relay.owner-census.answer.probe',
       'sub live.region.*.channel.>', ...REGIONS.map((o) => `sub live.region.${o}.channel.>`), 'sub relay.claim-notice.>', 'sub relay.owner-census.ask', 'sub relay.owner-census.answer.*', 'sub _INBOX.gateway.>',
     ];

@@ -106,6 +106,8 @@ export class Ownership {
               nodeId: o.nodeId,
               others: o.regions.all.filter((r) => r !== o.regions?.here),
               evict: o.evict,
+              refused: (from, claim) =>
+                o.logger.warn({ region: from, node: claim.node, openedAt: claim.openedAt }, 'a claim heard from another region opened too far in the future was ignored: is that region’s clock ahead?'),
             }),
           }),
     });

@@ -1,7 +1,8 @@
 // One stream per (account, channel) across regions (docs/REGIONS.md). Each region keeps its own
 // claims bucket, so a region cut off from the others still opens streams; what keeps one stream
 // per key across them is an announcement: once a stream's claim is written in its region, its
-// gateway tells every other region (key, stream, node, opened at) on `relay.region-claims.<region>`.
+// gateway tells every other region (key, stream, node, opened at) on `relay.region-claims.<to>.<from>`
+// (the sender in the subject, where each region's NATS permissions pin it, never in the body).
 // A gateway that holds a stream of that key compares the two: the newer open wins (ties: node, then
 // stream id, so every gateway ranks a pair alike). The loser is evicted where it lives; a local
 // stream that outranks what it heard is announced back to the sender's region, so the sender evicts
@@ -10,19 +11,23 @@
 // whatever the order (test/unit/region-claims-interleavings.test.ts takes every one).
 // Messages lost (a cut link) are made good by announcing every claim to a region whose link
 // returns (region-links.ts) and to every region each REANNOUNCE_MS: a duplicate made while cut
-// lives until then. Streams of their own key (no account or channel) are never announced.
+// lives until then. Streams of their own key (no account or channel) are never announced. A claim
+// opened more than MAX_CLOCK_AHEAD_MS after this gateway's now is refused and reported: it would win
+// every comparison for as long as it lives (a clock far ahead, or a forged message).
 
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { guarded, loggedThrows } from '../../core/guarded-callback.js';
 import type { Logger } from '../../core/logger.js';
-import { REGION_CLAIMS_PREFIX } from '../../core/subjects.js';
+import { regionClaimsSubject } from '../../core/subjects.js';
 import { systemTimers, type CancelTimer, type Timers } from '../../core/timers.js';
 import { isSoloKey, streamClaimKey, type ClaimedStream } from './claim-keys.js';
 
 /** How often every claim is announced to every other region, whatever the links said. */
 export const REANNOUNCE_MS = 30_000;
-/** An announcement's most bytes: far below NATS's default max payload (1 MiB). */
+/** An announcement's most bytes: far below NATS's default max payload (1 MiB); less when the server's is. */
 const MAX_MESSAGE_BYTES = 256 * 1024;
+/** How far ahead of this gateway's clock a heard open may be: regions' clocks agree far better than this. */
+export const MAX_CLOCK_AHEAD_MS = 60_000;
 
 /** A stream's claim as regions tell each other. */
 export interface RegionClaim {
@@ -53,7 +58,10 @@ export interface RegionClaimsOptions {
   /** The other regions. */
   others: readonly string[];
   evict: (streamId: string) => void;
+  /** A heard claim opened too far ahead of `now` (MAX_CLOCK_AHEAD_MS): ignored, and told here. */
+  refused?: (from: string, claim: RegionClaim) => void;
   timers?: Timers;
+  now?: () => number;
   reannounceMs?: number;
 }
 
@@ -63,8 +71,8 @@ export class RegionClaims {
   /** This node's announced streams by key (several only while the claim rules settle a local duplicate). */
   private readonly byKey = new Map<string, Map<string, RegionClaim>>();
   private readonly keyOf = new Map<string, string>();
-  /** Announcements waiting for the end of the turn, by region. */
-  private readonly queued = new Map<string, RegionClaim[]>();
+  /** Announcements waiting for the end of the turn, by region, then stream (each stream once per message). */
+  private readonly queued = new Map<string, Map<string, RegionClaim>>();
   private flushQueued = false;
   private cancelBackstop: CancelTimer | null = null;
 
@@ -113,15 +121,21 @@ export class RegionClaims {
 
   /** Claims another region announced: the older of each pair is evicted, or announced back. */
   heard(from: string, claims: readonly RegionClaim[]): void {
+    if (!this.o.others.includes(from)) return;
+    const latest = (this.o.now ?? Date.now)() + MAX_CLOCK_AHEAD_MS;
     for (const remote of claims) {
       const streams = this.byKey.get(remote.key);
       if (streams === undefined) continue;
+      if (remote.openedAt > latest) {
+        this.o.refused?.(from, remote);
+        continue;
+      }
       for (const local of [...streams.values()]) {
         if (local.conn === remote.conn) continue;
         if (outranks(remote, local)) {
           this.released(local.conn);
           this.o.evict(local.conn);
-        } else if (this.o.others.includes(from)) {
+        } else {
           this.queue(from, local);
         }
       }
@@ -134,8 +148,8 @@ export class RegionClaims {
 
   private queue(region: string, claim: RegionClaim): void {
     let list = this.queued.get(region);
-    if (list === undefined) this.queued.set(region, (list = []));
-    list.push(claim);
+    if (list === undefined) this.queued.set(region, (list = new Map<string, RegionClaim>()));
+    list.set(claim.conn, claim);
     if (this.flushQueued) return;
     this.flushQueued = true;
     this.timers.afterTurn(() => this.flush());
@@ -145,7 +159,7 @@ export class RegionClaims {
   private flush(): void {
     this.flushQueued = false;
     for (const [region, list] of this.queued) {
-      const held = list.filter((c) => this.keyOf.get(c.conn) === c.key);
+      const held = [...list.values()].filter((c) => this.keyOf.get(c.conn) === c.key);
       if (held.length > 0) this.o.links.announce(region, held);
     }
     this.queued.clear();
@@ -170,20 +184,23 @@ export class NatsRegionClaimLinks implements RegionClaimLinks {
   ) {}
 
   listen(heard: (from: string, claims: readonly RegionClaim[]) => void): void {
-    this.sub = this.nc.subscribe(REGION_CLAIMS_PREFIX + this.here, {
+    const prefix = regionClaimsSubject(this.here, '');
+    this.sub = this.nc.subscribe(`${prefix}*`, {
       callback: guarded((err, msg) => {
         if (err !== null) return;
-        const m = parseAnnouncement(msg.string());
-        if (m !== null) heard(m.from, m.claims);
+        const claims = parseAnnouncement(msg.string());
+        if (claims !== null) heard(msg.subject.slice(prefix.length), claims);
       }, loggedThrows(this.logger, 'hearing claims of another region')),
     });
   }
 
   announce(to: string, claims: readonly RegionClaim[]): void {
+    if (this.nc.isClosed()) return; // this node is stopping: as a message lost, the backstop would resend
+    const limit = Math.min(MAX_MESSAGE_BYTES, this.nc.info?.max_payload ?? MAX_MESSAGE_BYTES);
     try {
-      for (const text of encodeAnnouncements(this.here, claims)) this.nc.publish(REGION_CLAIMS_PREFIX + to, text);
-    } catch {
-      // The connection is closed (this node is stopping): as a message lost, the backstop resends.
+      for (const text of encodeAnnouncements(claims, limit)) this.nc.publish(regionClaimsSubject(to, this.here), text);
+    } catch (err) {
+      this.logger.warn({ err, region: to }, 'announcing claims to another region failed: a duplicate stream there may live until the next announcement');
     }
   }
 
@@ -193,16 +210,16 @@ export class NatsRegionClaimLinks implements RegionClaimLinks {
   }
 }
 
-/** `{"from":region,"claims":[[key,conn,node,openedAt],...]}`, split to stay under MAX_MESSAGE_BYTES. */
-export function encodeAnnouncements(from: string, claims: readonly RegionClaim[]): string[] {
-  const head = `{"from":${JSON.stringify(from)},"claims":[`;
+/** `{"claims":[[key,conn,node,openedAt],...]}`, split to stay under `maxBytes`. */
+export function encodeAnnouncements(claims: readonly RegionClaim[], maxBytes = MAX_MESSAGE_BYTES): string[] {
+  const head = '{"claims":[';
   const out: string[] = [];
   let items: string[] = [];
   let bytes = head.length;
   for (const c of claims) {
     const item = JSON.stringify([c.key, c.conn, c.node, c.openedAt]);
     const size = Buffer.byteLength(item) + 1;
-    if (items.length > 0 && bytes + size + 2 > MAX_MESSAGE_BYTES) {
+    if (items.length > 0 && bytes + size + 2 > maxBytes) {
       out.push(`${head}${items.join(',')}]}`);
       items = [];
       bytes = head.length;
@@ -214,8 +231,8 @@ export function encodeAnnouncements(from: string, claims: readonly RegionClaim[]
   return out;
 }
 
-/** An announcement, or null when it is not one; entries of the wrong shape are passed over. */
-export function parseAnnouncement(text: string): { from: string; claims: RegionClaim[] } | null {
+/** An announcement's claims, or null when it is not one; entries of the wrong shape are passed over. */
+export function parseAnnouncement(text: string): RegionClaim[] | null {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -223,8 +240,8 @@ export function parseAnnouncement(text: string): { from: string; claims: RegionC
     return null;
   }
   if (typeof v !== 'object' || v === null) return null;
-  const { from, claims } = v as { from?: unknown; claims?: unknown };
-  if (typeof from !== 'string' || !Array.isArray(claims)) return null;
+  const { claims } = v as { claims?: unknown };
+  if (!Array.isArray(claims)) return null;
   const parsed: RegionClaim[] = [];
   for (const c of claims as unknown[]) {
     if (!Array.isArray(c) || c.length !== 4) continue;
@@ -233,5 +250,5 @@ export function parseAnnouncement(text: string): { from: string; claims: RegionC
       parsed.push({ key, conn, node, openedAt });
     }
   }
-  return { from, claims: parsed };
+  return parsed;
 }
