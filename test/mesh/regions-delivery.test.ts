@@ -216,8 +216,8 @@ describe('a mesh of three regions', () => {
     expect(messages(await receive(second, ['after the move']), 'after')).toEqual(['after the move']);
     expect(second.comments.some((c) => c.startsWith('evicted'))).toBe(false);
     // The operator sees the stream where it lives, reading every region's claims.
-    const listed = await runCliJson<Array<{ uuid: string | null; node: string }>>(['streams', '--json', '--channel', CHANNEL], { ...MESH, ...as('cli', 'b') });
-    expect(listed.filter((c) => c.uuid === erin.uuid).map((c) => c.node)).toContain('gateway-c');
+    const listed = await runCliJson<Array<{ uuid: string | null; node: string; region: string }>>(['streams', '--json', '--channel', CHANNEL], { ...MESH, ...as('cli', 'b') });
+    expect(listed.filter((c) => c.uuid === erin.uuid).map(({ node, region }) => ({ node, region }))).toContainEqual({ node: 'gateway-c', region: 'c' });
   }, 60_000);
 
   it('keeps a region cut off opening streams and delivering its own players; once the link returns every stream has what was stored meanwhile, with nothing posted after, and of an account opened on both sides the newer stream stays', async () => {
@@ -245,6 +245,12 @@ describe('a mesh of three regions', () => {
       expect(messages(await receive(inB, ['cut b1']), 'cut')).toEqual(['cut b1']);
       expect(messages(await receive(newcomer, ['cut b1']), 'cut')).toEqual(['cut b1']);
       expect(messages(await receive(inC, ['cut c1']), 'cut')).toEqual(['cut c1']);
+      // The operator outside b still sees the regions it reaches, and is told which one it does not.
+      const listed = await runCli(['streams', '--json', '--channel', CHANNEL], { ...MESH, ...as('cli', 'c') });
+      expect(listed.code).toBe(1);
+      expect(listed.stderr).toMatch(/the streams of region b could not be read/);
+      const shown = JSON.parse(listed.stdout) as Array<{ uuid: string | null; region: string }>;
+      expect(shown.filter((c) => c.uuid === dana.uuid).map((c) => c.region)).toEqual(['a']);
     } finally {
       sc.heal();
     }
