@@ -130,7 +130,7 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     subscribe: [`${inboxPrefix('cli')}.>`, ...feeds(BUCKET_KEYS, BUCKET_BANS, ...everyRegion.map(nodesBucket))],
   };
   const census = [OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`];
-  // Claims told to the other regions' gateways, heard on this region's subject (gateway/ownership/region-claims.ts).
+  // Claims told to the other regions' gateways, and heard from them (gateway/ownership/region-claims.ts).
   // The sender's region is in the subject: a region's credential speaks only as that region.
   const announce = region === null ? [] : regionNames.filter((r) => r !== region).map((to) => regionClaimsSubject(to, region));
   const hear = region === null ? [] : [regionClaimsSubject(region, '*')];

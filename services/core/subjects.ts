@@ -105,7 +105,7 @@ export function claimIndex(region: string | null): { stream: string; prefix: str
   return { stream: `${CLAIM_INDEX_STREAM}_${region.toUpperCase()}`, prefix: `${CLAIM_INDEX_PREFIX}${region}.` };
 }
 
-/** Where a region's gateways hear the claims written in other regions (the region follows). */
+/** Claims written in one region, told to the others' gateways (regionClaimsSubject follows it with `<to>.<from>`). */
 export const REGION_CLAIMS_PREFIX = 'relay.region-claims.';
 /** Claims told by region `from`'s gateways to region `to`'s: the sender is in the subject, so a region's credential speaks only as it. */
 export const regionClaimsSubject = (to: string, from: string): string => `${REGION_CLAIMS_PREFIX}${to}.${from}`;

@@ -1,6 +1,6 @@
 // Where the crash index (claim-index.ts) keeps each gateway's claimed keys: the stream
-// RELAY_CLAIM_INDEX (with regions, the region's: subjects.ts claimIndex; made by `relay setup`, kept CLAIM_TTL: as long as the claims bucket keeps an
-// unrenewed claim), one subject per gateway. A message is a newline-separated list of keys, read back
+// RELAY_CLAIM_INDEX (with regions, the region's own: subjects.ts claimIndex), made by `relay setup`
+// and kept CLAIM_TTL (as long as the claims bucket keeps an unrenewed claim), one subject per gateway. A message is a newline-separated list of keys, read back
 // by message gets (no consumer: a gateway may not create them, core/log-walk.ts). Tests keep the same
 // log in memory (test/helpers/interleavings/).
 
