@@ -94,8 +94,8 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
   const tokens = new AdminTokens(config.admin.tokens);
   const metrics = new AdminMetrics(config.nodeId);
   const nats = await openNatsContext(config, 'relay-admin', logger);
-  const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
-  const bans = new BanStore(nats.js, nats.buckets.bans, logger, null);
+  const keys = new KeyStore(nats.js, nats.buckets.keys, logger, nats.credentials.keys);
+  const bans = new BanStore(nats.js, nats.buckets.bans, logger, null, nats.credentials);
   const mesh = new MeshView({ nc: nats.nc, js: nats.js, keys, bans, nodeTimeoutMs: config.gateway.nodeTimeoutMs, logger });
   const tails = new TailHub(nats.js, logger);
   try {

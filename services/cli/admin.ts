@@ -50,8 +50,8 @@ export async function openAdmin(options: AdminOptions = {}): Promise<Admin> {
     const hint = shown !== config.nats.servers.join(', ') ? ' Credentials inside NATS_URL are not used: set NATS_USER and NATS_PASSWORD, or NATS_TOKEN.' : '';
     throw new CliError(`Cannot reach NATS at ${shown} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}.${hint}`);
   }
-  const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
-  const bans = new BanStore(nats.js, nats.buckets.bans, logger, null);
+  const keys = new KeyStore(nats.js, nats.buckets.keys, logger, nats.credentials.keys);
+  const bans = new BanStore(nats.js, nats.buckets.bans, logger, null, nats.credentials);
   await Promise.all([options.keys ? keys.start() : undefined, options.bans ? bans.start() : undefined]);
   const audit = new AuditLog(nats.js);
   return {

@@ -13,6 +13,7 @@ import { parseKeyRecord } from './records.js';
 import { plainTextProblem } from '../../schemas/text.js';
 import { unknownScopes } from './scopes.js';
 import { BUCKET_KEYS } from './subjects.js';
+import type { BucketPlace } from './credential-places.js';
 
 export type KeyCheck =
   | { status: 'ok'; key: KeyRecord }
@@ -80,11 +81,12 @@ export class KeyStore {
    */
   private readonly deleted = new Set<string>();
 
-  constructor(js: JetStreamClient, kv: KV, logger: Logger) {
+  /** `place`: where the keys are read (credential-places.ts; with regions, this region's copy). */
+  constructor(js: JetStreamClient, kv: KV, logger: Logger, place: BucketPlace = { bucket: BUCKET_KEYS }) {
     this.js = js;
     this.kv = kv;
     this.warnings = new ThrottledWarnings(logger);
-    this.mirror = new KvMirror(js, BUCKET_KEYS, parseKeyRecord, logger);
+    this.mirror = new KvMirror(js, BUCKET_KEYS, parseKeyRecord, logger, place.readFrom === undefined ? {} : { readFrom: place.readFrom });
     this.mirror.on('delete', (clientId) => this.deleted.add(clientId));
     this.mirror.on('put', (clientId) => this.deleted.delete(clientId));
   }

@@ -5,7 +5,7 @@
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { BUCKET_BANS, BUCKET_KEYS, claimsBucket, idempotencyBucket, nodesBucket } from './subjects.js';
+import { BUCKET_KEYS, claimsBucket, idempotencyBucket, nodesBucket } from './subjects.js';
 
 export interface Buckets {
   keys: KV;
@@ -15,13 +15,16 @@ export interface Buckets {
   idempotency: KV;
 }
 
-/** Binds every bucket (the Idempotency-Key records, claims and heartbeats: `region`'s); reads go to direct gets, which setup allows on each. */
-export async function bindBuckets(js: JetStreamClient, region: string | null): Promise<Buckets> {
+/**
+ * Binds every bucket (the Idempotency-Key records, claims and heartbeats: `region`'s; the bans:
+ * those written by this process, credential-places.ts); reads go to direct gets, which setup allows on each.
+ */
+export async function bindBuckets(js: JetStreamClient, region: string | null, bansWritten: string): Promise<Buckets> {
   const kvm = new Kvm(js);
   const bind = (bucket: string): Promise<KV> => kvm.open(bucket, { allow_direct: true });
   const [keys, bans, streams, nodes, idempotency] = await Promise.all([
     bind(BUCKET_KEYS),
-    bind(BUCKET_BANS),
+    bind(bansWritten),
     bind(claimsBucket(region)),
     bind(nodesBucket(region)),
     bind(idempotencyBucket(region)),

@@ -10,17 +10,12 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { Msg, MsgCallback, NatsConnection, Status, Subscription } from '@nats-io/nats-core';
 import { guarded, loggedThrows } from './guarded-callback.js';
 import { lastHeader } from './wire-headers.js';
-import { kvOperation, kvStream, kvSubject, readFromLeader } from './kv-internals.js';
+import { isKey, kvOperation, kvStream, kvSubject, type FeedRecord } from './kv-internals.js';
+import { copyPosition, readCopy } from './kv-copy-read.js';
+import { leaderPosition, readFromLeaders } from './kv-leader-read.js';
 import type { Logger } from './logger.js';
 import { kvFeedSubject } from './subjects.js';
 
-/** One entry of the bucket, from a leader read or from the feed; `operation`: PUT, DEL or PURGE. */
-export interface FeedRecord {
-  readonly key: string;
-  readonly operation: string;
-  readonly revision: number;
-  json(): unknown;
-}
 
 /** What following the feed changes (the mirror's map). */
 export interface FeedSink {
@@ -41,11 +36,13 @@ export interface FeedOptions {
   sink: FeedSink;
   logger: Logger;
   checkIntervalMs: number;
+  /**
+   * With regions: the stream of this region that holds the bucket or its copy, read by direct gets
+   * (kv-copy-read.ts). Absent: the bucket's own stream, listed and read from its leader.
+   */
+  readFrom?: string;
 }
 
-/** Leader reads in flight at once: enough to load thousands of keys quickly, not to swamp the leader. */
-const READS_AT_ONCE = 64;
-const LISTING_ATTEMPTS = 3;
 
 export class KvFeed {
   private sub: Subscription | null = null;
@@ -148,10 +145,12 @@ export class KvFeed {
   private async sync(): Promise<boolean> {
     this.held ??= [];
     try {
-      const listing = await listKeys(this.o.nc, this.o.js, this.o.bucket, this.o.logger);
-      const records = await readLatest(this.o.jsm, this.o.bucket, listing.keys);
+      const o = this.o;
+      const listing = o.readFrom === undefined ? await readFromLeaders(o.nc, o.js, o.jsm, o.bucket, o.logger) : await readCopy(o.jsm, o.readFrom, o.bucket);
+      const records = listing.records;
       if (this.stopped) return true;
-      if (this.created !== null && (listing.created !== this.created || listing.lastSeq < this.heard)) {
+      // A copy's position says nothing of the origin's stream: it lags it, and may be behind the feed.
+      if (this.created !== null && listing.created !== null && (listing.created !== this.created || listing.lastSeq < this.heard)) {
         this.o.logger.warn({ bucket: this.o.bucket }, "the KV bucket's stream was made anew; taking its entries as they are");
         this.o.sink.forgetRevisions();
       }
@@ -176,10 +175,12 @@ export class KvFeed {
     if (this.stopped || this.syncing || this.checking) return;
     this.checking = true;
     try {
-      const { created, state } = await this.o.jsm.streams.info(kvStream(this.o.bucket));
+      const o = this.o;
+      const { created, lastSeq } = o.readFrom === undefined ? await leaderPosition(o.jsm, o.bucket) : await copyPosition(o.jsm, o.readFrom, o.bucket, this.heard);
       const unheard = this.unheard !== null && this.heard < this.unheard;
-      this.unheard = state.last_seq > this.heard ? state.last_seq : null;
-      if (this.failed || created !== this.created || state.last_seq < this.heard || unheard) this.resync();
+      this.unheard = lastSeq > this.heard ? lastSeq : null;
+      const anew = created !== null && (created !== this.created || lastSeq < this.heard);
+      if (this.failed || anew || unheard) this.resync();
     } catch (err) {
       this.o.logger.warn({ bucket: this.o.bucket, err }, 'checking the KV change feed against its stream failed');
     } finally {
@@ -211,68 +212,4 @@ export function decodeFeed(msg: Msg, bucket: string): FeedRecord | null {
   if (lastHeader(h, 'Nats-Stream') !== kvStream(bucket) || lastHeader(h, 'Nats-Subject') !== kvSubject(bucket, key)) return null;
   if (!Number.isSafeInteger(revision) || revision < 1) return null;
   return { key, operation: kvOperation(h), revision, json: () => msg.json<unknown>() };
-}
-
-/** A key of the bucket: NATS stores a subject with a literal `*` or `>` token, which no read can name alone. */
-export function isKey(key: string): boolean {
-  return key !== '' && !key.split('.').some((t) => t === '*' || t === '>' || t === '');
-}
-
-/**
- * `lastSeq`: the stream's last sequence when the listing began (every key written up to it is
- * listed); `complete` false when keys kept coming and going while the pages were taken.
- */
-type KeyListing = { keys: string[]; lastSeq: number; created: string; complete: boolean };
-
-/** The STREAM.INFO answer, paged: nats-server lists at most 100,000 subjects per answer. */
-type InfoPage = { total?: number; limit?: number; created: string; state: { last_seq: number; subjects?: Record<string, number> }; error?: { code: number; description: string } };
-
-/**
- * Every key of the bucket. The client's own paging merges pages silently; pages taken while keys
- * come and go shift (subjects are sorted), so a changed total takes the listing again.
- */
-async function listKeys(nc: NatsConnection, js: JetStreamClient, bucket: string, logger: Logger): Promise<KeyListing> {
-  const prefix = kvSubject(bucket, '');
-  const page = async (offset: number): Promise<InfoPage> => {
-    const body = JSON.stringify({ subjects_filter: kvSubject(bucket, '>'), offset });
-    const answer = (await nc.request(`${js.apiPrefix}.STREAM.INFO.${kvStream(bucket)}`, body, { timeout: js.getOptions().timeout ?? 5000 })).json<InfoPage>();
-    if (answer.error !== undefined) throw new Error(`STREAM.INFO ${kvStream(bucket)}: ${answer.error.description} (${answer.error.code})`);
-    return answer;
-  };
-  for (let attempt = 1; ; attempt++) {
-    const first = await page(0);
-    const total = first.total ?? 0;
-    const subjects = new Set(Object.keys(first.state.subjects ?? {}));
-    let steady = true;
-    for (let offset = first.limit ?? 0; steady && offset > 0 && subjects.size < total; offset += first.limit ?? 0) {
-      const next = await page(offset);
-      const more = Object.keys(next.state.subjects ?? {});
-      steady = next.total === total && more.length > 0;
-      for (const s of more) subjects.add(s);
-    }
-    if (steady || attempt === LISTING_ATTEMPTS) {
-      const complete = steady && subjects.size >= total;
-      if (!complete) logger.warn({ bucket, listed: subjects.size, total }, 'the KV bucket changed while its keys were listed; the next check reads it again');
-      const keys = [...subjects].filter((s) => s.startsWith(prefix)).map((s) => s.slice(prefix.length)).filter(isKey);
-      return { keys, lastSeq: first.state.last_seq, created: first.created, complete };
-    }
-  }
-}
-
-/** Each key's latest entry from the stream leader (a replica may lag); keys gone meanwhile are left out. */
-async function readLatest(jsm: JetStreamManager, bucket: string, keys: readonly string[]): Promise<FeedRecord[]> {
-  const records: FeedRecord[] = [];
-  let next = 0;
-  let failed = false;
-  const reader = async (): Promise<void> => {
-    for (let key = keys[next++]; key !== undefined && !failed; key = keys[next++]) {
-      const e = await readFromLeader(jsm, bucket, key).catch((err: unknown) => {
-        failed = true; // the others stop too: the whole read is tried again
-        throw err;
-      });
-      if (e !== null) records.push({ key, operation: e.operation, revision: e.revision, json: () => e.json() });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, keys.length) }, reader));
-  return records;
 }

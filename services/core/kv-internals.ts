@@ -37,6 +37,31 @@ export function kvOperation(h: MsgHdrs | undefined): string {
   return h?.get(KV_OPERATION) || 'PUT';
 }
 
+/** One entry of the bucket, from a read or from the bucket's change feed; `operation`: PUT, DEL or PURGE. */
+export interface FeedRecord {
+  readonly key: string;
+  readonly operation: string;
+  readonly revision: number;
+  json(): unknown;
+}
+
+/**
+ * A bucket read whole: each key's latest entry; `lastSeq`, the stream's position it was read at
+ * (every entry up to it is taken into account); `created`, when the stream was made (null when the
+ * read cannot tell); `complete` false when keys may be missing.
+ */
+export interface BucketReading {
+  records: FeedRecord[];
+  lastSeq: number;
+  created: string | null;
+  complete: boolean;
+}
+
+/** A key of the bucket: NATS stores a subject with a literal `*` or `>` token, which no read can name alone. */
+export function isKey(key: string): boolean {
+  return key !== '' && !key.split('.').some((t) => t === '*' || t === '>' || t === '');
+}
+
 /** A key's latest message as the stream leader holds it. */
 export interface LeaderEntry {
   readonly operation: string;

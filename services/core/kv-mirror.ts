@@ -10,7 +10,8 @@ import { EventEmitter } from 'node:events';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection, QueuedIterator } from '@nats-io/nats-core';
-import { KvFeed, type FeedRecord } from './kv-feed-load.js';
+import { KvFeed } from './kv-feed-load.js';
+import type { FeedRecord } from './kv-internals.js';
 import { kvStream } from './kv-internals.js';
 import type { Logger } from './logger.js';
 import { hasFeed } from './subjects.js';
@@ -24,6 +25,8 @@ export interface MirrorEvents<T> {
 export interface MirrorOptions {
   /** How often a mirror that follows a change feed checks it against the stream (a lost last message). */
   checkIntervalMs?: number;
+  /** With regions, a bucket with a change feed is read from this stream of the process's region (kv-copy-read.ts). */
+  readFrom?: string;
 }
 
 export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
@@ -33,6 +36,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
   private readonly parse: (value: unknown, key: string) => T | null;
   private readonly logger: Logger;
   private readonly checkIntervalMs: number;
+  private readonly readFrom: string | undefined;
   private entries = new Map<string, { value: T; revision: number }>();
   /**
    * Following a feed: the revision of each key's delete marker, so that an older put heard late
@@ -50,6 +54,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     this.parse = parse;
     this.logger = logger;
     this.checkIntervalMs = options.checkIntervalMs ?? 10_000;
+    this.readFrom = options.readFrom;
   }
 
   /** Resolves once every key's current value has been loaded. */
@@ -84,6 +89,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
       bucket: this.bucket,
       logger: this.logger,
       checkIntervalMs: this.checkIntervalMs,
+      ...(this.readFrom === undefined ? {} : { readFrom: this.readFrom }),
       sink: {
         apply: (r) => this.applyNewer(r),
         dropAbsent: (present, upTo) => this.dropAbsent(present, upTo),

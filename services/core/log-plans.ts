@@ -7,7 +7,7 @@ import { DiscardPolicy, StorageType } from '@nats-io/jetstream';
 import type { RelayConfig } from './config.js';
 import { SERVICE_KINDS } from './config/service-kinds.js';
 import type { StreamLimits, StreamPlan } from './nats-layout.js';
-import { LIVE_PREFIX, regionCopyStream, regionLogStream, regionSubjects, STREAM_NAME, STREAM_SUBJECTS } from './subjects.js';
+import { bucketCopyStream, LIVE_PREFIX, regionCopyStream, regionLogStream, regionSubjects, STREAM_NAME, STREAM_SUBJECTS } from './subjects.js';
 
 type LogSettings = RelayConfig['stream'];
 
@@ -84,6 +84,30 @@ export function regionLogPlans(s: LogSettings, regions: readonly string[]): Stre
       }),
   );
   return [...logs, ...copies];
+}
+
+/**
+ * A copy of a bucket kept in another region (`origin` is placed in its own): a mirror, whose
+ * revisions are the origin's, read in region `at` by direct gets with the origin's subjects (the KV
+ * client's handle on a mirror reads the wrong prefix).
+ */
+export function bucketCopyPlan(origin: StreamPlan, at: string): StreamPlan {
+  const bucket = origin.bucket ?? origin.stream;
+  const stream = bucketCopyStream(bucket, at);
+  const { duplicate_window: _, ...sources } = origin.sources;
+  return placedIn(
+    {
+      stream,
+      label: `the copy of bucket ${bucket} in region ${at} (stream ${stream})`,
+      copies: bucket,
+      limits: { ...origin.limits, duplicate_window: 0 },
+      sources,
+      shape: { subjects: [], mirror: { name: origin.stream }, allow_direct: true },
+      usedBy: origin.usedBy,
+    },
+    at,
+    true,
+  );
 }
 
 /** A plan placed in a region's NATS cluster; `ownRegion`: used only by that region's services. */

@@ -11,6 +11,7 @@ import type { RelayConfig, ServiceKind } from './config.js';
 import {
   AUDIT_STREAM_NAME,
   AUDIT_SUBJECTS,
+  bansBucket,
   BUCKET_BANS,
   BUCKET_KEYS,
   claimIndex,
@@ -20,7 +21,7 @@ import {
   kvFeedSubject,
   nodesBucket,
 } from './subjects.js';
-import { oneLogPlan, placedIn, regionLogPlans } from './log-plans.js';
+import { bucketCopyPlan, oneLogPlan, placedIn, regionLogPlans } from './log-plans.js';
 import { SERVICE_KINDS } from './config/service-kinds.js';
 
 /** The settings an operator chooses; a difference from them is harmless to a service (a warning). */
@@ -46,6 +47,8 @@ export interface StreamPlan {
   label: string;
   /** The KV bucket this stream backs. */
   bucket?: string;
+  /** The KV bucket this stream is a copy of (a mirror in another region, read by direct gets). */
+  copies?: string;
   /** With regions: the one region whose services use it (its log, its copies, its records); absent: every region's. */
   region?: string;
   limits: StreamLimits;
@@ -112,10 +115,8 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
   const s = config.stream;
   const regions = config.regions;
   const unbounded = { maxBytes: -1, discard: DiscardPolicy.New, sources: {} };
-  const credentials: BucketSpec[] = [
-    { bucket: BUCKET_KEYS, history: 5, ttlMs: 0, ...unbounded, usedBy: ALL },
-    { bucket: BUCKET_BANS, history: 5, ttlMs: 0, ...unbounded, usedBy: ALL },
-  ];
+  const credential = (bucket: string): BucketSpec => ({ bucket, history: 5, ttlMs: 0, ...unbounded, usedBy: ALL });
+  const credentials = [credential(BUCKET_KEYS), credential(BUCKET_BANS)];
   // What opening a stream needs (the claims, who is alive, the crash index): per region, so a
   // region cut off from the others still opens streams (docs/REGIONS.md).
   const ownership = (region: string | null): { index: StreamPlan; claims: StreamPlan; nodes: StreamPlan } => {
@@ -166,15 +167,21 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
     const { index, claims, nodes } = ownership(null);
     return [oneLogPlan(s), ...wholeMesh.slice(0, 1), index, ...wholeMesh.slice(1), claims, nodes, idempotency(null)];
   }
-  // With regions (docs/REGIONS.md): each region's log and copies, its Idempotency-Key records and
-  // what opening a stream needs, in the region; what is written once for the whole mesh, in the home region.
+  // With regions (docs/REGIONS.md): each region's log and copies, its Idempotency-Key records, its
+  // bans and what opening a stream needs, in the region; the audit trail and the keys in the home
+  // region; and in every region a copy of the keys and of each other region's bans.
+  const keys = placedIn(bucketPlan(credential(BUCKET_KEYS), config.kvReplicas), regions.home, true);
+  const bans = regions.all.map((r) => placedIn(bucketPlan(credential(bansBucket(r)), config.kvReplicas), r, true));
+  const copies = [keys, ...bans].flatMap((origin) => regions.all.filter((at) => at !== origin.region).map((at) => bucketCopyPlan(origin, at)));
   return [
     ...regionLogPlans(s, regions.all),
-    ...wholeMesh.map((plan) => placedIn(plan, regions.home, false)),
-    ...regions.all.flatMap((r) => {
+    placedIn(wholeMesh[0]!, regions.home, false),
+    keys,
+    ...regions.all.flatMap((r, i) => {
       const { index, claims, nodes } = ownership(r);
-      return [idempotency(r), index, claims, nodes].map((plan) => placedIn(plan, r, true));
+      return [bans[i]!, ...[idempotency(r), index, claims, nodes].map((plan) => placedIn(plan, r, true))];
     }),
+    ...copies,
   ];
 }
 

@@ -17,9 +17,11 @@
 
 import type { StreamPlan } from './nats-layout.js';
 import { kvStream, kvSubject } from './kv-internals.js';
+import { credentialPlaces, type CredentialPlaces } from './credential-places.js';
 import {
   AUDIT_STREAM_NAME,
   AUDIT_SUBJECTS,
+  bansBucket,
   BUCKET_BANS,
   BUCKET_KEYS,
   BUCKET_NODES,
@@ -64,6 +66,8 @@ export interface RolePermissions {
 const api = (verb: string, ...streams: string[]): string[] => streams.map((s) => `$JS.API.${verb}.${s}`);
 /** Direct gets of any subject of each stream. */
 const directGets = (...streams: string[]): string[] => streams.map((s) => `$JS.API.DIRECT.GET.${s}.>`);
+/** Reading a whole stream by direct gets, one entry after another (kv-copy-read.ts), and any subject's last entry. */
+const walks = (...streams: string[]): string[] => streams.flatMap((s) => [`$JS.API.DIRECT.GET.${s}`, `$JS.API.DIRECT.GET.${s}.>`]);
 /** A KV watch: an ordered push consumer, created, replaced and deleted, and its flow control. */
 const kvWatch = (bucket: string): string[] => [
   ...api('CONSUMER.CREATE', kvStream(bucket), `${kvStream(bucket)}.>`),
@@ -81,7 +85,7 @@ const streamRead = (stream: string): string[] => [
 const leaderGets = (...streams: string[]): string[] => streams.map((s) => `$JS.API.STREAM.MSG.GET.${s}`);
 /** A bucket followed by its change feed: listed (STREAM.INFO), its keys read from the leader, then heard. */
 const feeds = (...buckets: string[]): string[] => buckets.map((b) => kvFeedSubject(b, '>'));
-const auto = (role: PermissionRole): string => kvSubject(BUCKET_BANS, `auto.${role}.*`);
+const auto = (role: PermissionRole, region: string | null): string => kvSubject(bansBucket(region), `auto.${role}.*`);
 const heartbeats = (role: PermissionRole, region: string | null): string => kvSubject(nodesBucket(region), `${role}.*`);
 
 /**
@@ -100,6 +104,21 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
   // The operator's CLI reads every region's claims and heartbeats.
   const regionNames = layout.flatMap((p) => (p.bucket !== undefined && p.bucket.startsWith(`${BUCKET_STREAMS}-`) ? [p.bucket.slice(BUCKET_STREAMS.length + 1)] : []));
   const everyRegion = region === null ? [null] : regionNames;
+  // Where the keys and bans are read (credential-places.ts): with regions, streams of this region
+  // read by direct gets (the CLI reads as the home region); without, the buckets, listed and read
+  // from their leaders. Every bans bucket may be written by the operator (a lift reaches each).
+  const home = layout.find((p) => p.bucket === BUCKET_KEYS)?.region ?? null;
+  const regions = region === null || home === null ? null : { all: regionNames, home };
+  const places = (at: string | null): CredentialPlaces => credentialPlaces(regions === null ? null : { ...regions, here: at });
+  const credentialReads = (at: string | null): string[][] => {
+    const p = places(at);
+    const buckets = [p.keys, ...p.bans];
+    if (regions === null) return [leaderGets(...buckets.map((b) => kvStream(b.bucket))), directGets(...buckets.map((b) => kvStream(b.bucket)))];
+    return [leaderGets(kvStream(BUCKET_KEYS)), walks(...buckets.map((b) => b.readFrom ?? kvStream(b.bucket)))];
+  };
+  const credentialInfo = (at: string | null): string[] => [places(at).keys, ...places(at).bans].map((b) => b.readFrom ?? kvStream(b.bucket));
+  const credentialFeeds = feeds(BUCKET_KEYS, ...places(region).bans.map((b) => b.bucket));
+  const everyBansBucket = places(null).bans.map((b) => b.bucket);
   const ingress: RolePermissions = {
     role: 'ingress',
     account: 'INGRESS',
@@ -107,11 +126,12 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     comment: 'Ingress: publishes payloads; follows keys and bans; keeps Idempotency-Key records, its heartbeats and the bans of cracked clients it finds.',
     publish: [
       ['$JS.API.INFO'],
-      [...api('STREAM.INFO', log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(nodes), kvStream(idempotency))],
-      [...leaderGets(kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS)), ...directGets(...[BUCKET_KEYS, BUCKET_BANS, idempotency].map(kvStream))],
-      [logSubjects, kvSubject(idempotency, '>'), heartbeats('ingress', region), auto('ingress')],
+      [...api('STREAM.INFO', log, ...credentialInfo(region), kvStream(nodes), kvStream(idempotency))],
+      ...credentialReads(region),
+      directGets(kvStream(idempotency)),
+      [logSubjects, kvSubject(idempotency, '>'), heartbeats('ingress', region), auto('ingress', region)],
     ],
-    subscribe: [`${inboxPrefix('ingress')}.>`, ...feeds(BUCKET_KEYS, BUCKET_BANS)],
+    subscribe: [`${inboxPrefix('ingress')}.>`, ...credentialFeeds],
   };
   const cli: RolePermissions = {
     role: 'cli',
@@ -122,12 +142,13 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
       ['$JS.API.INFO'],
       ...['STREAM.INFO', 'STREAM.CREATE', 'STREAM.UPDATE'].map((verb) => api(verb, ...layout.map((p) => p.stream))),
       ...(region === null ? [[`$JS.API.STREAM.MSG.GET.${log}`], directGets(log), streamRead(log)] : []),
-      [...leaderGets(...[BUCKET_KEYS, BUCKET_BANS, ...everyRegion.map(nodesBucket)].map(kvStream)), ...directGets(kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS))],
+      ...credentialReads(null),
+      [...leaderGets(...everyRegion.map(nodesBucket).map(kvStream)), ...(regions === null ? [] : [...directGets(...everyBansBucket.map(kvStream)), ...walks(...everyRegion.map(nodesBucket).map(kvStream))])],
       streamRead(AUDIT_STREAM_NAME),
       everyRegion.flatMap((r) => kvWatch(claimsBucket(r))),
-      [kvSubject(BUCKET_KEYS, '>'), kvSubject(BUCKET_BANS, '>'), AUDIT_SUBJECTS],
+      [kvSubject(BUCKET_KEYS, '>'), ...everyBansBucket.map((b) => kvSubject(b, '>')), AUDIT_SUBJECTS],
     ],
-    subscribe: [`${inboxPrefix('cli')}.>`, ...feeds(BUCKET_KEYS, BUCKET_BANS, ...everyRegion.map(nodesBucket))],
+    subscribe: [`${inboxPrefix('cli')}.>`, ...feeds(BUCKET_KEYS, ...everyBansBucket, ...everyRegion.map(nodesBucket))],
   };
   const census = [OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`];
   // Claims told to the other regions' gateways, and heard from them (gateway/ownership/region-claims.ts).
@@ -136,7 +157,7 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
   const hear = region === null ? [] : [regionClaimsSubject(region, '*')];
   // With regions the gateway reads its region's log and its copies of the others', and asks each other
   // region's log for its newest sequence (gateway/region-links.ts); without, the one log.
-  const logs = layout.filter((p) => p.bucket === undefined && p.region !== undefined);
+  const logs = layout.filter((p) => p.bucket === undefined && p.copies === undefined && p.region !== undefined);
   const reads = region === null ? [log] : logs.filter((p) => p.region === region).map((p) => p.stream);
   const origins = logs.filter((p) => p.region !== region && p.usedBy.includes('ingress')).map((p) => p.stream);
   const gateway: RolePermissions = {
@@ -146,13 +167,14 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     comment: 'Gateway: streams to clients from the live subjects and the event log; holds stream claims, its claim index and notices, asks and answers the owner census (the stream caps), writes its heartbeats and the bans it issues.',
     publish: [
       ['$JS.API.INFO'],
-      api('STREAM.INFO', ...reads, index.stream, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(claims), kvStream(nodes)),
-      leaderGets(...reads, ...origins, index.stream, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(claims), kvStream(nodes)),
-      directGets(...(region === null ? [log] : []), kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(claims)),
-      [kvSubject(claims, '>'), heartbeats('gateway', region), auto('gateway'), `${index.prefix}>`],
+      api('STREAM.INFO', ...reads, index.stream, ...credentialInfo(region), kvStream(claims), kvStream(nodes)),
+      leaderGets(...reads, ...origins, index.stream, kvStream(claims), kvStream(nodes)),
+      ...credentialReads(region),
+      [...directGets(...(region === null ? [log] : []), kvStream(claims)), ...(region === null ? [] : walks(kvStream(nodes)))],
+      [kvSubject(claims, '>'), heartbeats('gateway', region), auto('gateway', region), `${index.prefix}>`],
       [`${CLAIM_NOTICE_PREFIX}>`, ...census, ...announce],
     ],
-    subscribe: [`${inboxPrefix('gateway')}.>`, region === null ? LIVE_ALL_CHANNELS : liveInEveryRegion(STREAM_SUBJECTS), ...feeds(BUCKET_KEYS, BUCKET_BANS, nodes), `${CLAIM_NOTICE_PREFIX}>`, ...census, ...hear],
+    subscribe: [`${inboxPrefix('gateway')}.>`, region === null ? LIVE_ALL_CHANNELS : liveInEveryRegion(STREAM_SUBJECTS), ...credentialFeeds, ...feeds(nodes), `${CLAIM_NOTICE_PREFIX}>`, ...census, ...hear],
   };
   if (region !== null) return [ingress, gateway, cli];
   const admin: RolePermissions = {

@@ -5,6 +5,7 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { bindBuckets, type Buckets } from './kv-buckets.js';
+import { credentialPlaces, type CredentialPlaces } from './credential-places.js';
 import { isKvStream, kvStream } from './kv-internals.js';
 import { checkNatsLayout } from './nats-check.js';
 import { natsLayout, plansFor } from './nats-layout.js';
@@ -27,6 +28,8 @@ export interface NatsContext {
   js: JetStreamClient;
   jsm: JetStreamManager;
   buckets: Buckets;
+  /** Where the keys and bans are read and this process's bans written. */
+  credentials: CredentialPlaces;
   findings: NatsFindings;
   /** Where this connection's replies come (the role's inbox prefix). */
   inboxPrefix: string;
@@ -53,6 +56,7 @@ export async function openNatsContext(config: NatsConfig, name: string, logger: 
   try {
     const js = jetstream(nc, options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs });
     const region = config.regions?.here ?? null;
+    const credentials = credentialPlaces(config.regions);
     const findings = await retry(() => checkNatsLayout(jsm, plansFor(natsLayout(config), config.service, region), config.explicit), logger, options.failFast === true ? 3 : 40);
     if (findings.problems.length > 0) throw new NatsSetupError(findings.problems.join(' '));
     for (const warning of findings.warnings) logger.warn(warning);
@@ -62,7 +66,7 @@ export async function openNatsContext(config: NatsConfig, name: string, logger: 
     if (durability !== null) logger.info({ durability }, durabilityStatement(durability));
     const claims = findings.found.get(kvStream(claimsBucket(region)));
     const claimTtlMs = claims === undefined || claims.config.max_age === 0 ? null : Math.round(claims.config.max_age / 1e6);
-    return { nc, js, jsm, buckets: await bindBuckets(js, region), findings: { claimTtlMs, durability }, inboxPrefix: inboxPrefix(roleOf(config, options)), region };
+    return { nc, js, jsm, buckets: await bindBuckets(js, region, credentials.bansWritten), credentials, findings: { claimTtlMs, durability }, inboxPrefix: inboxPrefix(roleOf(config, options)), region };
   } catch (e) {
     await nc.close().catch(() => undefined);
     throw e;

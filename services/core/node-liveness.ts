@@ -5,6 +5,7 @@
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NodeRecord } from '../../schemas/records.js';
+import { kvStream } from './kv-internals.js';
 import { KvMirror } from './kv-mirror.js';
 import type { Logger } from './logger.js';
 import { heartbeatKey } from './node-heartbeat.js';
@@ -34,7 +35,7 @@ export class NodeLiveness {
    */
   constructor(js: JetStreamClient, region: string | null, timeoutMs: number, logger: Logger, self?: string) {
     this.sightings = new Sightings(timeoutMs, self, Date.now());
-    this.mirror = new KvMirror(js, nodesBucket(region), parseHeartbeat, logger);
+    this.mirror = new KvMirror(js, nodesBucket(region), parseHeartbeat, logger, region === null ? {} : { readFrom: kvStream(nodesBucket(region)) });
     this.mirror.on('put', (_key, record) => this.sightings.seen(record.node, Date.now()));
   }
 

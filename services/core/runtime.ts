@@ -69,8 +69,8 @@ export async function startCore(config: RelayConfig, options: CoreOptions = {}):
       metrics.natsConnected.set(connected ? 1 : 0);
     }
   })();
-  const keys = new KeyStore(nats.js, nats.buckets.keys, logger);
-  const bans = new BanStore(nats.js, nats.buckets.bans, logger, config.service === 'admin' ? null : config.service);
+  const keys = new KeyStore(nats.js, nats.buckets.keys, logger, nats.credentials.keys);
+  const bans = new BanStore(nats.js, nats.buckets.bans, logger, config.service === 'admin' ? null : config.service, nats.credentials);
   try {
     await Promise.all([keys.start(), bans.start()]);
   } catch (e) {

@@ -2,6 +2,7 @@
 // KV buckets. Nothing else spells a subject.
 
 import { channelToken } from './channel.js';
+import { kvStream } from './kv-internals.js';
 
 export const STREAM_NAME = 'RELAY';
 export const CHANNEL_SUBJECT_PREFIX = 'channel.';
@@ -28,9 +29,9 @@ export const BUCKET_IDEMPOTENCY = 'relay-idempotency';
 export const FEED_BUCKETS: readonly string[] = [BUCKET_KEYS, BUCKET_BANS, BUCKET_NODES];
 const KV_FEED_PREFIX = 'relay.kv.';
 
-/** Whether a bucket has a change feed: one of FEED_BUCKETS, or a region's heartbeats (nodesBucket). */
+/** Whether a bucket has a change feed: one of FEED_BUCKETS, or a region's heartbeats or bans (nodesBucket, bansBucket). */
 export function hasFeed(bucket: string): boolean {
-  return FEED_BUCKETS.includes(bucket) || bucket.startsWith(`${BUCKET_NODES}-`);
+  return FEED_BUCKETS.includes(bucket) || bucket.startsWith(`${BUCKET_NODES}-`) || bucket.startsWith(`${BUCKET_BANS}-`);
 }
 
 /** The subject a bucket's change feed carries `key` on (`>`: every key). */
@@ -97,6 +98,26 @@ export function claimsBucket(region: string | null): string {
 /** The heartbeats of `region`'s processes (liveness, and so the sweeps, stay within a region). */
 export function nodesBucket(region: string | null): string {
   return region === null ? BUCKET_NODES : `${BUCKET_NODES}-${region}`;
+}
+
+// Keys and bans across regions (docs/REGIONS.md, "Keys, bans and revocations"): the keys live in
+// the home region, each region's bans (those its services issue; the home region's also hold the
+// operators') in it, and every region keeps a copy of each it does not hold, read there by direct
+// gets, which a region cut off from the others still answers.
+
+/** The bans written in `region` (null: the one bucket of a mesh without regions). */
+export function bansBucket(region: string | null): string {
+  return region === null ? BUCKET_BANS : `${BUCKET_BANS}-${region}`;
+}
+
+/** The copy (a mirror, with the origin's revisions) of `bucket` kept in region `at`. */
+export function bucketCopyStream(bucket: string, at: string): string {
+  return `RELAY_COPY_${bucket}_AT_${at.toUpperCase()}`;
+}
+
+/** The stream region `here` reads `bucket` from, the bucket being kept in region `origin`. */
+export function localStreamOf(bucket: string, origin: string, here: string): string {
+  return origin === here ? kvStream(bucket) : bucketCopyStream(bucket, here);
 }
 
 /** Where `region`'s gateways note their claimed keys, one subject per node (the node id follows `prefix`). */

@@ -94,8 +94,10 @@ export function allProbes(layout: readonly StreamPlan[] = ONE_LOG, regions: read
   for (const b of buckets.filter((x) => x === 'relay-nodes' || x.startsWith('relay-nodes-'))) {
     for (const role of ['ingress', 'gateway', 'all']) probes.push(pub(`$KV.${b}.${heartbeatKey(role, 'probe')}`));
   }
-  for (const issuer of AUTO_BANNERS) probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', issuer)}`));
-  probes.push(pub(`$KV.relay-bans.${banKey('00000000-0000-4000-8000-000000000000', null)}`));
+  // Every bans bucket (one per region with regions): each issuer's keys and the operator's.
+  for (const b of buckets.filter((x) => x === 'relay-bans' || x.startsWith('relay-bans-'))) {
+    for (const issuer of [...AUTO_BANNERS, null]) probes.push(pub(`$KV.${b}.${banKey('00000000-0000-4000-8000-000000000000', issuer)}`));
+  }
   // What one might listen to.
   for (const s of ['>', 'channel.>', 'live.channel.>', 'audit.>', 'relay.claim-notice.>', 'relay.claim-index.>', 'relay.owner-census.>', 'relay.owner-census.ask', 'relay.owner-census.answer.*', '$JS.API.>', '_INBOX.>', 'relay.kv.>']) probes.push(sub(s));
   for (const b of buckets) probes.push(sub(`$KV.${b}.>`), sub(kvFeedSubject(b, '>')));
@@ -109,6 +111,8 @@ export const apiNames = (verb: string, ...streams: string[]): string[] => stream
 export const kvReadNames = (bucket: string): string[] => [`pub $JS.API.STREAM.INFO.KV_${bucket}`, `pub $JS.API.DIRECT.GET.KV_${bucket}.$KV.${bucket}.probe`];
 /** Reading a bucket from its stream's leader and following its change feed (roles without consumers). */
 export const kvFeedNames = (bucket: string): string[] => [`pub $JS.API.STREAM.INFO.KV_${bucket}`, `pub $JS.API.STREAM.MSG.GET.KV_${bucket}`, `sub ${kvFeedSubject(bucket, '>')}`];
+/** Reading a whole stream by direct gets (a bucket, or its copy in another region: kv-copy-read.ts); `subject`, one it holds. */
+export const walkNames = (stream: string, subject: string): string[] => [`pub $JS.API.STREAM.INFO.${stream}`, `pub $JS.API.DIRECT.GET.${stream}`, `pub $JS.API.DIRECT.GET.${stream}.${subject}`];
 /** A KV watch: an ordered push consumer (created, replaced, deleted) and its flow control. */
 export const kvWatchNames = (bucket: string): string[] => [
   `pub $JS.API.CONSUMER.CREATE.KV_${bucket}`,

@@ -73,11 +73,22 @@ describe('relay setup on a super-cluster', () => {
       }
     }
     // What is written once for the whole mesh is in the home region; the one-log layout is not made.
-    for (const name of ['RELAY_AUDIT', 'KV_relay-keys', 'KV_relay-bans']) {
+    for (const name of ['RELAY_AUDIT', 'KV_relay-keys']) {
       expect(found.get(name)?.cluster?.name, name).toBe('a');
     }
-    for (const name of ['RELAY', 'RELAY_CLAIM_INDEX', 'KV_relay-idempotency', 'KV_relay-streams', 'KV_relay-nodes']) expect(found.has(name), name).toBe(false);
-    expect(found.size).toBe(3 + 6 + 3 + 3 * 4);
+    // Each region's bans in it, and in every region a copy of the keys and of each other region's bans.
+    for (const r of REGIONS) {
+      expect(found.get(`KV_relay-bans-${r}`)?.cluster?.name).toBe(r);
+      expect(found.get(`KV_relay-bans-${r}`)?.config.republish).toMatchObject({ dest: `relay.kv.relay-bans-${r}.>` });
+      for (const at of REGIONS.filter((x) => x !== r)) {
+        const copy = found.get(`RELAY_COPY_relay-bans-${r}_AT_${at.toUpperCase()}`);
+        expect(copy?.cluster?.name).toBe(at);
+        expect(copy?.config).toMatchObject({ mirror: { name: `KV_relay-bans-${r}` }, allow_direct: true });
+      }
+      if (r !== 'a') expect(found.get(`RELAY_COPY_relay-keys_AT_${r.toUpperCase()}`)?.config.mirror?.name).toBe('KV_relay-keys');
+    }
+    for (const name of ['RELAY', 'RELAY_CLAIM_INDEX', 'KV_relay-idempotency', 'KV_relay-streams', 'KV_relay-nodes', 'KV_relay-bans']) expect(found.has(name), name).toBe(false);
+    expect(found.size).toBe(3 + 6 + 2 + 3 * 5 + 2 + 6);
 
     const second = await runCli(['setup', '--json'], { NATS_URL: sc.region('c').url, ...MESH }, 120_000);
     expect(second.code).toBe(0);

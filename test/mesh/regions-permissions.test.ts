@@ -17,7 +17,7 @@ import { inboxPrefix } from '../../services/core/subjects.js';
 import { heartbeatKey } from '../../services/core/node-heartbeat.js';
 import { startSuperCluster, type SuperCluster } from '../../tools/nats-super-cluster.js';
 import { runCli } from '../helpers/cli.js';
-import { allProbes, kvFeedNames, kvReadNames, kvWatchNames, permitted, streamReadNames } from '../helpers/nats-probes.js';
+import { allProbes, kvFeedNames, kvReadNames, kvWatchNames, permitted, streamReadNames, walkNames } from '../helpers/nats-probes.js';
 
 const REGIONS = ['a', 'b', 'c'] as const;
 const MESH = { REGIONS: REGIONS.join(','), REGION_HOME: 'a' };
@@ -30,8 +30,28 @@ const EVERY_STREAM = [
   ...REGIONS.map((r) => `RELAY_REGION_${up(r)}`),
   ...REGIONS.flatMap((o) => REGIONS.filter((at) => at !== o).map((at) => `RELAY_REGION_${up(o)}_AT_${up(at)}`)),
   ...REGIONS.flatMap((r) => [`KV_relay-idempotency-${r}`, `RELAY_CLAIM_INDEX_${up(r)}`, `KV_relay-streams-${r}`, `KV_relay-nodes-${r}`]),
-  'RELAY_AUDIT', 'KV_relay-keys', 'KV_relay-bans',
+  'RELAY_AUDIT', 'KV_relay-keys',
+  ...REGIONS.map((r) => `KV_relay-bans-${r}`),
+  ...REGIONS.filter((at) => at !== 'a').map((at) => `RELAY_COPY_relay-keys_AT_${up(at)}`),
+  ...REGIONS.flatMap((o) => REGIONS.filter((at) => at !== o).map((at) => `RELAY_COPY_relay-bans-${o}_AT_${up(at)}`)),
 ];
+
+/** The stream of region `at` that holds `bucket` (kept in `origin`) or its copy, and a subject of it to probe. */
+function localOf(bucket: string, origin: string, at: string): [string, string] {
+  return origin === at ? [`KV_${bucket}`, `$KV.${bucket}.probe`] : [`RELAY_COPY_${bucket}_AT_${up(at)}`, 'probe'];
+}
+
+/**
+ * The keys (kept in the home region, a) and every region's bans, each read by direct gets from the
+ * stream of region `at` that holds it or its copy and heard on its change feed; a key unknown there
+ * is read from the keys bucket's leader.
+ */
+function credentialReads(at: string): string[] {
+  return [
+    ...walkNames(...localOf('relay-keys', 'a', at)), 'pub $JS.API.STREAM.MSG.GET.KV_relay-keys', ...kvFeedNames('relay-keys').filter((n) => n.startsWith('sub ')),
+    ...REGIONS.flatMap((o) => [...walkNames(...localOf(`relay-bans-${o}`, o, at)), `sub relay.kv.relay-bans-${o}.>`]),
+  ];
+}
 
 /** What each role may do on region r's servers; the admin service does not run in regions yet. */
 function allowed(role: (typeof ROLES)[number], r: string): string[] {
@@ -45,10 +65,10 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
       ...REGIONS.filter((o) => o !== r).map((o) => `pub $JS.API.STREAM.MSG.GET.RELAY_REGION_${up(o)}`),
       // What opening a stream needs, its region's own; claims told to the other regions, its own heard.
       `pub $JS.API.STREAM.INFO.RELAY_CLAIM_INDEX_${up(r)}`, `pub $JS.API.STREAM.MSG.GET.RELAY_CLAIM_INDEX_${up(r)}`, `pub relay.claim-index.${r}.probe`,
-      ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
-      ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'), `pub $KV.relay-bans.auto.gateway.${UUID}`,
+      // Keys and bans read in its region, and the bans it issues written there.
+      ...credentialReads(r), `pub $KV.relay-bans-${r}.auto.gateway.${UUID}`,
       ...kvReadNames(`relay-streams-${r}`), `pub $JS.API.STREAM.MSG.GET.KV_relay-streams-${r}`, `pub $KV.relay-streams-${r}.probe`,
-      ...kvFeedNames(`relay-nodes-${r}`), `pub $KV.relay-nodes-${r}.${heartbeatKey('gateway', 'probe')}`,
+      ...kvFeedNames(`relay-nodes-${r}`), ...walkNames(...localOf(`relay-nodes-${r}`, r, r)), `pub $KV.relay-nodes-${r}.${heartbeatKey('gateway', 'probe')}`,
       // Claims told to each other region as this one only; heard from any.
       ...REGIONS.filter((o) => o !== r).map((o) => `pub relay.region-claims.${o}.${r}`),
       `sub relay.region-claims.${r}.*`, ...REGIONS.map((o) => `sub relay.region-claims.${r}.${o}`),
@@ -60,8 +80,7 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
     return [
       'pub $JS.API.INFO',
       `pub $JS.API.STREAM.INFO.RELAY_REGION_${up(r)}`, `pub region.${r}.channel.probe`,
-      ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
-      ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'), `pub $KV.relay-bans.auto.ingress.${UUID}`,
+      ...credentialReads(r), `pub $KV.relay-bans-${r}.auto.ingress.${UUID}`,
       `pub $JS.API.STREAM.INFO.KV_relay-nodes-${r}`, `pub $KV.relay-nodes-${r}.${heartbeatKey('ingress', 'probe')}`,
       ...kvReadNames(`relay-idempotency-${r}`), `pub $KV.relay-idempotency-${r}.probe`,
       'sub _INBOX.ingress.>',
@@ -72,11 +91,14 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
       'pub $JS.API.INFO',
       ...['INFO', 'CREATE', 'UPDATE'].flatMap((verb) => EVERY_STREAM.map((s) => `pub $JS.API.STREAM.${verb}.${s}`)),
       ...streamReadNames('RELAY_AUDIT', 'audit.probe'),
-      ...kvReadNames('relay-keys'), ...kvFeedNames('relay-keys'),
-      ...kvReadNames('relay-bans'), ...kvFeedNames('relay-bans'),
-      ...REGIONS.flatMap((o) => [...kvWatchNames(`relay-streams-${o}`), ...kvFeedNames(`relay-nodes-${o}`)]),
-      'pub audit.probe', 'pub $KV.relay-keys.probe', 'pub $KV.relay-bans.probe',
-      ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans.auto.${s}.${UUID}`), `pub $KV.relay-bans.${UUID}`,
+      // Keys and bans read as the home region does; a lift reads and deletes in every region's bans.
+      ...credentialReads('a'),
+      ...REGIONS.flatMap((o) => [...kvWatchNames(`relay-streams-${o}`), ...kvFeedNames(`relay-nodes-${o}`), ...walkNames(...localOf(`relay-nodes-${o}`, o, o))]),
+      'pub audit.probe', 'pub $KV.relay-keys.probe',
+      ...REGIONS.flatMap((o) => [
+        ...kvReadNames(`relay-bans-${o}`), `pub $KV.relay-bans-${o}.probe`,
+        ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans-${o}.auto.${s}.${UUID}`), `pub $KV.relay-bans-${o}.${UUID}`,
+      ]),
       'sub _INBOX.cli.>',
     ];
   }

@@ -7,7 +7,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { headers as natsHeaders, type Msg } from '@nats-io/nats-core';
-import { decodeFeed, isKey } from '../../services/core/kv-feed-load.js';
+import { decodeFeed } from '../../services/core/kv-feed-load.js';
+import { isKey } from '../../services/core/kv-internals.js';
 
 const UUID = '11111111-2222-4333-8444-555555555555';
 

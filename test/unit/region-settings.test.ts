@@ -103,15 +103,38 @@ describe('the layout of a mesh with regions', () => {
       }
     }
     // What the whole mesh writes once lives in the home region.
-    for (const name of ['RELAY_AUDIT', 'KV_relay-keys', 'KV_relay-bans']) {
+    for (const name of ['RELAY_AUDIT', 'KV_relay-keys']) {
       expect(byName.get(name)?.shape.placement?.cluster, name).toBe('us');
     }
+    expect(byName.has('KV_relay-bans')).toBe(false);
+  });
+
+  it("keeps each region's bans in it, and in every region a copy of the keys and of every other region's bans", () => {
+    for (const r of ['eu', 'us', 'ap']) {
+      expect(byName.get(`KV_relay-bans-${r}`)?.shape).toMatchObject({ placement: { cluster: r }, republish: { dest: `relay.kv.relay-bans-${r}.>` } });
+      for (const at of ['eu', 'us', 'ap'].filter((o) => o !== r)) {
+        const copy = byName.get(`RELAY_COPY_relay-bans-${r}_AT_${at.toUpperCase()}`);
+        expect(copy?.shape).toMatchObject({ subjects: [], mirror: { name: `KV_relay-bans-${r}` }, placement: { cluster: at }, allow_direct: true });
+        expect(copy?.shape.republish).toBeUndefined();
+        expect(copy?.limits.max_msgs_per_subject).toBe(byName.get(`KV_relay-bans-${r}`)?.limits.max_msgs_per_subject);
+      }
+    }
+    expect(byName.has('RELAY_COPY_relay-keys_AT_US')).toBe(false);
+    for (const at of ['EU', 'AP']) expect(byName.get(`RELAY_COPY_relay-keys_AT_${at}`)?.shape.mirror?.name).toBe('KV_relay-keys');
     // Claims live where their streams are: no region-less claims bucket is left to be a single point.
     for (const name of ['RELAY_CLAIM_INDEX', 'KV_relay-streams', 'KV_relay-nodes']) expect(byName.has(name), name).toBe(false);
   });
 
-  it("has an ingress check only its own region's log and records, and what the whole mesh shares", () => {
+  it("has an ingress check only its own region's log, records and bans, and its region's copies of the keys and the others' bans", () => {
     const names = plansFor(layout, 'ingress', 'ap').map((p) => p.stream).sort();
-    expect(names).toEqual(['KV_relay-bans', 'KV_relay-idempotency-ap', 'KV_relay-keys', 'KV_relay-nodes-ap', 'RELAY_REGION_AP']);
+    expect(names).toEqual([
+      'KV_relay-bans-ap',
+      'KV_relay-idempotency-ap',
+      'KV_relay-nodes-ap',
+      'RELAY_COPY_relay-bans-eu_AT_AP',
+      'RELAY_COPY_relay-bans-us_AT_AP',
+      'RELAY_COPY_relay-keys_AT_AP',
+      'RELAY_REGION_AP',
+    ]);
   });
 });

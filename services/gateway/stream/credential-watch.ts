@@ -10,7 +10,7 @@ import { CloseReason } from './close-reason.js';
 import type { StreamRegistry } from './stream-registry.js';
 
 export function followCredentials(keys: KeyStore, bans: BanStore, registry: StreamRegistry): void {
-  bans.mirror.on('put', (_key, ban) => {
+  bans.onBan((ban) => {
     if (bans.activeBan(ban.uuid) !== undefined) closeAll(registry.ofAccount(ban.uuid), CloseReason.Banned);
   });
   keys.mirror.on('put', (clientId, key) => {
