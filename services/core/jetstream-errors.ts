@@ -2,11 +2,25 @@
 // the relay acts on (JetStreamApiCodes); the one it lacks is named here with its number.
 
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { TimeoutError } from '@nats-io/nats-core';
 
 /** JetStream's answer when a stream of that name exists already (JetStreamApiCodes has no name for it). */
 const STREAM_NAME_IN_USE = 10058;
 /** JetStream's answer when no server fits a stream's placement (no cluster of that name, too few servers in it). */
 const NO_SUITABLE_PEERS = 10005;
+
+/** JetStream's answer when its meta group has no leader ("JetStream system temporarily unavailable"). */
+const CLUSTER_NOT_AVAILABLE = 10008;
+
+/**
+ * JetStream's meta group did not answer: refused as temporarily unavailable, or silent until the
+ * request's timeout (the first seconds of a cut). A region cut off from the majority of a
+ * super-cluster's regions stays so until its links return (docs/REGIONS.md).
+ */
+export function isMetaUnavailable(err: unknown): boolean {
+  if (err instanceof JetStreamApiError) return err.code === CLUSTER_NOT_AVAILABLE;
+  return err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError);
+}
 
 /** A write at an expected revision found the key at another: someone else wrote or deleted it first. */
 export class RevisionConflict extends Error {

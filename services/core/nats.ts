@@ -3,8 +3,9 @@
 // Nothing here creates or changes a stream: that takes the operator's credentials (nats-setup.ts).
 
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { bindBuckets, type Buckets } from './kv-buckets.js';
+import { checkOrCutOff, managerOrCutOff } from './cut-off-start.js';
 import { credentialPlaces, type CredentialPlaces } from './credential-places.js';
 import { isKvStream, kvStream } from './kv-internals.js';
 import { checkNatsLayout } from './nats-check.js';
@@ -57,7 +58,8 @@ export async function openNatsContext(config: NatsConfig, name: string, logger: 
     const js = jetstream(nc, options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs });
     const region = config.regions?.here ?? null;
     const credentials = credentialPlaces(config.regions);
-    const findings = await retry(() => checkNatsLayout(jsm, plansFor(natsLayout(config), config.service, region), config.explicit), logger, options.failFast === true ? 3 : 40);
+    const check = checkOrCutOff(() => checkNatsLayout(jsm, plansFor(natsLayout(config), config.service, region), config.explicit), config.regions !== null, logger);
+    const findings = await retry(check, logger, options.failFast === true ? 3 : 40);
     if (findings.problems.length > 0) throw new NatsSetupError(findings.problems.join(' '));
     for (const warning of findings.warnings) logger.warn(warning);
     const log = findings.found.get(writtenLog(region).stream);
@@ -86,7 +88,7 @@ async function connectWithJetStream(config: NatsConfig, name: string, logger: Lo
   for (let attempt = 1; ; attempt++) {
     const nc = await connectNats(config, name, logger, options);
     try {
-      return { nc, jsm: await jetstreamManager(nc) };
+      return { nc, jsm: await managerOrCutOff(nc, config.regions !== null, logger) };
     } catch (e) {
       const server = nc.getServer();
       await nc.close().catch(() => undefined);

@@ -158,4 +158,30 @@ describe('keys and bans across regions', () => {
     await everywhere(['c'], trudy, '200');
     await everywhere(['c'], bridge, '403 key_revoked', second);
   }, 180_000);
+
+  it('starts an ingress and a gateway in a region cut off from the others, enforcing the bans and keys its copies hold, and serving its players', async () => {
+    const oscar = newPlayer(profile);
+    const peggy = newPlayer(profile);
+    await runCli(['bans', 'add', oscar.uuid], { ...MESH, ...as('cli', 'a') });
+    await everywhere(REGIONS, oscar, '403 banned');
+    await everywhere(REGIONS, peggy, '200');
+    await ingresses.get('c')!.close();
+    await cutOff('c', async () => {
+      const ingress = await service('ingress', 'c');
+      ingresses.set('c', ingress);
+      const gateway = await service('gateway', 'c');
+      try {
+        expect(await verdict('c', oscar)).toBe('403 banned');
+        const stream = await openStream(gateway.url, { headers: clientHeaders(peggy, key, CHANNEL) });
+        opened.push(stream);
+        expect(stream.status).toBe(200);
+        await stream.ready(30_000);
+        expect(await verdict('c', peggy)).toBe('200');
+      } finally {
+        await gateway.close();
+      }
+    });
+    await sc.connected(60_000);
+    await everywhere(REGIONS, peggy, '200');
+  }, 240_000);
 });
