@@ -75,6 +75,12 @@ Stop Alice's curl, post again, and resume her in another region with her last id
   curl -N -H 'Accept: text/event-stream' -H 'Authorization: Bearer offline:Alice' -H 'Last-Event-ID: <her last id>' ${auth} ${at('gateway', b)}
 
 Type "cut ${b}" here, post in ${b} and in ${c}: each region hears its own players; type "heal" and each hears the other's.
+
+With ${c} cut, post as Mallory in ${c} with a wrong Client-Secret: ${c} bans her at once (a cracked client), the others once you "heal".
+  curl -H 'Content-Type: application/json' -H 'Authorization: Bearer offline:Mallory' -H 'Client-ID: ${key.clientId}' -H 'Client-Secret: wrong' -H 'X-IRC-Multiplayer-Server: play.example.net' -d '{"type":"chat","message":"hi"}' ${at('ingress', c)}
+Every region's bans, and a lift (it names a region it cannot reach):
+  REGIONS=${mesh.REGIONS} NATS_URL=${sc.region(a).url} npx relay bans list
+  REGIONS=${mesh.REGIONS} NATS_URL=${sc.region(a).url} npx relay bans remove <uuid>
 Ctrl-C stops everything this started.`);
   const prompt = createInterface({ input: process.stdin });
   prompt.on('line', (line) => {

@@ -148,7 +148,7 @@ export class KeyStore {
    * a moment ago unknown, and ban its first user (seen on a three-node cluster).
    */
   private async leaderRead(clientId: string): Promise<{ operation: string; json(): unknown } | null> {
-    this.jsm ??= await this.js.jetstreamManager();
+    this.jsm ??= await this.js.jetstreamManager(false); // checked at start; a region cut off does not answer it
     return readFromLeader(this.jsm, BUCKET_KEYS, clientId);
   }
 

@@ -85,7 +85,8 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     const feed = new KvFeed({
       nc: connectionOf(this.js),
       js: this.js,
-      jsm: await this.js.jetstreamManager(),
+      // No account check: the connection's start made it, and a region cut off does not answer it.
+      jsm: await this.js.jetstreamManager(false),
       bucket: this.bucket,
       logger: this.logger,
       checkIntervalMs: this.checkIntervalMs,

@@ -20,7 +20,7 @@ export const RegionEnv = {
   }),
   REGION_HOME: Type.String({
     default: '',
-    description: 'The region that holds what is written once for the whole mesh (keys, bans, stream claims, the audit trail). Empty: the first of REGIONS.',
+    description: 'The region that holds what is written once for the whole mesh: the keys, the operators\' bans and the audit trail (every other region keeps a copy of the keys). Empty: the first of REGIONS.',
   }),
 };
 
