@@ -207,6 +207,18 @@ describe('a KV mirror that follows a change feed', () => {
     expect(warned.map((l) => l.key)).toEqual(['bad.before', 'bad.a']);
   });
 
+  it('says once, not at each, that messages without stream headers reach its feed (anyone aiming replies there can send thousands)', async () => {
+    const logs = new LogCapture();
+    const { mirror } = await follow({ logs });
+    for (let i = 0; i < 500; i++) writer.publish(kvFeedSubject(BUCKET, `aimed.${i}`), JSON.stringify({ n: i }));
+    const after = next(mirror, 'put', 'aimed.after');
+    await put('aimed.after', 1);
+    await after;
+    expect(mirror.get('aimed.0')).toBeUndefined();
+    const warned = logs.lines.map((l) => JSON.parse(l) as { msg: string }).filter((l) => l.msg === 'ignoring a KV change feed message without its stream headers');
+    expect(warned).toHaveLength(1);
+  });
+
   it('keeps hearing the feed after a listener throws', async () => {
     const logs = new LogCapture();
     const { mirror } = await follow({ logs });

@@ -12,6 +12,7 @@ import type { BanRecord } from '../../schemas/records.js';
 import { plainTextProblem } from '../../schemas/text.js';
 import { credentialPlaces, type CredentialPlaces } from './credential-places.js';
 import { RelayError } from './errors.js';
+import { readFromLeader } from './kv-internals.js';
 import { encodeRecord, KvMirror } from './kv-mirror.js';
 import type { Logger } from './logger.js';
 import { parseBanRecord } from './records.js';
@@ -130,11 +131,14 @@ export class BanStore {
   async unban(uuid: string): Promise<Lift> {
     let lifted = false;
     const unreached: string[] = [];
+    const jsm = await this.js.jetstreamManager(false);
     for (const place of this.places.bans) {
       try {
-        const kv = place.bucket === this.places.bansWritten ? this.kv : await new Kvm(this.js).open(place.bucket, { allow_direct: true });
+        const kv = place.bucket === this.places.bansWritten ? this.kv : await new Kvm(this.js).open(place.bucket);
         for (const key of banKeys(uuid)) {
-          const entry = await kv.get(key);
+          // From the bucket's leader: a direct get may be answered by a copy in this region (nats-server
+          // makes copies answer for their origin), which lags, or holds nothing while its region is cut off.
+          const entry = await readFromLeader(jsm, place.bucket, key);
           if (entry === null || entry.operation !== 'PUT') continue;
           await kv.delete(key);
           lifted = true;

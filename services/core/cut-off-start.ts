@@ -29,8 +29,12 @@ export function checkOrCutOff(check: () => Promise<LayoutFindings>, regions: boo
   let refusals = 0;
   return async () => {
     try {
-      return await check();
+      const findings = await check();
+      refusals = 0;
+      return findings;
     } catch (e) {
+      // Only refusals in a row: one answer of another kind means the meta group is there, settling.
+      if (!regions || !isMetaUnavailable(e)) refusals = 0;
       if (!regions || !isMetaUnavailable(e) || ++refusals < META_TRIES) throw e;
       logger.warn("the streams this service uses could not be checked (JetStream's meta group does not answer: this region may be cut off from the others); starting unchecked");
       return { problems: [], warnings: [], found: new Map() };

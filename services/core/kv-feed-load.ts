@@ -13,7 +13,7 @@ import { lastHeader } from './wire-headers.js';
 import { isKey, kvOperation, kvStream, kvSubject, type FeedRecord } from './kv-internals.js';
 import { copyPosition, readCopy } from './kv-copy-read.js';
 import { leaderPosition, readFromLeaders } from './kv-leader-read.js';
-import type { Logger } from './logger.js';
+import { ThrottledWarnings, type Logger } from './logger.js';
 import { kvFeedSubject } from './subjects.js';
 
 
@@ -44,6 +44,9 @@ export interface FeedOptions {
 }
 
 
+/** Feed messages held while the bucket is read, at most (each a record's entry, up to the server's max payload). */
+const HELD_AT_MOST = 10_000;
+
 export class KvFeed {
   private sub: Subscription | null = null;
   private status: (AsyncIterable<Status> & { stop?: () => void }) | null = null;
@@ -62,10 +65,13 @@ export class KvFeed {
   private unheard: number | null = null;
   private stopped = false;
 
+  private readonly warnings: ThrottledWarnings;
+
   /** Each message is taken through this, live or held during a read: one that throws costs itself only. */
   private readonly hear: MsgCallback<Msg>;
 
   constructor(private readonly o: FeedOptions) {
+    this.warnings = new ThrottledWarnings(o.logger);
     this.hear = guarded(
       (err, msg) => (err === null ? this.take(msg) : o.logger.error({ bucket: o.bucket, err }, 'the KV change feed failed')),
       loggedThrows(o.logger, `the ${o.bucket} mirror`),
@@ -100,13 +106,19 @@ export class KvFeed {
 
   private take(msg: Msg): void {
     if (this.stopped) return;
-    if (this.held !== null) {
-      this.held.push(msg);
-      return;
-    }
     const record = decodeFeed(msg, this.o.bucket);
     if (record === null) {
-      this.o.logger.warn({ bucket: this.o.bucket, subject: msg.subject }, 'ignoring a KV change feed message without its stream headers');
+      // Anyone who may aim a reply at the feed can send these by the thousand: said, not at each.
+      this.warnings.warn('headless', { bucket: this.o.bucket, subject: msg.subject }, 'ignoring a KV change feed message without its stream headers');
+      return;
+    }
+    if (this.held !== null) {
+      // Bounded: past it, what was held is let go and the bucket is read again after this read.
+      if (this.held.length >= HELD_AT_MOST) {
+        this.held = [];
+        this.again = true;
+      }
+      this.held.push(msg);
       return;
     }
     // At or below `heard`: heard already, or covered by the listing the bucket was last read at.

@@ -143,7 +143,8 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
       ...['STREAM.INFO', 'STREAM.CREATE', 'STREAM.UPDATE'].map((verb) => api(verb, ...layout.map((p) => p.stream))),
       ...(region === null ? [[`$JS.API.STREAM.MSG.GET.${log}`], directGets(log), streamRead(log)] : []),
       ...credentialReads(null),
-      [...leaderGets(...everyRegion.map(nodesBucket).map(kvStream)), ...(regions === null ? [] : [...directGets(...everyBansBucket.map(kvStream)), ...walks(...everyRegion.map(nodesBucket).map(kvStream))])],
+      // A lift reads each region's bans from its leader (bans.ts unban).
+      [...leaderGets(...everyRegion.map(nodesBucket).map(kvStream)), ...(regions === null ? [] : [...leaderGets(...everyBansBucket.map(kvStream)), ...walks(...everyRegion.map(nodesBucket).map(kvStream))])],
       streamRead(AUDIT_STREAM_NAME),
       everyRegion.flatMap((r) => kvWatch(claimsBucket(r))),
       [kvSubject(BUCKET_KEYS, '>'), ...everyBansBucket.map((b) => kvSubject(b, '>')), AUDIT_SUBJECTS],

@@ -126,6 +126,10 @@ describe('keys and bans across regions', () => {
       // Written to c's own bans bucket: a 403 ban, not a 503 waiting for the home region.
       expect(await verdict('c', mallory, wrongSecret)).toBe('403 banned');
       expect(await verdict('c', mallory)).toBe('403 banned');
+      // A lift from another region cannot reach c's ban: it says so, rather than "not banned".
+      const early = await runCli(['bans', 'remove', mallory.uuid], { ...MESH, ...as('cli', 'a') });
+      expect(early.code).toBe(1);
+      expect(early.stderr).toMatch(/relay-bans-c could not be read or lifted/);
     });
     await sc.connected(60_000);
     await everywhere(REGIONS, mallory, '403 banned');

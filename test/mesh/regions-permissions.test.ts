@@ -96,7 +96,7 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
       ...REGIONS.flatMap((o) => [...kvWatchNames(`relay-streams-${o}`), ...kvFeedNames(`relay-nodes-${o}`), ...walkNames(...localOf(`relay-nodes-${o}`, o, o))]),
       'pub audit.probe', 'pub $KV.relay-keys.probe',
       ...REGIONS.flatMap((o) => [
-        ...kvReadNames(`relay-bans-${o}`), `pub $KV.relay-bans-${o}.probe`,
+        `pub $JS.API.STREAM.MSG.GET.KV_relay-bans-${o}`, `pub $KV.relay-bans-${o}.probe`,
         ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans-${o}.auto.${s}.${UUID}`), `pub $KV.relay-bans-${o}.${UUID}`,
       ]),
       'sub _INBOX.cli.>',
