@@ -18,8 +18,12 @@ const CLUSTER_NOT_AVAILABLE = 10008;
  * super-cluster's regions stays so until its links return (docs/REGIONS.md).
  */
 export function isMetaUnavailable(err: unknown): boolean {
-  if (err instanceof JetStreamApiError) return err.code === CLUSTER_NOT_AVAILABLE;
-  return err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError);
+  return isMetaRefusal(err) || err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError);
+}
+
+/** JetStream refused a request because its meta group has no leader (a leader get included, once it has had none for a while). */
+export function isMetaRefusal(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === CLUSTER_NOT_AVAILABLE;
 }
 
 /** A write at an expected revision found the key at another: someone else wrote or deleted it first. */

@@ -1,11 +1,12 @@
 // Reading a range of one subject filter of a stream without a consumer: one STREAM.MSG.GET after
-// another, each answered by the stream's leader. The gateway reads the log (replay, gap fill,
+// another, each answered by the stream's leader (in a region cut off, a direct get: getOne). The gateway reads the log (replay, gap fill,
 // catch-up) and the claim index this way because its NATS account may not create consumers: a
 // consumer's deliver subject is interpreted in the JetStream account, so a stolen gateway credential
 // could aim deliveries at the JetStream API itself. The admin service and the CLI, which keep that
 // right, read on consumers (log-reader.ts).
 
-import type { JetStreamManager, MsgRequest, NextMsgRequest, SeqMsgRequest, StoredMsg } from '@nats-io/jetstream';
+import type { JetStreamManager, LastForMsgRequest, NextMsgRequest, SeqMsgRequest, StoredMsg } from '@nats-io/jetstream';
+import { isMetaRefusal } from './jetstream-errors.js';
 import { TimeoutError, type MsgHdrs } from '@nats-io/nats-core';
 import { LogStalledError } from './log-reader.js';
 
@@ -31,6 +32,8 @@ export interface LogWalk {
   everySubject?: boolean;
   /** Tests shorten it. */
   stallMs?: number;
+  /** A stream of this region (a region's own log or copy): read from a replica when cut off (getOne). */
+  local?: boolean;
 }
 
 /** One stored message, its payload decoded once (StoredMsg decodes it again on every read). */
@@ -80,9 +83,26 @@ export async function walkLog(jsm: JetStreamManager, walk: LogWalk, onMessage: (
   return count;
 }
 
-/** The newest sequence stored on `filter` (wildcards allowed), 0 when none: one get from the leader, which a region cut off still answers. */
-export async function newestOn(jsm: JetStreamManager, stream: string, filter: string): Promise<number> {
-  return (await jsm.streams.getMessage(stream, { last_by_subj: filter }))?.seq ?? 0;
+/** The newest sequence stored on `filter` (wildcards allowed), 0 when none: one get from the leader (or, cut off, a replica). */
+export async function newestOn(jsm: JetStreamManager, stream: string, filter: string, local = false): Promise<number> {
+  return (await getOne(jsm, stream, { last_by_subj: filter }, local))?.seq ?? 0;
+}
+
+/**
+ * One message from the stream's leader. A region cut off from the others (docs/REGIONS.md) refuses
+ * leader gets once JetStream's meta group has had no leader for a while, but still answers direct
+ * gets, which a replica serves: a `local` stream (this region's log or copy, which allow them) is
+ * then read from one, which may lag its leader by what it has not yet been sent. Not another
+ * region's log: this region's copy would answer for it (nats-server lets a mirror answer direct
+ * gets for its origin), and a region's silence is what tells a gateway its link is down.
+ */
+async function getOne(jsm: JetStreamManager, stream: string, query: SeqMsgRequest | LastForMsgRequest | NextBySubject, local: boolean): Promise<StoredMsg | null> {
+  try {
+    return await jsm.streams.getMessage(stream, query);
+  } catch (err) {
+    if (!local || !isMetaRefusal(err)) throw err;
+    return jsm.direct.getMessage(stream, query);
+  }
 }
 
 class Getter {
@@ -97,11 +117,11 @@ class Getter {
   }
 
   /** One message, or null when there is none; a get left unanswered is asked again until the read stalls. */
-  async get(query: MsgRequest, read: number): Promise<WalkedMsg | null> {
+  async get(query: SeqMsgRequest | NextBySubject, read: number): Promise<WalkedMsg | null> {
     for (;;) {
       let m: StoredMsg | null;
       try {
-        m = await this.jsm.streams.getMessage(this.walk.stream, query);
+        m = await getOne(this.jsm, this.walk.stream, query, this.walk.local === true);
       } catch (err) {
         // "No message" (deleted, below the oldest kept, none left) is null already, not an error.
         if (!(err instanceof TimeoutError)) throw err;

@@ -171,7 +171,8 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
       api('STREAM.INFO', ...reads, index.stream, ...credentialInfo(region), kvStream(claims), kvStream(nodes)),
       leaderGets(...reads, ...origins, index.stream, kvStream(claims), kvStream(nodes)),
       ...credentialReads(region),
-      [...directGets(...(region === null ? [log] : []), kvStream(claims)), ...(region === null ? [] : walks(kvStream(nodes)))],
+      // With regions, its log and copies also by direct gets: a region cut off refuses leader gets (core/log-walk.ts).
+      [...directGets(...(region === null ? [log] : []), kvStream(claims)), ...(region === null ? [] : walks(kvStream(nodes), ...reads))],
       [kvSubject(claims, '>'), heartbeats('gateway', region), auto('gateway', region), `${index.prefix}>`],
       [`${CLAIM_NOTICE_PREFIX}>`, ...census, ...announce],
     ],

@@ -79,7 +79,7 @@ export class RegionLinks {
     const deadline = Date.now() + RECOVERY_DEADLINE_MS;
     for (let delay = 100; Date.now() < deadline; delay = Math.min(delay * 2, 2000)) {
       try {
-        if ((await newestOn(this.o.jsm, log.stream, log.subjects)) >= seq) return;
+        if ((await newestOn(this.o.jsm, log.stream, log.subjects, log.local)) >= seq) return;
       } catch {
         // Asked again below.
       }

@@ -109,7 +109,7 @@ export class ChannelGroup {
       logs.all().map(async (log) => {
         const filter = logs.filter(log, this.channel);
         try {
-          const seq = await newestOn(jsm, log.stream, filter);
+          const seq = await newestOn(jsm, log.stream, filter, log.local);
           this.position.advance(log.region, seq);
           if (this.channel !== null && seq > 0) this.lastBySubject.set(filter, seq);
         } catch (err) {

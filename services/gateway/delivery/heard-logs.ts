@@ -34,6 +34,8 @@ export interface HeardLog {
   readonly prefix: string;
   /** Every subject it stores. */
   readonly subjects: string;
+  /** In a region cut off, read from a replica once leader reads are refused (core/log-walk.ts getOne). */
+  readonly local: boolean;
 }
 
 export class HeardLogs {
@@ -50,7 +52,7 @@ export class HeardLogs {
 
   /** With regions, `regions.here` (this gateway's region) is required. */
   static of(regions: RegionSettings | null): HeardLogs {
-    if (regions === null) return new HeardLogs([{ region: ONE_LOG, stream: STREAM_NAME, copy: false, origin: STREAM_NAME, prefix: '', subjects: STREAM_SUBJECTS }], false);
+    if (regions === null) return new HeardLogs([{ region: ONE_LOG, stream: STREAM_NAME, copy: false, origin: STREAM_NAME, prefix: '', subjects: STREAM_SUBJECTS, local: false }], false);
     const here = regions.here;
     if (here === null) throw new Error('a gateway in a mesh with regions needs its REGION');
     return new HeardLogs(
@@ -61,6 +63,7 @@ export class HeardLogs {
         origin: regionLogStream(r),
         prefix: regionSubjectPrefix(r),
         subjects: regionSubjects(r),
+        local: true,
       })),
       true,
     );

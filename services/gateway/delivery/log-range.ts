@@ -42,12 +42,12 @@ export async function readRange(jsm: JetStreamManager, range: LogRange, warnings
       // To the log's end as the attempt begins: later frames reach the group live, and one get after
       // another could chase a busy log for ever. Asked of the stream's leader: a region cut off answers.
       // A log itself holds every sequence it has republished: only a copy is asked whether it does.
-      const held = range.until === null || log.copy ? await newestOn(jsm, log.stream, log.subjects) : range.until;
+      const held = range.until === null || log.copy ? await newestOn(jsm, log.stream, log.subjects, log.local) : range.until;
       const end = range.until ?? held;
       if (end < fromSeq) return total;
       if (held < end) throw new CopyBehind(`${log.stream} holds up to ${held}, not yet ${end}`);
       const everySubject = filter === log.subjects;
-      total += await walkLog(jsm, { stream: log.stream, filter, fromSeq, untilSeq: end, everySubject }, onMessage);
+      total += await walkLog(jsm, { stream: log.stream, filter, fromSeq, untilSeq: end, everySubject, local: log.local }, onMessage);
       return total;
     } catch (err) {
       if (Date.now() > deadline) throw err;

@@ -127,6 +127,7 @@ export class Ownership {
       logger: p.logger,
       timers,
       notices: this.notices,
+      inRegions: p.regionClaims !== undefined,
     });
     this.rules = new ClaimRules({
       store,
