@@ -172,7 +172,7 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
       leaderGets(...reads, ...origins, index.stream, kvStream(claims), kvStream(nodes)),
       ...credentialReads(region),
       // With regions, its log and copies also by direct gets: a region cut off refuses leader gets (core/log-walk.ts).
-      [...directGets(...(region === null ? [log] : []), kvStream(claims)), ...(region === null ? [] : walks(kvStream(nodes), ...reads))],
+      [...directGets(...(region === null ? [log] : []), kvStream(claims)), ...(region === null ? [] : walks(kvStream(nodes), ...reads.filter((st) => st !== index.stream)))],
       [kvSubject(claims, '>'), heartbeats('gateway', region), auto('gateway', region), `${index.prefix}>`],
       [`${CLAIM_NOTICE_PREFIX}>`, ...census, ...announce],
     ],

@@ -61,7 +61,8 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
     const reads = [`RELAY_REGION_${up(r)}`, ...REGIONS.filter((o) => o !== r).map((o) => `RELAY_REGION_${up(o)}_AT_${up(r)}`)];
     return [
       'pub $JS.API.INFO',
-      ...reads.flatMap((s) => [`pub $JS.API.STREAM.INFO.${s}`, `pub $JS.API.STREAM.MSG.GET.${s}`]),
+      // ...and by direct gets, which a region cut off answers when it refuses leader gets.
+      ...reads.flatMap((s) => [`pub $JS.API.STREAM.INFO.${s}`, `pub $JS.API.STREAM.MSG.GET.${s}`, `pub $JS.API.DIRECT.GET.${s}`, `pub $JS.API.DIRECT.GET.${s}.${s.includes('_AT_') ? 'probe' : `region.${r}.channel.probe`}`]),
       ...REGIONS.filter((o) => o !== r).map((o) => `pub $JS.API.STREAM.MSG.GET.RELAY_REGION_${up(o)}`),
       // What opening a stream needs, its region's own; claims told to the other regions, its own heard.
       `pub $JS.API.STREAM.INFO.RELAY_CLAIM_INDEX_${up(r)}`, `pub $JS.API.STREAM.MSG.GET.RELAY_CLAIM_INDEX_${up(r)}`, `pub relay.claim-index.${r}.probe`,
