@@ -28,6 +28,8 @@ export interface SuperClusterOptions {
   nodesPerRegion?: number;
   /** More of each server's configuration (a region's users), and the environment it reads. */
   serverConfig?: (region: string) => { extraConfig: string; env?: NodeJS.ProcessEnv };
+  /** The nats-server binary (the fault campaign's --nats-server); the machine's otherwise. */
+  binary?: string;
 }
 
 export interface SuperCluster {
@@ -120,6 +122,7 @@ async function startOnce(baseDir: string, names: readonly string[], options: Sup
       cluster: { name, port: p.cluster, routes: size === 1 ? peers : peers.filter((c) => c !== p.cluster) },
       extraConfig: [`gateway { name: "${name}", listen: "127.0.0.1:${p.gateway}", advertise: "127.0.0.1:${dead.port}", gateways: [${others}] }`, more?.extraConfig ?? ''].join('\n'),
       ...(more?.env !== undefined ? { env: more.env } : {}),
+      ...(options.binary !== undefined ? { binary: options.binary } : {}),
       // Every server of every region starts at once: each is healthy once the meta group has formed.
       healthTimeoutMs: 30_000,
     };

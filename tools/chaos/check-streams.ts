@@ -18,8 +18,8 @@ export interface StreamCounts {
   lateFrames: number;
 }
 
-export function checkStreams(clients: readonly ClientRecord[], faults: readonly FaultWindow[], graceMs = EVICTION_GRACE_MS): { counts: StreamCounts; anomalies: Anomaly[] } {
-  const byAccount = new Map<string, ClientRecord[]>();
+export function checkStreams<Id>(clients: ReadonlyArray<ClientRecord<Id>>, faults: readonly FaultWindow[], graceMs = EVICTION_GRACE_MS): { counts: StreamCounts; anomalies: Anomaly[] } {
+  const byAccount = new Map<string, Array<ClientRecord<Id>>>();
   for (const c of clients) {
     const key = `${c.account}\n${c.channel}`;
     const list = byAccount.get(key);
@@ -53,7 +53,7 @@ export function checkStreams(clients: readonly ClientRecord[], faults: readonly 
             subjects: [newer.id, older.id],
             text:
               `${older.id} (opened ${lastOpenBefore(older, first.t)} ms on ${older.opens.at(-1)?.gateway ?? '?'}) received ${unexcused.length} frames ` +
-              `(ids ${unexcused[0]!.id}..${unexcused.at(-1)!.id}) after ${newer.id} of the same account opened on ${open.gateway} at ${open.t} ms, ` +
+              `(ids ${String(unexcused[0]!.id)}..${String(unexcused.at(-1)!.id)}) after ${newer.id} of the same account opened on ${open.gateway} at ${open.t} ms, ` +
               `the first ${first.t - healedAfter(open.t, first.t)} ms after the mesh healed`,
           });
         }
@@ -76,7 +76,7 @@ function firstAfter(frames: ReadonlyArray<{ t: number }>, t: number): number {
 }
 
 /** When the client's stream that delivered a frame at `t` was confirmed open (-1: before any open). */
-function lastOpenBefore(c: ClientRecord, t: number): number {
+function lastOpenBefore<Id>(c: ClientRecord<Id>, t: number): number {
   let last = -1;
   for (const o of c.opens) if (o.t <= t) last = o.t;
   return last;

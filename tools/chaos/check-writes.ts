@@ -2,7 +2,9 @@
 // (once), lost (absent) or duplicated (more than once); a write never answered is unknown, stored
 // or not, and never counted as lost; a write refused for good must not be stored; and nothing may
 // be in the log that no writer sent. A writer waits for each answer before its next write, so its
-// acknowledged writes are in the log in the order it made them.
+// acknowledged writes are in the log in the order it made them. With regions the log is every
+// region's log: an entry is where it is in its region's, and order is only kept within one region
+// (docs/REGIONS.md: a sender's payloads in two regions have no order between them).
 
 import type { Anomaly, LogEntry, WriteOp } from './records.js';
 
@@ -23,11 +25,11 @@ export interface WriteCounts {
 }
 
 export function checkWrites(ops: readonly WriteOp[], log: readonly LogEntry[]): { counts: WriteCounts; anomalies: Anomaly[] } {
-  const seqs = new Map<string, number[]>();
+  const seqs = new Map<string, LogEntry[]>();
   for (const e of log) {
     const list = seqs.get(e.message);
-    if (list === undefined) seqs.set(e.message, [e.seq]);
-    else list.push(e.seq);
+    if (list === undefined) seqs.set(e.message, [e]);
+    else list.push(e);
   }
   const counts: WriteCounts = { acknowledged: 0, present: 0, lost: 0, duplicated: 0, unknownStored: 0, unknownAbsent: 0, failed: 0, entries: 0 };
   const anomalies: Anomaly[] = [];
@@ -40,7 +42,7 @@ export function checkWrites(ops: readonly WriteOp[], log: readonly LogEntry[]): 
     const twice = found.findIndex((s) => s.length > 1);
     if (twice >= 0) {
       counts.duplicated++;
-      anomalies.push({ class: 'duplicated', t: t(op), subjects: [op.id], text: `${op.id} (${op.outcome}, ${op.attempts} attempts): entry ${op.entries[twice]} stored ${found[twice]!.length} times, at ${found[twice]!.join(', ')}` });
+      anomalies.push({ class: 'duplicated', t: t(op), subjects: [op.id], text: `${op.id} (${op.outcome}, ${op.attempts} attempts): entry ${op.entries[twice]} stored ${found[twice]!.length} times, at ${found[twice]!.map(where).join(', ')}` });
       continue;
     }
     const stored = found.filter((s) => s.length === 1).length;
@@ -60,8 +62,8 @@ export function checkWrites(ops: readonly WriteOp[], log: readonly LogEntry[]): 
     else counts.unknownAbsent++;
     // A batch is stored in its order.
     const order = found.flatMap((s) => s);
-    if (order.some((s, i) => i > 0 && s < order[i - 1]!)) {
-      anomalies.push({ class: 'write-order', t: t(op), subjects: [op.id], text: `${op.id}'s entries are in the log out of their order: ${order.join(', ')}` });
+    if (order.some((e, i) => i > 0 && before(e, order[i - 1]!))) {
+      anomalies.push({ class: 'write-order', t: t(op), subjects: [op.id], text: `${op.id}'s entries are in the log out of their order: ${order.map(where).join(', ')}` });
     }
   }
 
@@ -74,20 +76,30 @@ export function checkWrites(ops: readonly WriteOp[], log: readonly LogEntry[]): 
     else list.push(op);
   }
   for (const list of byWriter.values()) {
-    let previous: { op: WriteOp; seq: number } | null = null;
+    let previous: { op: WriteOp; last: LogEntry } | null = null;
     for (const op of list.sort((a, b) => a.invokedAt - b.invokedAt)) {
-      const first = Math.min(...op.entries.map((m) => seqs.get(m)?.[0] ?? Infinity));
-      const last = Math.max(...op.entries.map((m) => seqs.get(m)?.[0] ?? -Infinity));
-      if (!Number.isFinite(first)) continue;
-      if (previous !== null && previous.op.completedAt !== null && previous.op.completedAt <= op.invokedAt && first < previous.seq) {
-        anomalies.push({ class: 'write-order', t: op.invokedAt, subjects: [previous.op.id, op.id], text: `${op.id} (invoked after ${previous.op.id} was acknowledged) is stored at ${first}, before it (${previous.seq})` });
+      const stored = op.entries.flatMap((m) => seqs.get(m)?.slice(0, 1) ?? []).sort((a, b) => a.seq - b.seq);
+      const first = stored[0];
+      if (first === undefined) continue;
+      if (previous !== null && previous.op.completedAt !== null && previous.op.completedAt <= op.invokedAt && before(first, previous.last)) {
+        anomalies.push({ class: 'write-order', t: op.invokedAt, subjects: [previous.op.id, op.id], text: `${op.id} (invoked after ${previous.op.id} was acknowledged) is stored at ${where(first)}, before it (${where(previous.last)})` });
       }
-      previous = { op, seq: last };
+      previous = { op, last: stored.at(-1)! };
     }
   }
 
   for (const e of log) {
-    if (!sent.has(e.message)) anomalies.push({ class: 'phantom', t: 0, subjects: [], text: `log entry ${e.seq} on ${e.channel} ("${e.message.slice(0, 60)}") was sent by no writer` });
+    if (!sent.has(e.message)) anomalies.push({ class: 'phantom', t: 0, subjects: [], text: `log entry ${where(e)} on ${e.channel} ("${e.message.slice(0, 60)}") was sent by no writer` });
   }
   return { counts, anomalies };
+}
+
+/** Where an entry is: its sequence, with regions prefixed by its region ("b:17"). */
+function where(e: LogEntry): string {
+  return e.region === undefined ? String(e.seq) : `${e.region}:${e.seq}`;
+}
+
+/** Stored before another in the same log (entries of two regions' logs have no order). */
+function before(e: LogEntry, other: LogEntry): boolean {
+  return e.region === other.region && e.seq < other.seq;
 }

@@ -71,7 +71,7 @@ async function readReplica(node: { name: string; url: string }, first: number, l
 }
 
 /** The chat message of a stored payload, or the payload itself when it is not one. */
-function messageOf(json: string): string {
+export function messageOf(json: string): string {
   try {
     const p = JSON.parse(json) as { type?: unknown; message?: unknown };
     if (p.type === 'chat' && typeof p.message === 'string') return p.message;

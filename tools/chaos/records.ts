@@ -20,23 +20,24 @@ export interface WriteOp {
   attempts: number;
 }
 
-export interface ReceivedFrame {
+/** `Id`: a sequence in the one event log (number), or with regions the id as sent (`a:12.b:7`). */
+export interface ReceivedFrame<Id = number> {
   t: number;
-  /** The frame's id: its sequence in the event log. */
-  id: number;
+  /** The frame's id: its sequence in the event log, or its stream's position in every region's log. */
+  id: Id;
   message: string;
 }
 
 /** One RelayClient of a reader: one stream at a time, reconnecting with Last-Event-ID. */
-export interface ClientRecord {
+export interface ClientRecord<Id = number> {
   /** "r1-0#2": reader r1-0's second client. */
   id: string;
   reader: string;
   account: string;
   channel: string;
   /** The Last-Event-ID it started from (null: from the live end). */
-  startId: number | null;
-  frames: ReceivedFrame[];
+  startId: Id | null;
+  frames: Array<ReceivedFrame<Id>>;
   /** Each time its stream was confirmed open, and on which gateway. */
   opens: Array<{ t: number; gateway: string }>;
   /** Why it ended for good (evicted, banned, client_closed...), null while it runs. */
@@ -46,6 +47,8 @@ export interface ClientRecord {
 /** One entry of the event log, read from the stream at the end. */
 export interface LogEntry {
   seq: number;
+  /** With regions: the region whose log holds it (`seq` is in that log); absent with one log. */
+  region?: string;
   channel: string;
   /** The chat message (the write's entry), or what the payload held if it was not one of ours. */
   message: string;
@@ -70,6 +73,8 @@ export const ANOMALY_CLASSES = [
   'reorder',
   /** A frame whose id is not that message in the log, or not of the channel. */
   'wrong-frame',
+  /** With regions: a frame's id that does not name its own place in its region's log, or moves another region without a frame. */
+  'wrong-id',
   /** A reader did not reach the end of its channel's log after the quiet period. */
   'not-caught-up',
   /** Two streams of one account both live (receiving frames) after the fault that split them healed. */
