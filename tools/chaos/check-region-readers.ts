@@ -62,9 +62,10 @@ export function checkRegionReaders(clients: ReadonlyArray<ClientRecord<string>>,
     const add = (cls: Anomaly['class'], t: number, text: string): void => void anomalies.push({ class: cls, t, subjects: [c.id], text: `${c.id} ${text}` });
     // Where the stream is (null: a fresh client before its first frame) and the next entry due per region.
     let position: Map<string, number> | null = null;
+    const start = c.startId === null ? null : regionPosition(c.startId);
     if (c.startId !== null) {
-      position = regionPosition(c.startId);
-      if (position === null) add('wrong-id', 0, `started from ${c.startId}, which is no region id`);
+      position = start === null ? null : new Map(start);
+      if (start === null) add('wrong-id', 0, `started from ${c.startId}, which is no region id`);
     }
     const next = new Map<string, number>();
     const nextOf = (r: string): number => next.get(r) ?? after(regions.get(r) ?? [], position?.get(r) ?? 0);
@@ -92,8 +93,11 @@ export function checkRegionReaders(clients: ReadonlyArray<ClientRecord<string>>,
       const at = entries.indexOf(entry);
       const due = nextOf(r);
       if (at < due) {
-        const kind = seen.has(f.message) ? 'duplicate-frame' : 'reorder';
-        add(kind, f.t, `received ${r}:${entry.seq} ${kind === 'duplicate-frame' ? 'again' : 'after a newer frame of its region'} (expected ${entries[due] !== undefined ? `${r}:${entries[due].seq}` : `nothing more from ${r}`})`);
+        // Sent again: twice to this client, or once already to the stream its Last-Event-ID came from.
+        const resent = entry.seq <= (start?.get(r) ?? 0);
+        const kind = seen.has(f.message) || resent ? 'duplicate-frame' : 'reorder';
+        const why = seen.has(f.message) ? 'again' : resent ? `though its Last-Event-ID ${c.startId ?? ''} names it` : 'after a newer frame of its region';
+        add(kind, f.t, `received ${r}:${entry.seq} ${why} (expected ${entries[due] !== undefined ? `${r}:${entries[due].seq}` : `nothing more from ${r}`})`);
       } else {
         if (at > due) {
           const missing = entries.slice(due, at).map((e) => `${r}:${e.seq}`);

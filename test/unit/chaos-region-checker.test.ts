@@ -1,0 +1,126 @@
+// The region campaign's checker over histories written by hand: frames whose ids are positions in
+// every region's log (`a:2.b:1`), checked per region (tools/chaos/check-region-readers.ts), and the
+// write checker over the logs of several regions, whose sequences overlap and have no order between them.
+import { describe, expect, it } from 'vitest';
+import { checkRegionReaders, reached } from '../../tools/chaos/check-region-readers.js';
+import { checkStreams } from '../../tools/chaos/check-streams.js';
+import { checkWrites } from '../../tools/chaos/check-writes.js';
+import type { ClientRecord, LogEntry, WriteOp } from '../../tools/chaos/records.js';
+
+const CH = 'play.example.net';
+
+/** a:1 a-1, b:1 b-1, a:2 a-2, b:2 b-2, a:3 a-3 (each region's log numbered on its own). */
+const LOG: LogEntry[] = [
+  { region: 'a', seq: 1, channel: CH, message: 'a-1' },
+  { region: 'a', seq: 2, channel: CH, message: 'a-2' },
+  { region: 'a', seq: 3, channel: CH, message: 'a-3' },
+  { region: 'b', seq: 1, channel: CH, message: 'b-1' },
+  { region: 'b', seq: 2, channel: CH, message: 'b-2' },
+];
+
+function client(frames: Array<[string, string]>, startId: string | null = null, extra: Partial<ClientRecord<string>> = {}): ClientRecord<string> {
+  return { id: 'r1#1', reader: 'r1', account: 'r1', channel: CH, startId, frames: frames.map(([id, message], t) => ({ t, id, message })), opens: [{ t: 0, gateway: 'gateway-a' }], closed: null, ...extra };
+}
+
+const classes = (r: { anomalies: Array<{ class: string }> }): string[] => r.anomalies.map((a) => a.class);
+
+describe('the region reader checker', () => {
+  it('takes frames of two regions in any interleaving, each region in its order, as caught up', () => {
+    const r = checkRegionReaders([client([['a:1', 'a-1'], ['a:1.b:1', 'b-1'], ['a:1.b:2', 'b-2'], ['a:2.b:2', 'a-2'], ['a:3.b:2', 'a-3']])], LOG);
+    expect(r.anomalies).toEqual([]);
+    expect(r.counts).toEqual({ clients: 1, frames: 5, caughtUp: 1 });
+  });
+
+  it('starts a fresh client at its first frame in its region and where that id says in the others', () => {
+    // Its first frame names b:1: b-1 came before the stream, a-1 is its first frame.
+    const r = checkRegionReaders([client([['a:1.b:1', 'a-1'], ['a:2.b:1', 'a-2'], ['a:2.b:2', 'b-2'], ['a:3.b:2', 'a-3']])], LOG);
+    expect(r.anomalies).toEqual([]);
+  });
+
+  it('resumes from a Last-Event-ID of another region: what follows it in each region, nothing it names', () => {
+    const good = checkRegionReaders([client([['a:3.b:1', 'a-3'], ['a:3.b:2', 'b-2']], 'a:2.b:1')], LOG);
+    expect(good.anomalies).toEqual([]);
+    const repeated = checkRegionReaders([client([['a:2.b:1', 'a-2'], ['a:3.b:1', 'a-3'], ['a:3.b:2', 'b-2']], 'a:2.b:1')], LOG);
+    expect(classes(repeated)).toEqual(['duplicate-frame']);
+    expect(repeated.anomalies[0]!.text).toMatch(/Last-Event-ID a:2\.b:1 names it/);
+  });
+
+  it('finds a gap in one region while the other is whole', () => {
+    const r = checkRegionReaders([client([['a:1', 'a-1'], ['a:1.b:1', 'b-1'], ['a:3.b:1', 'a-3'], ['a:3.b:2', 'b-2']])], LOG);
+    expect(classes(r)).toEqual(['gap']);
+    expect(r.anomalies[0]!.text).toMatch(/without the 1 before it on play\.example\.net: a:2/);
+  });
+
+  it('finds a frame sent twice and one of its region out of order', () => {
+    const twice = checkRegionReaders([client([['a:1', 'a-1'], ['a:2', 'a-2'], ['a:2', 'a-2'], ['a:3', 'a-3'], ['a:3.b:1', 'b-1'], ['a:3.b:2', 'b-2']])], LOG);
+    expect(classes(twice)).toEqual(['duplicate-frame']);
+    const late = checkRegionReaders([client([['a:1', 'a-1'], ['a:3', 'a-3'], ['a:2', 'a-2'], ['a:3.b:1', 'b-1'], ['a:3.b:2', 'b-2']])], LOG);
+    expect(classes(late).sort()).toEqual(['gap', 'reorder']);
+  });
+
+  it('finds an id that does not name its frame, or moves a region without a frame', () => {
+    const r = checkRegionReaders([client([['a:1', 'a-1'], ['a:3', 'a-2'], ['a:3.b:1', 'a-3'], ['a:3.b:2', 'b-1'], ['a:3.b:2', 'b-2']])], LOG);
+    expect(classes(r)).toEqual(['wrong-id', 'wrong-id', 'wrong-id']);
+    expect(classes(checkRegionReaders([client([['7', 'a-1']])], LOG))).toEqual(['wrong-frame']);
+    expect(classes(checkRegionReaders([client([['a:1', 'nobody sent this']])], LOG))).toEqual(['wrong-frame']);
+  });
+
+  it('calls a running client behind in any region not caught up, naming the region', () => {
+    const r = checkRegionReaders([client([['a:1', 'a-1'], ['a:2', 'a-2'], ['a:3', 'a-3'], ['a:3.b:1', 'b-1']])], LOG);
+    expect(classes(r)).toEqual(['not-caught-up']);
+    expect(r.anomalies[0]!.text).toMatch(/b 1 behind \(log to b:2\)/);
+    // Evicted by its account's newer stream: it need not reach the end; closed for another reason, it is an anomaly.
+    expect(checkRegionReaders([client([['a:1', 'a-1']], null, { closed: { t: 9, reason: 'evicted' } })], LOG).anomalies).toEqual([]);
+    expect(classes(checkRegionReaders([client([['a:1', 'a-1']], null, { closed: { t: 9, reason: 'banned' } })], LOG))).toEqual(['closed-for-good']);
+  });
+
+  it('says a position has reached every region only when each region is at its newest', () => {
+    const newest = new Map([['a', 3], ['b', 2]]);
+    expect(reached('a:3.b:2', newest)).toBe(true);
+    expect(reached('a:4.b:2.c:1', newest)).toBe(true);
+    expect(reached('a:3', newest)).toBe(false);
+    expect(reached(null, newest)).toBe(false);
+  });
+});
+
+describe('the write checker over the logs of several regions', () => {
+  const op = (id: string, invokedAt: number, outcome: WriteOp['outcome'] = 'ok'): WriteOp => ({ id, writer: id.split(':')[0]!, channel: CH, entries: [`${id}:0`], invokedAt, completedAt: invokedAt + 5, outcome, refusal: null, attempts: 1 });
+
+  it('takes equal sequences in two regions for two places, with no order between the regions', () => {
+    const log: LogEntry[] = [
+      { region: 'a', seq: 1, channel: CH, message: 'wa:1:0' },
+      { region: 'b', seq: 1, channel: CH, message: 'wb:1:0' },
+      { region: 'a', seq: 2, channel: CH, message: 'wa:2:0' },
+      // A writer that failed over from a to b: no order between its payloads in the two regions.
+      { region: 'b', seq: 2, channel: CH, message: 'wa:3:0' },
+    ];
+    const r = checkWrites([op('wa:1', 0), op('wa:2', 10), op('wa:3', 20), op('wb:1', 0)], log);
+    expect(r.anomalies).toEqual([]);
+    expect(r.counts).toMatchObject({ acknowledged: 4, present: 4 });
+  });
+
+  it('finds a writer out of order within its region, and a payload stored in two regions', () => {
+    const log: LogEntry[] = [
+      { region: 'a', seq: 1, channel: CH, message: 'wa:2:0' },
+      { region: 'a', seq: 2, channel: CH, message: 'wa:1:0' },
+      { region: 'a', seq: 3, channel: CH, message: 'wa:3:0' },
+      { region: 'c', seq: 1, channel: CH, message: 'wa:3:0' },
+    ];
+    const r = checkWrites([op('wa:1', 0), op('wa:2', 10), op('wa:3', 20)], log);
+    expect(classes(r).sort()).toEqual(['duplicated', 'write-order']);
+    expect(r.anomalies.find((a) => a.class === 'duplicated')!.text).toMatch(/stored 2 times, at a:3, c:1/);
+    expect(r.anomalies.find((a) => a.class === 'write-order')!.text).toMatch(/stored at a:1, before it \(a:2\)/);
+  });
+});
+
+describe('the stream checker with region ids', () => {
+  it('finds an older stream sent frames long after the newer opened in another region, the grace given', () => {
+    const older = client([['a:1', 'a-1'], ['a:2', 'a-2'], ['a:3', 'a-3']]);
+    older.frames = older.frames.map((f, i) => ({ ...f, t: i * 20_000 }));
+    const newer: ClientRecord<string> = { ...client([], 'a:1'), id: 'r1#2', opens: [{ t: 10_000, gateway: 'gateway-b' }] };
+    expect(checkStreams([older, newer], [], 32_000).anomalies).toEqual([]);
+    const r = checkStreams([older, newer], [], 1000);
+    expect(classes(r)).toEqual(['double-stream']);
+    expect(r.anomalies[0]!.text).toMatch(/ids a:2\.\.a:3/);
+  });
+});
