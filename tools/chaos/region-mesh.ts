@@ -65,12 +65,13 @@ export class RegionMesh {
       }),
       ...(o.natsServer !== undefined ? { binary: o.natsServer } : {}),
     });
+    let m: RegionMesh | undefined;
     try {
       const as = (role: Role, r: string): Record<string, string> => ({ NATS_URL: sc.region(r).url, NATS_USER: role, NATS_PASSWORD: passwords.get(`${r}/${role}`)! });
       // Set up from the last region, the key written from the home region: any region will do.
       await relayCommand(['setup'], { ...mesh, ...as('cli', o.regions.at(-1)!) }, 180_000);
       const key = JSON.parse(await relayCommand(['keys', 'create', '--scopes', SCOPES, '--label', 'npm run chaos -- --regions', '--json'], { ...mesh, ...as('cli', o.regions[0]!) })) as { clientId: string; clientSecret: string };
-      const m = new RegionMesh(sc, o.regions, o, key);
+      m = new RegionMesh(sc, o.regions, o, key);
       for (const [k, v] of passwords) m.passwords.set(k, v);
       for (const r of o.regions) {
         for (const role of ['ingress', 'gateway'] as const) {
@@ -78,10 +79,13 @@ export class RegionMesh {
           m.relays.push({ region: r, role, nodeId: `${role}-${r}`, port, url: `http://127.0.0.1:${port}`, proc: null, ending: false });
         }
       }
-      await Promise.all(m.relays.map((s) => m.startRelay(s)));
-      return m;
+      const started = m;
+      await Promise.all(started.relays.map((s) => started.startRelay(s)));
+      return started;
     } catch (e) {
-      await sc.stop();
+      // Those relays that did start are not left behind the failed start.
+      if (m !== undefined) await m.stop();
+      else await sc.stop();
       throw e;
     }
   }
