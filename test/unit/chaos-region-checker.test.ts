@@ -2,6 +2,7 @@
 // every region's log (`a:2.b:1`), checked per region (tools/chaos/check-region-readers.ts), and the
 // write checker over the logs of several regions, whose sequences overlap and have no order between them.
 import { describe, expect, it } from 'vitest';
+import { checkRegionCopies } from '../../tools/chaos/check-region-copies.js';
 import { checkRegionReaders, reached } from '../../tools/chaos/check-region-readers.js';
 import { checkStreams } from '../../tools/chaos/check-streams.js';
 import { checkWrites } from '../../tools/chaos/check-writes.js';
@@ -122,5 +123,17 @@ describe('the stream checker with region ids', () => {
     const r = checkStreams([older, newer], [], 1000);
     expect(classes(r)).toEqual(['double-stream']);
     expect(r.anomalies[0]!.text).toMatch(/ids a:2\.\.a:3/);
+  });
+});
+
+describe('the copies of each region\'s log', () => {
+  const copyOf = (origin: string, at: string, entries: LogEntry[]): { at: string; origin: string; entries: LogEntry[] } => ({ at, origin, entries });
+
+  it('takes a copy holding its origin\'s log exactly, and names one that lacks, adds or changes a sequence', () => {
+    const ofA = LOG.filter((e) => e.region === 'a');
+    expect(checkRegionCopies(LOG, [copyOf('a', 'b', ofA)], 0)).toEqual([]);
+    const bad = checkRegionCopies(LOG, [copyOf('a', 'b', [ofA[0]!, { ...ofA[1]!, message: 'other' }, { ...ofA[2]!, seq: 9 }])], 0);
+    expect(classes({ anomalies: bad })).toEqual(['replica-divergence']);
+    expect(bad[0]!.text).toBe("region b's copy of a's log lacks 1 (3); holds 1 its origin has not (9); holds another message at 1 (2)");
   });
 });

@@ -6,13 +6,14 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkRegionCopies } from './check-region-copies.js';
 import { checkRegionReaders } from './check-region-readers.js';
 import { checkStreams } from './check-streams.js';
 import { checkWrites } from './check-writes.js';
 import type { CheckResult } from './checker.js';
 import { History } from './history.js';
 import type { Anomaly, ClientRecord, LogEntry, WriteOp } from './records.js';
-import { readRegionLogs } from './region-final-state.js';
+import { readRegionLogs, untilCopiesCaughtUp } from './region-final-state.js';
 import { RegionMesh } from './region-mesh.js';
 import { RegionNemesis, type RegionExecutedFault } from './region-nemesis.js';
 import { planRegionFaults, type RegionFaultKind } from './region-schedule.js';
@@ -99,7 +100,9 @@ export async function runRegionCampaign(o: RegionCampaignOptions): Promise<Regio
     await workload.quiesce(60_000);
     await mesh.sc.connected(60_000).catch((e: unknown) => o.say(`not every gateway link is up: ${String(e).slice(0, 200)}`));
     await untilReady(mesh, 60_000);
-    const read = await readRegionLogs(o.regions.map((r) => ({ name: r, ...mesh.credentials('gateway', r) })));
+    const places = o.regions.map((r) => ({ name: r, ...mesh.credentials('gateway', r) }));
+    if (!(await untilCopiesCaughtUp(places, 60_000))) o.say("a region's copy of another's log is still behind it 60 s on: read as it is");
+    const read = await readRegionLogs(places);
     const newest = new Map<string, Map<string, number>>();
     for (const e of read.log) {
       const per = newest.get(e.channel) ?? new Map<string, number>();
@@ -118,7 +121,7 @@ export async function runRegionCampaign(o: RegionCampaignOptions): Promise<Regio
       streams: streams.counts,
       anomalies: [...writes.anomalies, ...readers.anomalies, ...streams.anomalies].sort((a, b) => a.t - b.t),
     };
-    const anomalies: Anomaly[] = [...crashes];
+    const anomalies: Anomaly[] = [...crashes, ...checkRegionCopies(read.log, read.copies, history.now())];
     for (const [region, seqs] of read.missing) {
       if (seqs.length > 0) anomalies.push({ class: 'lost', t: history.now(), subjects: [], text: `region ${region}'s log has no message at ${seqs.length} sequences: ${seqs.slice(0, 10).join(', ')}` });
     }
