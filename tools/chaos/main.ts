@@ -41,7 +41,7 @@ const program = new Command('chaos')
   .option('--minutes <n>', 'how long the faults and the workload run', positive, 2)
   .option('--seed <n>', 'the seed of the fault schedule and the workload (printed when not given)', (v) => Math.floor(positive(v)))
   .option('--kinds <list>', `only these fault kinds, comma-separated (${FAULT_KINDS.map((k) => k.replace(/ /g, '-')).join(', ')}; with --regions: ${REGION_FAULT_KINDS.map((k) => k.replace(/ /g, '-')).join(', ')})`, kinds)
-  .option('--regions <n>', 'a mesh of n regions (3 or more) under region faults instead of one cluster', regionCount)
+  .option('--regions <n>', 'a mesh of n regions (3 to 16) under region faults instead of one cluster', regionCount)
   .option('--nats-server <path>', 'the nats-server binary to run (default: the one installed)')
   .option('--out <dir>', 'where logs, stores and the report go (default .chaos/<time>-seed<seed>)')
   .parse();

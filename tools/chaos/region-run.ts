@@ -1,6 +1,8 @@
 // `npm run chaos -- --regions N`: the region campaign run from the command line (main.ts reads the
 // options): runs it, prints and writes the report, and exits 1 on any anomaly, 2 when it could not run.
 
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { runRegionCampaign } from './region-campaign.js';
 import { buildRegionReport, formatRegionReport, writeRegionReport } from './region-report.js';
 import type { RegionFaultKind } from './region-schedule.js';
@@ -41,6 +43,8 @@ export async function runRegionsFromCli(o: RegionRunOptions): Promise<never> {
     const report = buildRegionReport({ seed: o.seed, minutes: o.minutes, command: o.command, startedAt: o.startedAt, outDir: o.outDir, natsVersion: o.natsVersion, regions: o.regions }, result);
     const file = writeRegionReport(report, result);
     process.stdout.write(formatRegionReport(report, file) + '\n');
+    // The regions' stores are kept for a look by hand only when there is something to look at.
+    if (report.anomalies.total === 0) rmSync(join(o.outDir, 'nats'), { recursive: true, force: true });
     process.exit(report.anomalies.total === 0 ? 0 : 1);
   } catch (e) {
     process.stderr.write(`chaos: the region campaign could not run: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
