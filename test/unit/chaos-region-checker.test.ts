@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkRegionCopies } from '../../tools/chaos/check-region-copies.js';
 import { checkRegionReaders, reached } from '../../tools/chaos/check-region-readers.js';
+import { checkRegionRefusals } from '../../tools/chaos/check-region-refusals.js';
 import { checkStreams } from '../../tools/chaos/check-streams.js';
 import { checkWrites } from '../../tools/chaos/check-writes.js';
 import type { ClientRecord, LogEntry, WriteOp } from '../../tools/chaos/records.js';
@@ -135,5 +136,20 @@ describe('the copies of each region\'s log', () => {
     const bad = checkRegionCopies(LOG, [copyOf('a', 'b', [ofA[0]!, { ...ofA[1]!, message: 'other' }, { ...ofA[2]!, seq: 9 }])], 0);
     expect(classes({ anomalies: bad })).toEqual(['replica-divergence']);
     expect(bad[0]!.text).toBe("region b's copy of a's log lacks 1 (3); holds 1 its origin has not (9); holds another message at 1 (2)");
+  });
+});
+
+describe('the refusals of a region that is up', () => {
+  it('excuses an attempt that failed while its region was killed, and names one refused while it was up', () => {
+    const regionOf = (op: string): string | null => (op.startsWith('w1c_') ? 'c' : op.startsWith('w1a_') ? 'a' : null);
+    const events = [
+      { t: 1000, kind: 'op' as const, subject: 'w1c_1:5', text: 'attempt 1 to :4000 failed: fetch failed' },
+      { t: 1200, kind: 'op' as const, subject: 'w1a_1:9', text: 'attempt 1 to :4001 refused 503 unavailable' },
+      { t: 1300, kind: 'op' as const, subject: 'w1a_1:9', text: 'ok after 2 attempts' },
+    ];
+    const r = checkRegionRefusals(events, regionOf, [{ region: 'c', start: 900, end: 5000 }]);
+    expect(r.attempts).toBe(2);
+    expect(classes(r)).toEqual(['refused-while-up']);
+    expect(r.anomalies[0]!.text).toBe('w1a_1:9 in region a, which was up: attempt 1 to :4001 refused 503 unavailable');
   });
 });

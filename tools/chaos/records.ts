@@ -81,6 +81,8 @@ export const ANOMALY_CLASSES = [
   'double-stream',
   /** A reader's stream closed for good for a reason other than its eviction (banned, key revoked...). */
   'closed-for-good',
+  /** With regions: a POST to a region's ingress refused or failed while that region was up (cut off or not). */
+  'refused-while-up',
   /** A replica of the event log that holds other messages at some sequences than the leader's. */
   'replica-divergence',
   /** An account banned during the run. */

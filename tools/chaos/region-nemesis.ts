@@ -13,6 +13,8 @@ export interface RegionExecutedFault extends FaultWindow {
   kind: RegionFaultKind;
   text: string;
   notes: string[];
+  /** The region killed, for a region kill. */
+  killed?: string;
 }
 
 function mode(link: RegionLink, delayMs: number): ProxyMode {
@@ -76,6 +78,7 @@ export class RegionNemesis {
       }
       case 'kill-region': {
         const region = regions[s.region]!;
+        done.killed = region;
         await this.mesh.killRegion(region);
         this.onDown(region);
         return async () => {
