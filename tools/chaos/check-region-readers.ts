@@ -43,22 +43,30 @@ const spell = (p: ReadonlyMap<string, number>): string => [...p].filter(([, s]) 
 export function checkRegionReaders(clients: ReadonlyArray<ClientRecord<string>>, log: readonly LogEntry[]): { counts: ReaderCounts; anomalies: Anomaly[] } {
   const counts: ReaderCounts = { clients: clients.length, frames: 0, caughtUp: 0 };
   const anomalies: Anomaly[] = [];
-  const channels = new Map<string, { regions: Map<string, LogEntry[]>; byMessage: Map<string, LogEntry> }>();
-  const channelOf = (channel: string): { regions: Map<string, LogEntry[]>; byMessage: Map<string, LogEntry> } => {
+  type Channel = { regions: Map<string, LogEntry[]>; byMessage: Map<string, LogEntry>; index: Map<LogEntry, number> };
+  const channels = new Map<string, Channel>();
+  const channelOf = (channel: string): Channel => {
     let c = channels.get(channel);
     if (c === undefined) {
       const regions = byRegion(log, channel);
       const byMessage = new Map<string, LogEntry>();
+      // Each entry's place in its region's list: a long run checks millions of frames.
+      const index = new Map<LogEntry, number>();
       // A message stored twice is the write checker's finding: its first place stands for it here.
-      for (const list of regions.values()) for (const e of list) if (!byMessage.has(e.message)) byMessage.set(e.message, e);
-      c = { regions, byMessage };
+      for (const list of regions.values()) {
+        for (const [i, e] of list.entries()) {
+          index.set(e, i);
+          if (!byMessage.has(e.message)) byMessage.set(e.message, e);
+        }
+      }
+      c = { regions, byMessage, index };
       channels.set(channel, c);
     }
     return c;
   };
 
   for (const c of clients) {
-    const { regions, byMessage } = channelOf(c.channel);
+    const { regions, byMessage, index } = channelOf(c.channel);
     const add = (cls: Anomaly['class'], t: number, text: string): void => void anomalies.push({ class: cls, t, subjects: [c.id], text: `${c.id} ${text}` });
     // Where the stream is (null: a fresh client before its first frame) and the next entry due per region.
     let position: Map<string, number> | null = null;
@@ -90,7 +98,7 @@ export function checkRegionReaders(clients: ReadonlyArray<ClientRecord<string>>,
         if (moved.length > 0) add('wrong-id', f.t, `received ${r}:${entry.seq} with id ${f.id}, which moves ${moved.join(', ')} from ${spell(was)} without a frame`);
       }
       const entries = regions.get(r) ?? [];
-      const at = entries.indexOf(entry);
+      const at = index.get(entry)!;
       const due = nextOf(r);
       if (at < due) {
         // Sent again: twice to this client, or once already to the stream its Last-Event-ID came from.
