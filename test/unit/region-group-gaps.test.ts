@@ -5,7 +5,7 @@
 // by message gets (core/log-walk.ts), which is what the fake answers.
 
 import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
-import type { JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, ThrottledWarnings } from '../../services/core/logger.js';
 import { RelayMetrics } from '../../services/core/metrics.js';
@@ -44,18 +44,25 @@ class FakeLogs {
   /** A stream's newest sequence on any channel, when past the channel's own. */
   readonly newest = new Map<string, number>();
 
+  /** Leader gets refused as a region cut off refuses them once the meta group is gone; direct gets still answer. */
+  refusingLeaderGets = false;
+
+  private read(stream: string, q: { seq?: number; next_by_subj?: string; last_by_subj?: string }): Promise<{ seq: number; subject: string; header: MsgHdrs; data: Uint8Array } | null> {
+    const seqs = this.held.get(stream) ?? [];
+    const region = stream === 'RELAY_REGION_US' ? 'us' : stream.slice('RELAY_REGION_'.length, stream.indexOf('_AT_')).toLowerCase();
+    const last = q.last_by_subj?.endsWith('>') === true ? Math.max(seqs.at(-1) ?? 0, this.newest.get(stream) ?? 0) : seqs.at(-1);
+    const pick = q.last_by_subj !== undefined ? last : seqs.find((s) => s >= (q.seq ?? 1));
+    if (pick === undefined) return Promise.resolve(null);
+    const m = stored(region, pick, 0);
+    return Promise.resolve({ seq: pick, subject: subjectIn(region), header: m.headers, data: m.data });
+  }
+
   readonly jsm = {
     streams: {
-      getMessage: (stream: string, q: { seq?: number; next_by_subj?: string; last_by_subj?: string }) => {
-        const seqs = this.held.get(stream) ?? [];
-        const region = stream === 'RELAY_REGION_US' ? 'us' : stream.slice('RELAY_REGION_'.length, stream.indexOf('_AT_')).toLowerCase();
-        const last = q.last_by_subj?.endsWith('>') === true ? Math.max(seqs.at(-1) ?? 0, this.newest.get(stream) ?? 0) : seqs.at(-1);
-        const pick = q.last_by_subj !== undefined ? last : seqs.find((s) => s >= (q.seq ?? 1));
-        if (pick === undefined) return Promise.resolve(null);
-        const m = stored(region, pick, 0);
-        return Promise.resolve({ seq: pick, subject: subjectIn(region), header: m.headers, data: m.data });
-      },
+      getMessage: (stream: string, q: { seq?: number; next_by_subj?: string; last_by_subj?: string }) =>
+        this.refusingLeaderGets ? Promise.reject(new JetStreamApiError({ code: 503, err_code: 10008, description: 'JetStream system temporarily unavailable' })) : this.read(stream, q),
     },
+    direct: { getMessage: (stream: string, q: { seq?: number; next_by_subj?: string; last_by_subj?: string }) => this.read(stream, q) },
   } as unknown as JetStreamManager;
 }
 
@@ -120,6 +127,23 @@ describe("a channel's gap with regions", () => {
     await until(6);
     expect(got).toEqual(['a11', 'b21', 'b23', 'b25', 'b26', 'a12']);
     expect(g.position.id(['a', 'b', 'us'])).toBe('a:12.b:26');
+    g.close();
+  });
+
+  it('starts at the channel’s place and fills a gap from its region’s streams though leader gets are refused (a region cut off, a meta group re-electing)', async () => {
+    const logs = new FakeLogs();
+    logs.refusingLeaderGets = true;
+    const { group: g, live, got, until } = group(logs);
+    await g.started;
+    // Found by the region chaos campaign: the group started from its first live frame, and a stream
+    // resumed onto it never got what lay between its id and that frame.
+    expect(g.position.id(['a', 'b', 'us'])).toBe('a:10.b:20');
+    live('b', 25, 23);
+    live('a', 11, 10);
+    await until(1);
+    logs.held.set('RELAY_REGION_B_AT_US', [20, 21, 23, 25]);
+    await until(4);
+    expect(got).toEqual(['a11', 'b21', 'b23', 'b25']);
     g.close();
   });
 
