@@ -40,7 +40,7 @@ export async function readRange(jsm: JetStreamManager, range: LogRange, warnings
     try {
       const fromSeq = range.from();
       // To the log's end as the attempt begins: later frames reach the group live, and one get after
-      // another could chase a busy log for ever. Asked of the stream's leader: a region cut off answers.
+      // another could chase a busy log for ever. Asked of the stream's leader (cut off, of a replica: log-walk.ts).
       // A log itself holds every sequence it has republished: only a copy is asked whether it does.
       const held = range.until === null || log.copy ? await newestOn(jsm, log.stream, log.subjects, log.local) : range.until;
       const end = range.until ?? held;
