@@ -1,7 +1,8 @@
 // A mirror of a bucket read from a copy of it (docs/REGIONS.md, "Keys, bans and revocations"): the
 // bucket's stream mirrored into another stream, as a region keeps the keys and the other regions'
-// bans, read only by direct gets, whose user may neither ask for a stream's information nor read
-// from a stream's leader (both need JetStream's meta group, which a region cut off lacks). It loads
+// bans, read only by direct gets, whose user may ask neither for the account's nor a stream's
+// information, nor read from a stream's leader (all need JetStream's meta group, which a region cut
+// off lacks). It loads
 // what the copy holds, hears later writes on the origin's change feed, and reads the copy again when
 // the feed lost something, once the copy has it.
 
@@ -43,7 +44,7 @@ beforeAll(async () => {
     extraConfig: `authorization { users: [
       { user: operator, password: operator }
       { user: follower, password: follower, permissions: {
-        publish: { allow: [">"], deny: ["$JS.API.STREAM.INFO.>", "$JS.API.STREAM.MSG.GET.>", "$JS.API.CONSUMER.>"] }
+        publish: { allow: [">"], deny: ["$JS.API.INFO", "$JS.API.STREAM.INFO.>", "$JS.API.STREAM.MSG.GET.>", "$JS.API.CONSUMER.>"] }
         subscribe: { allow: [">"], deny: ["${kvFeedSubject(BUCKET, `${HIDDEN}.>`)}"] }
       } }
     ] }`,

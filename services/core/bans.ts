@@ -126,7 +126,7 @@ export class BanStore {
   /**
    * Lifts every ban of the account, the operator's and the automatic ones, in every bans bucket.
    * With regions, a bucket that cannot be reached (its region cut off) keeps its ban while the
-   * others are lifted; it is named in `unreached`. One bucket unreached: the error is thrown.
+   * others are lifted; it is named in `unreached`. Without regions (one bucket) the error is thrown.
    */
   async unban(uuid: string): Promise<Lift> {
     let lifted = false;
@@ -145,7 +145,7 @@ export class BanStore {
         }
       } catch (err) {
         if (this.places.bans.length === 1) throw err;
-        unreached.push(place.bucket);
+        unreached.push(`${place.bucket} (${err instanceof Error ? err.message : String(err)})`);
       }
     }
     return { lifted, unreached };

@@ -187,11 +187,13 @@ export class KeyStore {
    * when it already was, so a repeated revoke writes no second audit record.
    */
   async revoke(clientId: string): Promise<{ key: KeyRecord; changed: boolean }> {
-    const entry = await this.kv.get(clientId);
+    // From the bucket's leader: with regions, a direct get may be answered by this region's copy, which lags.
+    this.jsm ??= await this.js.jetstreamManager(false);
+    const entry = await readFromLeader(this.jsm, BUCKET_KEYS, clientId);
     if (entry === null || entry.operation !== 'PUT') {
       throw new RelayError('not_found', `No key with client id ${clientId}.`);
     }
-    const record = parseKeyRecord(entry.json<unknown>());
+    const record = parseKeyRecord(entry.json());
     if (record === null) throw new RelayError('internal_error', `The record of key ${clientId} is malformed.`);
     if (record.revokedAt !== undefined) return { key: record, changed: false };
     const revoked: KeyRecord = { ...record, revokedAt: new Date().toISOString() };

@@ -4,7 +4,8 @@
 // subscription at most once. Stream sequences have no holes and every entry is republished, so a
 // feed message more than one past the last heard shows a loss (Nats-Last-Sequence cannot: nats-server
 // 2.9 puts the previous sequence of the same subject there); the bucket is then read again: its keys
-// by STREAM.INFO, each key's last entry from the stream leader.
+// by STREAM.INFO, each key's last entry from the stream leader (kv-leader-read.ts), or with regions
+// every entry of this region's stream that holds it or its copy, by direct gets (kv-copy-read.ts).
 
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { Msg, MsgCallback, NatsConnection, Status, Subscription } from '@nats-io/nats-core';
@@ -169,6 +170,8 @@ export class KvFeed {
       for (const r of records) this.o.sink.apply(r);
       // A listing missing keys would drop them wrongly: only a complete one says what is gone.
       if (listing.complete) this.o.sink.dropAbsent(new Set(records.map((r) => r.key)), listing.lastSeq);
+      // A copy behind the feed sets this back: what the feed brings next is then read again from the
+      // copy (a loss warned of) until the copy has caught up, which keeps nothing heard unapplied.
       this.heard = listing.lastSeq;
       this.created = listing.created;
       return listing.complete;

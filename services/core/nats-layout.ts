@@ -116,7 +116,7 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
   const regions = config.regions;
   const unbounded = { maxBytes: -1, discard: DiscardPolicy.New, sources: {} };
   const credential = (bucket: string): BucketSpec => ({ bucket, history: 5, ttlMs: 0, ...unbounded, usedBy: ALL });
-  const credentials = [credential(BUCKET_KEYS), credential(BUCKET_BANS)];
+  const credentials = [credential(BUCKET_KEYS), credential(BUCKET_BANS)]; // without regions
   // What opening a stream needs (the claims, who is alive, the crash index): per region, so a
   // region cut off from the others still opens streams (docs/REGIONS.md).
   const ownership = (region: string | null): { index: StreamPlan; claims: StreamPlan; nodes: StreamPlan } => {
@@ -151,35 +151,32 @@ export function natsLayout(config: LayoutConfig): StreamPlan[] {
       },
       config.kvReplicas,
     );
-  const wholeMesh: StreamPlan[] = [
-    {
-      stream: AUDIT_STREAM_NAME,
-      label: `the audit trail (stream ${AUDIT_STREAM_NAME})`,
-      // File storage whatever the event log uses: an audit trail that a restart loses is no audit trail.
-      limits: { num_replicas: s.replicas, max_age: nanos(config.auditMaxAgeMs), max_bytes: -1, max_msgs_per_subject: -1, max_msgs: -1, duplicate_window: duplicates(config.auditMaxAgeMs), discard: DiscardPolicy.Old, storage: StorageType.File },
-      sources: { num_replicas: 'STREAM_REPLICAS', max_age: 'AUDIT_MAX_AGE' },
-      shape: { description: "Channel relay audit trail: operators' actions, who and when.", subjects: [AUDIT_SUBJECTS] },
-      usedBy: ['admin', 'all'],
-    },
-    ...credentials.map((b) => bucketPlan(b, config.kvReplicas)),
-  ];
+  const audit: StreamPlan = {
+    stream: AUDIT_STREAM_NAME,
+    label: `the audit trail (stream ${AUDIT_STREAM_NAME})`,
+    // File storage whatever the event log uses: an audit trail that a restart loses is no audit trail.
+    limits: { num_replicas: s.replicas, max_age: nanos(config.auditMaxAgeMs), max_bytes: -1, max_msgs_per_subject: -1, max_msgs: -1, duplicate_window: duplicates(config.auditMaxAgeMs), discard: DiscardPolicy.Old, storage: StorageType.File },
+    sources: { num_replicas: 'STREAM_REPLICAS', max_age: 'AUDIT_MAX_AGE' },
+    shape: { description: "Channel relay audit trail: operators' actions, who and when.", subjects: [AUDIT_SUBJECTS] },
+    usedBy: ['admin', 'all'],
+  };
   if (regions === null) {
     const { index, claims, nodes } = ownership(null);
-    return [oneLogPlan(s), ...wholeMesh.slice(0, 1), index, ...wholeMesh.slice(1), claims, nodes, idempotency(null)];
+    return [oneLogPlan(s), audit, index, ...credentials.map((b) => bucketPlan(b, config.kvReplicas)), claims, nodes, idempotency(null)];
   }
   // With regions (docs/REGIONS.md): each region's log and copies, its Idempotency-Key records, its
   // bans and what opening a stream needs, in the region; the audit trail and the keys in the home
   // region; and in every region a copy of the keys and of each other region's bans.
   const keys = placedIn(bucketPlan(credential(BUCKET_KEYS), config.kvReplicas), regions.home, true);
-  const bans = regions.all.map((r) => placedIn(bucketPlan(credential(bansBucket(r)), config.kvReplicas), r, true));
-  const copies = [keys, ...bans].flatMap((origin) => regions.all.filter((at) => at !== origin.region).map((at) => bucketCopyPlan(origin, at)));
+  const bansOf = (r: string): StreamPlan => placedIn(bucketPlan(credential(bansBucket(r)), config.kvReplicas), r, true);
+  const copies = [keys, ...regions.all.map(bansOf)].flatMap((origin) => regions.all.filter((at) => at !== origin.region).map((at) => bucketCopyPlan(origin, at)));
   return [
     ...regionLogPlans(s, regions.all),
-    placedIn(wholeMesh[0]!, regions.home, false),
+    placedIn(audit, regions.home, false),
     keys,
-    ...regions.all.flatMap((r, i) => {
+    ...regions.all.flatMap((r) => {
       const { index, claims, nodes } = ownership(r);
-      return [bans[i]!, ...[idempotency(r), index, claims, nodes].map((plan) => placedIn(plan, r, true))];
+      return [bansOf(r), ...[idempotency(r), index, claims, nodes].map((plan) => placedIn(plan, r, true))];
     }),
     ...copies,
   ];

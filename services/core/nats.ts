@@ -5,7 +5,7 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { bindBuckets, type Buckets } from './kv-buckets.js';
-import { checkOrCutOff, managerOrCutOff } from './cut-off-start.js';
+import { checkOrCutOff, managerOrCutOff, MetaSilence } from './cut-off-start.js';
 import { credentialPlaces, type CredentialPlaces } from './credential-places.js';
 import { isKvStream, kvStream } from './kv-internals.js';
 import { checkNatsLayout } from './nats-check.js';
@@ -53,12 +53,16 @@ export type NatsConfig = Pick<RelayConfig, 'service' | 'explicit' | 'nats' | 'no
 
 /** Connects, then checks the streams and buckets this kind of process uses, retrying while JetStream settles. */
 export async function openNatsContext(config: NatsConfig, name: string, logger: Logger, options: ConnectOptions = {}): Promise<NatsContext> {
-  const { nc, jsm } = await connectWithJetStream(config, name, logger, options);
+  // One watch of the meta group's silence for the account check and the layout's (cut-off-start.ts).
+  const silence = new MetaSilence();
+  const { nc, jsm } = await connectWithJetStream(config, name, logger, options, silence);
   try {
     const js = jetstream(nc, options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs });
     const region = config.regions?.here ?? null;
-    const credentials = credentialPlaces(config.regions);
-    const check = checkOrCutOff(() => checkNatsLayout(jsm, plansFor(natsLayout(config), config.service, region), config.explicit), config.regions !== null, logger);
+    // Only the services of a region read and write as it; the operator's tools as the home region.
+    const serves = config.service === 'ingress' || config.service === 'gateway';
+    const credentials = credentialPlaces(config.regions === null || serves ? config.regions : { ...config.regions, here: null });
+    const check = checkOrCutOff(() => checkNatsLayout(jsm, plansFor(natsLayout(config), config.service, region), config.explicit), config.regions !== null, logger, silence);
     const findings = await retry(check, logger, options.failFast === true ? 3 : 40);
     if (findings.problems.length > 0) throw new NatsSetupError(findings.problems.join(' '));
     for (const warning of findings.warnings) logger.warn(warning);
@@ -84,11 +88,11 @@ const JETSTREAM_TRIES = 40;
  * another server (the client picks among those listed at random). The fault campaign saw a gateway
  * restarted while one node's disk was full exit at once ("jetstream is not enabled").
  */
-async function connectWithJetStream(config: NatsConfig, name: string, logger: Logger, options: ConnectOptions): Promise<{ nc: NatsConnection; jsm: JetStreamManager }> {
+async function connectWithJetStream(config: NatsConfig, name: string, logger: Logger, options: ConnectOptions, silence: MetaSilence): Promise<{ nc: NatsConnection; jsm: JetStreamManager }> {
   for (let attempt = 1; ; attempt++) {
     const nc = await connectNats(config, name, logger, options);
     try {
-      return { nc, jsm: await managerOrCutOff(nc, config.regions !== null, logger) };
+      return { nc, jsm: await managerOrCutOff(nc, config.regions !== null, logger, silence) };
     } catch (e) {
       const server = nc.getServer();
       await nc.close().catch(() => undefined);

@@ -1,32 +1,41 @@
-// With regions, a service starts unchecked only when JetStream's meta group refuses its checks three
-// times in a row (a region cut off); an answer of any other kind in between starts the count again, so
-// a super-cluster still settling is waited for, and without regions nothing is ever skipped.
+// With regions, a service starts unchecked only once JetStream's meta group has refused or left
+// unanswered its checks for CUT_OFF_AFTER_MS without a break (a region cut off): an answer of any
+// other kind starts the wait again, so a super-cluster still electing its meta leader is waited
+// for, and without regions nothing is ever skipped.
 import { JetStreamApiError } from '@nats-io/jetstream';
+import { TimeoutError } from '@nats-io/nats-core';
 import { describe, expect, it } from 'vitest';
-import { checkOrCutOff } from '../../services/core/cut-off-start.js';
+import { checkOrCutOff, CUT_OFF_AFTER_MS, MetaSilence } from '../../services/core/cut-off-start.js';
 import type { LayoutFindings } from '../../services/core/nats-check.js';
 import { createLogger } from '../../services/core/logger.js';
 
 const quiet = createLogger({ level: 'silent', pretty: false });
 const refused = (): Error => new JetStreamApiError({ code: 503, err_code: 10008, description: 'JetStream system temporarily unavailable' });
-const other = (): Error => new Error('no responders');
 /** What a check that answered finds (a warning marks it apart from the unchecked start's empty findings). */
 const found: LayoutFindings = { problems: [], warnings: ['a limit differs'], found: new Map() };
 
-/** Runs the check until it resolves or `outcomes` run out; what each call did, in order. */
-async function run(outcomes: Array<'refused' | 'other' | 'ok'>, regions: boolean): Promise<string[]> {
+type Outcome = 'refused' | 'timeout' | 'other' | 'ok';
+
+/** Runs the check once per outcome, `stepMs` apart on a clock of its own; what each call did. */
+async function run(outcomes: readonly Outcome[], regions: boolean, stepMs: number): Promise<string[]> {
+  let t = 0;
   let i = 0;
-  const check = checkOrCutOff(async () => {
-    const o = outcomes[i++];
-    if (o === 'refused') throw refused();
-    if (o === 'other') throw other();
-    return found;
-  }, regions, quiet);
+  const check = checkOrCutOff(
+    async () => {
+      const o = outcomes[i++];
+      if (o === 'refused') throw refused();
+      if (o === 'timeout') throw new TimeoutError();
+      if (o === 'other') throw new Error('no responders');
+      return found;
+    },
+    regions,
+    quiet,
+    new MetaSilence(() => t),
+  );
   const seen: string[] = [];
-  while (i < outcomes.length) {
+  for (let n = 0; n < outcomes.length; n++, t += stepMs) {
     try {
-      const f = await check();
-      seen.push(f.warnings.length === 0 ? 'unchecked' : 'checked');
+      seen.push((await check()).warnings.length === 0 ? 'unchecked' : 'checked');
       return seen;
     } catch {
       seen.push('retry');
@@ -36,15 +45,21 @@ async function run(outcomes: Array<'refused' | 'other' | 'ok'>, regions: boolean
 }
 
 describe('starting in a region cut off', () => {
-  it('starts unchecked after three refusals in a row', async () => {
-    expect(await run(['refused', 'refused', 'refused'], true)).toEqual(['retry', 'retry', 'unchecked']);
+  it('starts unchecked once the meta group has refused or left unanswered every check for the whole wait', async () => {
+    const step = CUT_OFF_AFTER_MS / 3;
+    expect(await run(['refused', 'timeout', 'refused', 'refused'], true, step)).toEqual(['retry', 'retry', 'retry', 'unchecked']);
   });
 
-  it('counts again after an answer of another kind', async () => {
-    expect(await run(['refused', 'refused', 'other', 'refused', 'refused', 'ok'], true)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'checked']);
+  it('waits for the meta group of a mesh starting cold: refusals for less than the wait, then an answer', async () => {
+    expect(await run(['refused', 'refused', 'refused', 'refused', 'ok'], true, 1_000)).toEqual(['retry', 'retry', 'retry', 'retry', 'checked']);
+  });
+
+  it('starts the wait again after an answer of another kind', async () => {
+    const step = CUT_OFF_AFTER_MS / 3;
+    expect(await run(['refused', 'refused', 'other', 'refused', 'refused', 'refused', 'refused'], true, step)).toEqual(['retry', 'retry', 'retry', 'retry', 'retry', 'retry', 'unchecked']);
   });
 
   it('never skips the check without regions', async () => {
-    expect(await run(['refused', 'refused', 'refused', 'refused', 'ok'], false)).toEqual(['retry', 'retry', 'retry', 'retry', 'checked']);
+    expect(await run(['refused', 'refused', 'refused', 'refused', 'ok'], false, CUT_OFF_AFTER_MS)).toEqual(['retry', 'retry', 'retry', 'retry', 'checked']);
   });
 });

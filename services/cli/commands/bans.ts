@@ -73,7 +73,7 @@ export function registerBans(program: Command): void {
       // A region cut off keeps the bans it holds: said, with exit 1, so a script runs the lift again.
       if (unreached.length > 0) {
         const done = lifted ? `Lifted the ban on ${uuid} where it could be; the` : 'The';
-        throw new CliError(`${done} bans in ${unreached.join(', ')} could not be read or lifted (the region cannot be reached): run this again once its link returns.`, 1);
+        throw new CliError(`${done} bans in ${unreached.join(', ')} could not be read or lifted (is that region cut off?): run this again once its link returns.`, 1);
       }
       if (!lifted) throw new CliError(`${uuid} is not banned.`, 3);
       process.stdout.write(`lifted the ban on ${uuid}\n`);

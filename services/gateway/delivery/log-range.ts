@@ -41,8 +41,9 @@ export async function readRange(jsm: JetStreamManager, range: LogRange, warnings
       const fromSeq = range.from();
       // To the log's end as the attempt begins: later frames reach the group live, and one get after
       // another could chase a busy log for ever. Asked of the stream's leader (cut off, of a replica: log-walk.ts).
-      // A log itself holds every sequence it has republished: only a copy is asked whether it does.
-      const held = range.until === null || log.copy ? await newestOn(jsm, log.stream, log.subjects, log.local) : range.until;
+      // A log's leader holds every sequence it has republished: only a copy, or with regions a log
+      // that may be read from a replica behind its leader, is asked whether it does.
+      const held = range.until === null || log.copy || log.local ? await newestOn(jsm, log.stream, log.subjects, log.local) : range.until;
       const end = range.until ?? held;
       if (end < fromSeq) return total;
       if (held < end) throw new CopyBehind(`${log.stream} holds up to ${held}, not yet ${end}`);

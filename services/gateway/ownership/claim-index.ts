@@ -12,7 +12,7 @@
 // of the bucket by its max age.
 
 import type { Logger } from '../../core/logger.js';
-import { isMetaUnavailable } from '../../core/jetstream-errors.js';
+import { MetaSilence } from '../../core/cut-off-start.js';
 import { retry } from '../../core/nats.js';
 import { GATEWAY_ROLES, type NodeLiveness } from '../../core/node-liveness.js';
 import type { ClaimNotices } from './claim-notices.js';
@@ -59,7 +59,8 @@ export class ClaimIndex implements ClaimNotes {
   /** Clears what this node's previous life left, then sweeps for stopped gateways every `sweepEveryMs`. */
   async start(sweepEveryMs: number): Promise<void> {
     // A cluster just started may time a request out (seen in CI on a fresh three-node cluster).
-    await retry(() => this.sweepPreviousLife(), this.o.logger);
+    const silence = new MetaSilence();
+    await retry(() => this.sweepPreviousLife(silence), this.o.logger);
     this.timer = setInterval(() => void this.sweepDead().catch((err: unknown) => this.o.logger.warn({ err }, 'sweeping the claims of stopped gateways failed')), sweepEveryMs).unref();
   }
 
@@ -114,14 +115,15 @@ export class ClaimIndex implements ClaimNotes {
 
   /**
    * This node's claims from before it started. The index is read from its stream's leader, which a
-   * region cut off from the others refuses once JetStream's meta group has no leader: the gateway
-   * starts rather than leave the region's players without it, and those claims age out by CLAIM_TTL.
+   * region cut off from the others refuses once JetStream's meta group has no leader: once it has been
+   * silent for CUT_OFF_AFTER_MS the gateway starts rather than leave the region's players without it,
+   * and those claims age out by CLAIM_TTL.
    */
-  private async sweepPreviousLife(): Promise<number> {
+  private async sweepPreviousLife(silence: MetaSilence): Promise<number> {
     try {
       return await this.sweepNode(this.o.nodeId);
     } catch (err) {
-      if (this.o.inRegions !== true || !isMetaUnavailable(err)) throw err;
+      if (this.o.inRegions !== true || !silence.lasting(err)) throw err;
       this.o.logger.warn({ err }, "the claims of this gateway's previous life could not be swept (JetStream's meta group does not answer: this region may be cut off from the others); they age out by CLAIM_TTL");
       return 0;
     }

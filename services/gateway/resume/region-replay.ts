@@ -72,7 +72,8 @@ async function clamped(o: RegionReplayOptions, from: LogPosition, target: LogPos
       if (asked <= target.get(log.region)) return;
       for (let tried = 1; ; tried++) {
         try {
-          const newest = await newestOn(o.jsm, log.origin, log.subjects);
+          // The region's own log may be read from a replica when its leader gets are refused (log-walk.ts).
+          const newest = await newestOn(o.jsm, log.origin, log.subjects, log.local && log.origin === log.stream);
           if (newest < asked) out.lower(log.region, newest);
           return;
         } catch (err) {
