@@ -11,7 +11,8 @@ describe('the logs a gateway hears', () => {
   it('without regions: the one log, on the live subjects of a mesh without regions', () => {
     const logs = HeardLogs.of(null);
     expect(logs.regional).toBe(false);
-    expect(logs.all()).toEqual([{ region: '', stream: 'RELAY', copy: false, origin: 'RELAY', prefix: '', subjects: 'channel.>' }]);
+    // Read from its leader only: a replica of the one log is never read in its place.
+    expect(logs.all()).toEqual([{ region: '', stream: 'RELAY', copy: false, origin: 'RELAY', prefix: '', subjects: 'channel.>', local: false }]);
     expect(logs.liveSubject('play.example.net')).toBe(`live.channel.${token}`);
     expect(logs.liveSubject(null)).toBe('live.channel.>');
     expect(logs.logOf(`channel.${token}`)).toBe(logs.all()[0]);
@@ -21,6 +22,8 @@ describe('the logs a gateway hears', () => {
     const logs = HeardLogs.of({ here: 'us', all: ['eu', 'us', 'ap'], home: 'eu' });
     expect(logs.order).toEqual(['eu', 'us', 'ap']);
     expect(logs.all().map((l) => l.stream)).toEqual(['RELAY_REGION_EU_AT_US', 'RELAY_REGION_US', 'RELAY_REGION_AP_AT_US']);
+    // Each read in the region, from a replica when leader gets are refused (a region cut off).
+    expect(logs.all().map((l) => l.local)).toEqual([true, true, true]);
     expect(logs.liveSubject('play.example.net')).toBe(`live.region.*.channel.${token}`);
     expect(logs.liveSubject(null)).toBe('live.region.*.channel.>');
     const ap = logs.logOf(`region.ap.channel.${token}`);
