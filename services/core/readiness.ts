@@ -8,8 +8,8 @@
 //             info, with an empty leader, so an answer alone proves nothing);
 //   buckets   the buckets this service writes on its path have leaders (ingress: Idempotency-Key
 //             records; gateway: stream claims);
-//   jetstream (gateway) JetStream answers its account information (the gateway reads the log by
-//             leader gets now, and makes no consumer);
+//   jetstream (gateway, without regions) JetStream answers its account information (the gateway
+//             reads the log by leader gets, and makes no consumer);
 //   draining  the process is not shutting down.
 
 import type { JetStreamManager } from '@nats-io/jetstream';
@@ -114,7 +114,9 @@ export function natsChecks(jsm: JetStreamManager, connected: () => boolean, serv
     { name: 'nats', check: connected, local: true },
     { name: 'log', check: () => hasLeader(jsm, log) },
     { name: 'buckets', check: async () => (await Promise.all(buckets.map((b) => hasLeader(jsm, kvStream(b))))).every(Boolean) },
-    // Answered only by the meta leader (or refused at once by a node that knows there is none).
-    ...(serves.gateway ? [{ name: 'jetstream', check: async () => (await jsm.getAccountInfo()) !== undefined }] : []),
+    // Answered only by the meta leader (or refused at once by a node that knows there is none). Not
+    // with regions: there a gateway reads its region's streams by direct gets when the meta group
+    // is gone (core/log-walk.ts), and a region cut off from the others keeps serving its players.
+    ...(serves.gateway && region === null ? [{ name: 'jetstream', check: async () => (await jsm.getAccountInfo()) !== undefined }] : []),
   ];
 }

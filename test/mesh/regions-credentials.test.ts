@@ -183,6 +183,8 @@ describe('keys and bans across regions', () => {
         expect(stream.status).toBe(200);
         await stream.ready(30_000);
         expect(await verdict('c', peggy)).toBe('200');
+        // Ready there too: an orchestrator keeps it in rotation for the region's players.
+        expect((await fetch(new URL('/readyz', gateway.url))).status).toBe(200);
         const first = await stream.nextPair({ timeoutMs: 30_000 });
         stream.close();
         // A resume there reads c's own log, though its leader reads are refused once the meta group is gone.
