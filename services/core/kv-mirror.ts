@@ -1,7 +1,8 @@
 // A local, always-current copy of one KV bucket. Every node mirrors the keys, bans and streams
 // buckets so a request never waits on NATS for them, and a change made anywhere (another node, the
-// CLI) reaches every node within milliseconds. The buckets with a change feed (FEED_BUCKETS) are
-// followed without a consumer, which the ingress and the gateway may not create (kv-feed-load.ts).
+// CLI) reaches every node within milliseconds. The buckets with a change feed (subjects.ts hasFeed)
+// are followed without a consumer, which the ingress and the gateway may not create
+// (kv-feed-load.ts); with regions, read from the region's stream that holds them (`readFrom`).
 // The others (the claims, mirrored only by the admin service and the CLI) use the KV client's watch
 // (last value of every key, then live): each entry carries its operation and how many are still
 // pending (`delta`), which tells us when the initial load is done.

@@ -1,6 +1,7 @@
 // Reading a range of one subject filter of a stream without a consumer: one STREAM.MSG.GET after
-// another, each answered by the stream's leader (in a region cut off, a direct get: getOne). The gateway reads the log (replay, gap fill,
-// catch-up) and the claim index this way because its NATS account may not create consumers: a
+// another, each answered by the stream's leader (when leader gets are refused, a region's own
+// streams by direct gets: getOne). The gateway reads the log (replay, gap fill, catch-up) and the
+// claim index this way because its NATS account may not create consumers: a
 // consumer's deliver subject is interpreted in the JetStream account, so a stolen gateway credential
 // could aim deliveries at the JetStream API itself. The admin service and the CLI, which keep that
 // right, read on consumers (log-reader.ts).
