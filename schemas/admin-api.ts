@@ -2,6 +2,7 @@
 // every refusal's code. The OpenAPI document (schemas/openapi.ts) describes it from these.
 
 import { Type, type Static } from '@sinclair/typebox';
+import { REGION_NAME_PATTERN } from './event-id.js';
 import { LogEntry } from './log-entry.js';
 import { AuditRecord, BanRecord, KeyRecord, StreamClaim } from './records.js';
 import { PlainText } from './text.js';
@@ -50,7 +51,10 @@ export const Session = Type.Object({
 });
 export type Session = Static<typeof Session>;
 
+const RegionOf = (what: string) => Type.Optional(Type.String({ pattern: REGION_NAME_PATTERN, description: `On a mesh with regions: the region of the ${what}. Absent without regions.` }));
+
 export const NodeView = Type.Object({
+  region: RegionOf('process (the one whose heartbeats bucket it writes)'),
   node: Type.String(),
   role: Type.String(),
   version: Type.Union([Type.String(), Type.Null()]),
@@ -95,7 +99,7 @@ export type Overview = Static<typeof Overview>;
 
 export const StreamView = Type.Composite([
   StreamClaim,
-  Type.Object({ keyLabel: Type.Union([Type.String(), Type.Null()]) }),
+  Type.Object({ region: RegionOf("gateway that holds the stream (its claims bucket)"), keyLabel: Type.Union([Type.String(), Type.Null()]) }),
 ]);
 export type StreamView = Static<typeof StreamView>;
 
@@ -161,9 +165,12 @@ export const LogEntryView = LogEntry;
 
 export const Replay = Type.Object({
   entries: Type.Array(LogEntryView),
-  /** More matched than `limit`; ask again with fromSeq = nextSeq. */
+  /** More matched than `limit`; ask again with fromSeq = nextFrom. */
   more: Type.Boolean(),
-  nextSeq: Type.Union([Type.Integer(), Type.Null()]),
+  nextSeq: Type.Union([Type.Integer(), Type.Null()], { description: 'Without regions, where the next page starts (the same as nextFrom); null with regions, where one number cannot say it.' }),
+  nextFrom: Type.Union([Type.String(), Type.Null()], {
+    description: "Where the next page starts, to send as fromSeq: a sequence, or with regions one per region's log (`eu:1042.us:77`). Null when this page is the last.",
+  }),
 });
 
 export { AuditRecord, BanRecord };

@@ -4,11 +4,15 @@
 // console reads it.
 
 import { Type, type Static } from '@sinclair/typebox';
+import { REGION_NAME_PATTERN } from './event-id.js';
 import { MetaFrame } from './meta.js';
 
 export const LogEntry = Type.Object(
   {
-    seq: Type.Integer({ minimum: 1, description: 'The sequence of the payload in the log (its `id:` on the stream).' }),
+    region: Type.Optional(
+      Type.String({ pattern: REGION_NAME_PATTERN, description: "On a mesh with regions: the region whose log holds the payload, `seq` being its sequence in that region's log. Absent without regions." }),
+    ),
+    seq: Type.Integer({ minimum: 1, description: "The sequence of the payload in the log (without regions its `id:` on the stream; with regions in its region's log)." }),
     time: Type.String({ format: 'date-time', description: 'When the relay stored it.' }),
     meta: MetaFrame,
     // Stored payloads passed ingress validation; operators' views read their members as they are.

@@ -2,9 +2,10 @@
 // region, joined into a super-cluster by gateways whose every link passes through a proxy
 // (tools/nats-super-cluster.ts), then `relay setup` with REGIONS, and an ingress and a gateway per
 // region, each its own OS process with REGION set, offline identities and a key printed with curl
-// commands. Type `cut <region>` or `heal` at its prompt to cut a region off and bring it
-// back. The admin service does not serve regions yet, so there is no console. Ctrl-C stops it all.
+// commands, and the admin service (the console) in the home region, as the operator's tools run. Type
+// `cut <region>` or `heal` at its prompt to cut a region off and bring it back. Ctrl-C stops it all.
 
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,6 +20,7 @@ import { startRelayProcess, waitReady, type RelayProcess } from '../tools/relay-
 
 const NAMES = ['eu', 'us', 'ap', 'sa', 'af', 'oc', 'me', 'ca', 'in', 'jp', 'kr', 'uk', 'de', 'fr', 'br', 'mx'];
 const log = (line: string): void => void process.stdout.write(line + '\n');
+const ADMIN_PORT = 8090;
 
 export async function startRegions(count: number, root: string): Promise<void> {
   if (!Number.isInteger(count) || count < 3 || count > NAMES.length) throw new Error(`--regions takes 3 to ${NAMES.length} (JetStream's meta group needs a majority of regions)`);
@@ -54,6 +56,10 @@ export async function startRegions(count: number, root: string): Promise<void> {
       relays.push(await startRelayProcess(kind, env, { logDir: logs, waitReady: false }));
     }
   }
+  // The operator's tools act as the home region wherever they run (docs/REGIONS.md): here, in it.
+  const adminToken = randomBytes(24).toString('hex');
+  const adminEnv = { ...mesh, NATS_URL: sc.region(regions[0]!).url, ADMIN_PORT: String(ADMIN_PORT), ADMIN_TOKEN: adminToken, RELAY_NODE_ID: 'admin' };
+  relays.push(await startRelayProcess('admin', adminEnv, { logDir: logs, waitReady: false }));
   await Promise.all(relays.map((p) => waitReady(p)));
 
   const auth = `-H 'Client-ID: ${key.clientId}' -H 'Client-Secret: ${key.clientSecret}' -H 'X-IRC-Multiplayer-Server: play.example.net'`;
@@ -63,6 +69,7 @@ export async function startRegions(count: number, root: string): Promise<void> {
 ${count} regions are up (logs in .mesh/logs/):
 ${regions.map((r) => `  ${r.padEnd(3)} NATS ${sc.region(r).url}   ingress ${at('ingress', r)}   gateway ${at('gateway', r)}`).join('\n')}
   key  ${key.clientId} / ${key.clientSecret}   (every scope; identities are offline)
+  console   http://127.0.0.1:${ADMIN_PORT}/#token=${adminToken}   (in ${a}, the home region: every region's processes, streams and payloads)
 
 Alice listens in ${a}, Carol in ${c}:
   curl -N -H 'Accept: text/event-stream' -H 'Authorization: Bearer offline:Alice' ${auth} ${at('gateway', a)}
@@ -81,6 +88,9 @@ With ${c} cut, post as Mallory in ${c} with a wrong Client-Secret: ${c} bans her
 Every region's bans, and a lift (it names a region it cannot reach):
   REGIONS=${mesh.REGIONS} NATS_URL=${sc.region(a).url} npx relay bans list
   REGIONS=${mesh.REGIONS} NATS_URL=${sc.region(a).url} npx relay bans remove <uuid>
+Every region's log, oldest first, each entry named <region>:<seq>; and one entry's trace id:
+  REGIONS=${mesh.REGIONS} NATS_URL=${sc.region(a).url} npx relay replay play.example.net
+  REGIONS=${mesh.REGIONS} NATS_URL=${sc.region(a).url} npx relay trace ${b}:1
 Ctrl-C stops everything this started.`);
   const prompt = createInterface({ input: process.stdin });
   prompt.on('line', (line) => {

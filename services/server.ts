@@ -3,7 +3,7 @@
 
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, loadConfig, regionsNotServed, type RelayConfig, type ServiceKind } from './core/config.js';
+import { ALL_IN_ONE_HAS_NO_REGIONS, ConfigError, loadConfig, type RelayConfig, type ServiceKind } from './core/config.js';
 import { RelayError } from './core/errors.js';
 import { CLIENT_PATHS, createHttpApp, sendError, type ClientRoute } from './core/http.js';
 import type { Logger } from './core/logger.js';
@@ -42,8 +42,7 @@ export interface StartOptions extends CoreOptions {
 
 export async function startRelayServer(options: StartOptions): Promise<RelayServer> {
   const config = options.config ?? loadConfig(options.service, options.env);
-  // The ingress and the gateway run in regions; the all-in-one holds an admin service, which does not yet.
-  if (config.regions !== null && config.service !== 'ingress' && config.service !== 'gateway') throw new ConfigError([regionsNotServed('admin service')]);
+  if (config.regions !== null && config.service === 'all') throw new ConfigError([ALL_IN_ONE_HAS_NO_REGIONS]);
   const logger = coreLogger(config, options);
   return startPatiently(() => startOnce(config, { ...options, logger }), logger);
 }

@@ -229,7 +229,7 @@ addFormats.default(checker);
 const isLogEntry = checker.compile(LogEntry);
 
 describe('replay and live tail of a channel', () => {
-  it('replays stored payloads with the CLI filters, paging with more and nextSeq', async () => {
+  it('replays stored payloads with the CLI filters, paging with more and nextSeq (nextFrom the same, as text)', async () => {
     const key = await relay.createKey();
     const erin = relay.player('Erin');
     const frank = relay.player('Frank');
@@ -247,7 +247,8 @@ describe('replay and live tail of a channel', () => {
     for (const e of all.entries) expect(isLogEntry(e), JSON.stringify(isLogEntry.errors)).toBe(true);
     const erinChats = (await admin.call(`/api/channels/${channel}/replay?type=chat&sender=${erin.uuid}`)).body as { entries: Json[] };
     expect(erinChats.entries.map((e) => (e['data'] as Json)['message'])).toEqual(['one', 'three']);
-    const page = (await admin.call(`/api/channels/${channel}/replay?limit=2`)).body as { entries: Json[]; more: boolean; nextSeq: number };
+    const page = (await admin.call(`/api/channels/${channel}/replay?limit=2`)).body as { entries: Json[]; more: boolean; nextSeq: number; nextFrom: string };
+    expect(page.nextFrom).toBe(String(page.nextSeq));
     expect([page.entries.length, page.more]).toEqual([2, true]);
     const rest = (await admin.call(`/api/channels/${channel}/replay?fromSeq=${page.nextSeq}`)).body as { entries: Json[]; more: boolean };
     expect(rest.entries.map((e) => (e['data'] as Json)['type'])).toEqual(['death', 'chat']);

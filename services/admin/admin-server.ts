@@ -16,6 +16,7 @@ import { compileTrustedProxies } from '../core/client-address.js';
 import { gateConnections, type ConnectionGate } from '../core/connection-gate.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { openNatsContext, type NatsContext } from '../core/nats.js';
+import { operatorLogs } from '../core/operator-logs.js';
 import { AdminError, asAdminError } from './admin-error.js';
 import { AdminMetrics } from './admin-metrics.js';
 import { AdminTokens } from './admin-tokens.js';
@@ -96,8 +97,10 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
   const nats = await openNatsContext(config, 'relay-admin', logger);
   const keys = new KeyStore(nats.js, nats.buckets.keys, logger, nats.credentials.keys);
   const bans = new BanStore(nats.js, nats.buckets.bans, logger, null, nats.credentials);
-  const mesh = new MeshView({ nc: nats.nc, js: nats.js, keys, bans, nodeTimeoutMs: config.gateway.nodeTimeoutMs, logger });
-  const tails = new TailHub(nats.js, logger);
+  // With regions it reads and writes as the home region, wherever it runs (docs/REGIONS.md).
+  const logs = operatorLogs(config.regions);
+  const mesh = new MeshView({ nc: nats.nc, js: nats.js, regions: config.regions?.all ?? null, keys, bans, nodeTimeoutMs: config.gateway.nodeTimeoutMs, logger });
+  const tails = new TailHub(nats.js, logs, logger);
   try {
     await Promise.all([keys.start(), bans.start(), mesh.start()]);
   } catch (e) {
@@ -176,7 +179,7 @@ export async function startAdminServer(options: AdminOptions = {}): Promise<Admi
     ]);
     return ok ? { status: 'ready' } : reply.code(503).send({ status: 'not_ready', failing: ['nats'] });
   });
-  await app.register(adminApi, { prefix: '/api', js: nats.js, keys, bans, audit: new AuditLog(nats.js), mesh, tails, logger });
+  await app.register(adminApi, { prefix: '/api', js: nats.js, keys, bans, audit: new AuditLog(nats.js), mesh, tails, logs, logger });
   await registerConsole(app);
   options.extend?.(app);
 

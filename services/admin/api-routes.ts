@@ -16,6 +16,7 @@ import { keyView } from '../core/key-view.js';
 import type { KeyStore } from '../core/keys.js';
 import { LogQueryError, parseLogQuery, type LogQuery } from '../core/log-query.js';
 import type { Logger } from '../core/logger.js';
+import type { OperatorLog } from '../core/operator-logs.js';
 import { ALL_SCOPES } from '../core/scopes.js';
 import { parseExpiry, parseSince, parseWholeNumber } from '../core/units.js';
 import { RELAY_VERSION } from '../core/version.js';
@@ -33,6 +34,8 @@ export interface ApiDeps {
   audit: AuditLog;
   mesh: MeshView;
   tails: TailHub;
+  /** The logs the replay reads (with regions, every region's as the home region holds it). */
+  logs: readonly OperatorLog[];
   logger: Logger;
 }
 
@@ -45,6 +48,15 @@ const AUDIT_LIMIT = { default: 200, max: 1000 };
 
 export const adminApi: FastifyPluginAsyncTypebox<ApiDeps> = async (api, deps) => {
   const { keys, bans, audit, mesh } = deps;
+  const regions = deps.logs.every((l) => l.region === null) ? null : deps.logs.flatMap((l) => (l.region === null ? [] : [l.region]));
+  const logQuery = (q: LogFilters, fromNow: boolean): LogQuery => {
+    try {
+      return parseLogQuery({ since: single(q.since, 'since'), fromSeq: single(q.fromSeq, 'fromSeq'), type: single(q.type, 'type'), sender: single(q.sender, 'sender') }, fromNow, (f) => f, regions);
+    } catch (e) {
+      if (e instanceof LogQueryError) throw new AdminError('bad_request', e.message);
+      throw e;
+    }
+  };
   // JSON bodies only. text/plain (and forms) are what a page of another site may send without
   // asking the browser first; without a parser for them such a body is 415 before any handler.
   api.removeContentTypeParser('text/plain');
@@ -68,7 +80,7 @@ export const adminApi: FastifyPluginAsyncTypebox<ApiDeps> = async (api, deps) =>
   api.get('/channels/:channel/replay', { schema: { params: ChannelParams, querystring: ReplayQuery } }, async (request) => {
     const channel = channelOf(request.params.channel);
     const limit = wholeNumber(request.query.limit, 'limit', REPLAY_LIMIT.default, REPLAY_LIMIT.max);
-    return replayChannel(deps.js, channel, logQuery(request.query, false), limit);
+    return replayChannel(deps.js, deps.logs, channel, logQuery(request.query, false), limit);
   });
 
   api.get('/channels/:channel/tail', { schema: { params: ChannelParams, querystring: TailQuery } }, async (request, reply) => {
@@ -117,9 +129,14 @@ export const adminApi: FastifyPluginAsyncTypebox<ApiDeps> = async (api, deps) =>
 
   api.delete('/bans/:uuid', { schema: { params: UuidParams } }, async (request, reply) => {
     const uuid = uuidOf(request.params.uuid);
-    // The admin service serves no mesh with regions (docs/REGIONS.md): one bans bucket, thrown if unreached.
-    if (!(await bans.unban(uuid)).lifted) throw new AdminError('not_found', `${uuid} is not banned.`);
-    await audited(request, { action: 'ban.remove', target: uuid });
+    // With regions each region's bans bucket is read from its leader; one out of reach keeps its bans.
+    const lift = await bans.unban(uuid);
+    if (lift.lifted) await audited(request, { action: 'ban.remove', target: uuid });
+    if (lift.unreached.length > 0) {
+      const done = lift.lifted ? 'Its bans were lifted where they could be read, but' : 'No ban of it could be lifted:';
+      throw new AdminError('unavailable', `${done} the bans of ${lift.unreached.join('; ')} could not be read, and any ban there stands; lift again once it can be reached.`);
+    }
+    if (!lift.lifted) throw new AdminError('not_found', `${uuid} is not banned.`);
     return reply.code(204).send();
   });
 
@@ -145,15 +162,6 @@ function wholeNumber(value: QueryValue, name: string, fallback: number, max: num
   const n = parseWholeNumber(text);
   if (n === null || n < 1 || n > max) throw new AdminError('bad_request', `${name} must be a whole number from 1 to ${max} (got "${text.slice(0, 32)}").`);
   return n;
-}
-
-function logQuery(q: LogFilters, fromNow: boolean): LogQuery {
-  try {
-    return parseLogQuery({ since: single(q.since, 'since'), fromSeq: single(q.fromSeq, 'fromSeq'), type: single(q.type, 'type'), sender: single(q.sender, 'sender') }, fromNow, (f) => f);
-  } catch (e) {
-    if (e instanceof LogQueryError) throw new AdminError('bad_request', e.message);
-    throw e;
-  }
 }
 
 function channelOf(channel: string): string {

@@ -1,17 +1,25 @@
 // How busy each channel is: the admin service holds one core subscription on the live feed the
-// event log RePublishes (every stored payload, every channel) and counts payloads per channel per
-// second over the last minute. Counting only; nothing of a payload is kept.
+// event log RePublishes (every stored payload, every channel; with regions every region's log's)
+// and counts payloads per channel per second over the last minute. Counting only; nothing of a
+// payload is kept.
 
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { guarded, loggedThrows } from '../core/guarded-callback.js';
 import type { Logger } from '../core/logger.js';
 import { channelFromToken } from '../core/channel.js';
-import { CHANNEL_SUBJECT_PREFIX, LIVE_ALL_CHANNELS, LIVE_PREFIX } from '../core/subjects.js';
+import { CHANNEL_SUBJECT_PREFIX, LIVE_ALL_CHANNELS, LIVE_PREFIX, liveInEveryRegion, STREAM_SUBJECTS } from '../core/subjects.js';
 
 const WINDOW_S = 60;
 /** A channel with no payload for this long and no stream is forgotten. */
 const FORGET_AFTER_MS = 60 * 60_000;
 const TOKEN_START = LIVE_PREFIX.length + CHANNEL_SUBJECT_PREFIX.length;
+
+/** The channel token of a live subject: `live.channel.<token>`, with regions `live.region.<r>.channel.<token>`. */
+export function liveToken(subject: string, regions: boolean): string {
+  if (!regions) return subject.slice(TOKEN_START);
+  const channelAt = subject.indexOf(`.${CHANNEL_SUBJECT_PREFIX}`, LIVE_PREFIX.length);
+  return channelAt < 0 ? '' : subject.slice(channelAt + 1 + CHANNEL_SUBJECT_PREFIX.length);
+}
 /**
  * At most this many channels are counted (about 0.7 KiB each): anyone with a key can post to any
  * channel name, and a flood of made-up ones must not grow the admin service without bound.
@@ -95,12 +103,15 @@ export class ChannelActivity {
   private readonly sub: Subscription;
   private total = 0;
 
-  constructor(nc: NatsConnection, logger: Pick<Logger, 'warn'>) {
-    this.sub = nc.subscribe(LIVE_ALL_CHANNELS, {
+  /** `regions`: the mesh has regions, each log RePublishing on subjects of its own. */
+  constructor(nc: NatsConnection, regions: boolean, logger: Pick<Logger, 'warn'>) {
+    this.sub = nc.subscribe(regions ? liveInEveryRegion(STREAM_SUBJECTS) : LIVE_ALL_CHANNELS, {
       callback: guarded((err, msg) => {
         if (err !== null) return;
+        const token = liveToken(msg.subject, regions);
+        if (token === '') return;
         this.total++;
-        this.counts.count(msg.subject.slice(TOKEN_START));
+        this.counts.count(token);
       }, loggedThrows(logger, 'counting a channel’s payloads')),
     });
   }

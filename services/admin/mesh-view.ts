@@ -1,7 +1,7 @@
 // The mesh as the console shows it, assembled from what every node already writes to NATS: node
-// heartbeats (KV relay-nodes), stream claims (KV relay-streams), keys and bans, and the live feed's
-// counts (channel-activity.ts). Rates are slopes between two heartbeats; the overview's history is
-// a sample every few seconds over the last ten minutes.
+// heartbeats (KV relay-nodes) and stream claims (KV relay-streams), with regions each region's
+// (mesh-parts.ts), keys and bans, and the live feed's counts (channel-activity.ts). Rates are slopes
+// between two heartbeats; the overview's history is a sample every few seconds over the last ten minutes.
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -9,12 +9,9 @@ import type { ChannelView, MeshSample, NodeView, Overview, StreamView } from '..
 import type { NodeRecord, StreamClaim } from '../../schemas/records.js';
 import type { BanStore } from '../core/bans.js';
 import type { KeyStore } from '../core/keys.js';
-import { KvMirror } from '../core/kv-mirror.js';
 import type { Logger } from '../core/logger.js';
-import { NodeLiveness } from '../core/node-liveness.js';
-import { parseStreamClaim } from '../core/records.js';
-import { BUCKET_STREAMS } from '../core/subjects.js';
 import { ChannelActivity } from './channel-activity.js';
+import { MeshParts } from './mesh-parts.js';
 import { keyStatus } from '../core/key-view.js';
 
 const SAMPLE_MS = 5000;
@@ -27,8 +24,7 @@ interface Rates {
 }
 
 export class MeshView {
-  private readonly liveness: NodeLiveness;
-  private readonly claims: KvMirror<StreamClaim>;
+  private readonly parts: MeshParts[];
   private readonly activity: ChannelActivity;
   private readonly keys: KeyStore;
   private readonly bans: BanStore;
@@ -37,36 +33,55 @@ export class MeshView {
   private lastPayloads = 0;
   private sampler: NodeJS.Timeout | undefined;
 
-  constructor(options: { nc: NatsConnection; js: JetStreamClient; keys: KeyStore; bans: BanStore; nodeTimeoutMs: number; logger: Logger }) {
-    this.liveness = new NodeLiveness(options.js, null, options.nodeTimeoutMs, options.logger);
-    this.claims = new KvMirror(options.js, BUCKET_STREAMS, parseStreamClaim, options.logger);
-    this.activity = new ChannelActivity(options.nc, options.logger);
+  /** `regions`: every region of the mesh (null: a mesh without regions). */
+  constructor(options: { nc: NatsConnection; js: JetStreamClient; regions: readonly string[] | null; keys: KeyStore; bans: BanStore; nodeTimeoutMs: number; logger: Logger }) {
+    this.parts = (options.regions ?? [null]).map(
+      (region) =>
+        new MeshParts({
+          js: options.js,
+          region,
+          nodeTimeoutMs: options.nodeTimeoutMs,
+          logger: options.logger,
+          onBeat: (record, previous) => this.rates.set(record.node, ratesBetween(previous, record)),
+          onGone: (previous) => this.rates.delete(previous.node),
+        }),
+    );
+    this.activity = new ChannelActivity(options.nc, options.regions !== null, options.logger);
     this.keys = options.keys;
     this.bans = options.bans;
-    this.liveness.mirror.on('put', (_key, record, _revision, previous) => this.rates.set(record.node, ratesBetween(previous, record)));
-    this.liveness.mirror.on('delete', (_key, previous) => {
-      if (previous !== undefined) this.rates.delete(previous.node);
-    });
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.liveness.start(), this.claims.start()]);
+    await Promise.all(this.parts.map((p) => p.start()));
     this.sampler = setInterval(() => this.sample(), SAMPLE_MS).unref();
   }
 
   async stop(): Promise<void> {
     if (this.sampler !== undefined) clearInterval(this.sampler);
     this.activity.stop();
-    await Promise.all([this.liveness.stop(), this.claims.stop()]);
+    await Promise.all(this.parts.map((p) => p.stop()));
+  }
+
+  /** Every claim of every region read, with its region (null without regions). */
+  private *claims(): Iterable<StreamClaim & { region: string | null }> {
+    for (const p of this.parts) for (const c of p.claims()) yield { ...c, region: p.region };
+  }
+
+  private get claimCount(): number {
+    return this.parts.reduce((n, p) => n + p.claimCount, 0);
   }
 
   nodes(now = Date.now()): NodeView[] {
-    return [...this.liveness.mirror.values()]
-      .map((n) => {
-        const seen = this.liveness.lastBeat(n.node);
+    return this.parts
+      .flatMap((p) => {
+        const liveness = p.liveness();
+        return liveness === null ? [] : [...liveness.mirror.values()].map((n) => ({ n, region: p.region, seen: liveness.lastBeat(n.node) }));
+      })
+      .map(({ n, region, seen }) => {
         const alive = seen !== undefined && now - seen < 3 * (n.beatMs ?? DEFAULT_BEAT_MS);
         const rates = this.rates.get(n.node);
         return {
+          ...(region === null ? {} : { region }),
           node: n.node,
           role: n.role,
           version: n.version ?? null,
@@ -93,7 +108,7 @@ export class MeshView {
       }
       return v;
     };
-    for (const c of this.claims.values()) if (c.channel !== null) view(c.channel).streams++;
+    for (const c of this.claims()) if (c.channel !== null) view(c.channel).streams++;
     for (const a of this.activity.snapshot(now)) {
       const v = view(a.channel);
       v.framesInLastMinute = a.lastMinute;
@@ -105,18 +120,18 @@ export class MeshView {
 
   /** Streams of one channel, and bridge streams hearing every channel. */
   streams(channel: string): StreamView[] {
-    return [...this.claims.values()]
+    return [...this.claims()]
       .filter((c) => c.channel === channel || c.channel === null)
-      .map((c) => ({ ...c, keyLabel: this.keys.mirror.get(c.clientId)?.label ?? null }))
+      .map(({ region, ...c }) => ({ ...c, ...(region === null ? {} : { region }), keyLabel: this.keys.mirror.get(c.clientId)?.label ?? null }))
       .sort((a, b) => a.openedAt.localeCompare(b.openedAt));
   }
 
   overview(now = Date.now()): Overview {
     const channels = new Set<string>();
-    for (const c of this.claims.values()) if (c.channel !== null) channels.add(c.channel);
+    for (const c of this.claims()) if (c.channel !== null) channels.add(c.channel);
     return {
       nodes: this.nodes(now),
-      streams: this.claims.size,
+      streams: this.claimCount,
       channels: channels.size,
       keys: [...this.keys.mirror.values()].filter((k) => keyStatus(k, now) === 'active').length,
       bans: this.bans.list(now).filter((b) => this.bans.activeBan(b.uuid, now) !== undefined).length,
@@ -130,7 +145,7 @@ export class MeshView {
     for (const n of this.nodes(now)) if (n.alive) framesOut += n.framesOutPerSecond ?? 0;
     this.history.push({
       at: Math.floor(now / 1000),
-      streams: this.claims.size,
+      streams: this.claimCount,
       framesInPerSecond: Math.round(((payloads - this.lastPayloads) / (SAMPLE_MS / 1000)) * 100) / 100,
       framesOutPerSecond: Math.round(framesOut * 100) / 100,
     });

@@ -1,14 +1,17 @@
 // Live tails of the admin API: one Server-Sent Events answer per tail, fed by its own ordered
-// consumer on the event log (core/log-reader.ts, following). A tail whose client leaves is closed at once (its consumer with it),
+// consumer on each log the operator's tools read (core/operator-read.ts, following; with regions one
+// per region, entries in the order they arrive). A tail whose client leaves is closed at once (its consumers with it),
 // there are at most MAX_TAILS, no operator holds more than MAX_TAILS_PER_OPERATOR (so one token, or
 // one runaway script, cannot lock the others out), and shutdown ends them all.
 
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { FastifyReply } from 'fastify';
-import { logEntry, type LogEntry } from '../core/log-entry.js';
+import type { LogEntry } from '../core/log-entry.js';
 import type { LogQuery } from '../core/log-query.js';
-import { LogReader } from '../core/log-reader.js';
 import type { Logger } from '../core/logger.js';
+import { inArrivalOrder } from '../core/merged-log.js';
+import { entryName, type OperatorLog } from '../core/operator-logs.js';
+import { entryOf, openOperatorRead, type OperatorRead } from '../core/operator-read.js';
 import { AdminError } from './admin-error.js';
 import type { Operator } from './admin-tokens.js';
 import { channelSubject } from '../core/subjects.js';
@@ -24,12 +27,14 @@ const KEEPALIVE = Buffer.from(': keepalive\n\n');
 
 export class TailHub {
   private readonly js: JetStreamClient;
+  private readonly logs: readonly OperatorLog[];
   private readonly logger: Logger;
   /** Each open tail's end, with the name of the operator who opened it. */
   private readonly tails = new Map<() => Promise<void>, string>();
 
-  constructor(js: JetStreamClient, logger: Logger) {
+  constructor(js: JetStreamClient, logs: readonly OperatorLog[], logger: Logger) {
     this.js = js;
+    this.logs = logs;
     this.logger = logger;
   }
 
@@ -43,7 +48,7 @@ export class TailHub {
     if (this.tails.size >= MAX_TAILS) throw new AdminError('tails_busy', `This admin service already follows ${MAX_TAILS} live tails; close one first.`);
     const res = reply.raw;
     let ended = false;
-    let tail: LogReader | null = null;
+    let tail: OperatorRead | null = null;
     let early: LogEntry[] | null = [];
     const keepalive = setInterval(() => {
       if (early === null) res.write(KEEPALIVE);
@@ -61,11 +66,11 @@ export class TailHub {
     res.once('close', () => void end());
     try {
       // Entries read before the answer's head is written wait their turn.
-      tail = await LogReader.open(this.js, { filter: channelSubject(channel), start: query.start, follow: true, batch: 256 });
-      const reader = tail;
+      tail = await openOperatorRead(this.js, this.logs, { filter: channelSubject(channel), startIn: (log) => query.startIn(log.region), follow: true, batch: 256 });
+      const sources = tail.sources;
       void (async () => {
-        for await (const m of reader) {
-          const e = logEntry(m.headers, m.data, m.seq, m.time);
+        for await (const from of inArrivalOrder(sources)) {
+          const e = entryOf(from);
           if (e === null || !query.keep(e)) continue;
           if (early !== null) early.push(e);
           else write(res, e);
@@ -110,6 +115,7 @@ export class TailHub {
 
 function write(res: NodeJS.WritableStream & { destroyed?: boolean }, e: LogEntry): void {
   if (res.destroyed === true) return;
-  // JSON has no raw newline, so one data line per entry; the id lets a reader resume with fromSeq.
-  res.write(`id: ${e.seq}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`);
+  // JSON has no raw newline, so one data line per entry. The id names the entry: without regions a
+  // reader resumes with fromSeq = id; with regions (`eu:1042`) with the one region it names.
+  res.write(`id: ${entryName(e.region, e.seq)}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`);
 }

@@ -4,7 +4,7 @@
 import { AuditLog, currentActor } from '../core/audit.js';
 import type { AuditRecord } from '../../schemas/records.js';
 import { BanStore } from '../core/bans.js';
-import { loadConfig, regionsNotServed, type RelayConfig } from '../core/config.js';
+import { loadConfig, type RelayConfig } from '../core/config.js';
 import { KeyStore } from '../core/keys.js';
 import { createLogger, type Logger } from '../core/logger.js';
 import { maskServerList } from '../core/secret-shapes.js';
@@ -30,13 +30,10 @@ export interface Admin {
 export interface AdminOptions {
   keys?: boolean;
   bans?: boolean;
-  /** The command reads the one event log of a mesh without regions (its name, for the refusal). */
-  readsOneLog?: string;
 }
 
 export async function openAdmin(options: AdminOptions = {}): Promise<Admin> {
   const config = loadConfig('all');
-  if (options.readsOneLog !== undefined && config.regions !== null) throw new CliError(regionsNotServed(options.readsOneLog));
   // The CLI's own output is its result; NATS chatter goes to stderr only when asked for.
   const logger = createLogger({ level: process.env['LOG_LEVEL'] ?? 'warn', pretty: false, destination: process.stderr });
   let nats: NatsContext;

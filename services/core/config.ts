@@ -9,4 +9,4 @@ export { describeConfig } from './config/describe.js';
 export { ConfigError } from './config/config-error.js';
 export { loadConfig } from './config/load.js';
 export { ENV_SCHEMAS, envVariables, isSecretVariable, type Env, type ServiceKind } from './config/schema.js';
-export { regionsNotServed, type RegionSettings } from './config/region-env.js';
+export { ALL_IN_ONE_HAS_NO_REGIONS, type RegionSettings } from './config/region-env.js';

@@ -7,7 +7,8 @@ import { Header } from './wire-headers.js';
 // The shape is schemas/log-entry.ts (the admin API documents it, the console reads it).
 export type { LogEntry };
 
-export function logEntry(headers: MsgHdrs | undefined, data: Uint8Array, seq: number, time: Date): LogEntry | null {
+/** `region`: with regions, the region whose log holds it (`seq` is its sequence there). */
+export function logEntry(headers: MsgHdrs | undefined, data: Uint8Array, seq: number, time: Date, region: string | null = null): LogEntry | null {
   if (headers === undefined) return null;
   const type = headers.get(Header.Type);
   if (type === '') return null;
@@ -18,6 +19,7 @@ export function logEntry(headers: MsgHdrs | undefined, data: Uint8Array, seq: nu
     return null;
   }
   return {
+    ...(region === null ? {} : { region }),
     seq,
     time: time.toISOString(),
     meta: {

@@ -60,7 +60,7 @@ export function oneLogPlan(s: LogSettings): StreamPlan {
 export function regionLogPlans(s: LogSettings, regions: readonly string[]): StreamPlan[] {
   const logs = regions.map((r) => {
     const stream = regionLogStream(r);
-    return placedIn({ ...logPlan(s, stream, `the event log of region ${r} (stream ${stream})`, regionSubjects(r)), usedBy: ['ingress', 'gateway', 'all'] }, r, true);
+    return placedIn({ ...logPlan(s, stream, `the event log of region ${r} (stream ${stream})`, regionSubjects(r)), usedBy: ['ingress', 'gateway', 'admin', 'all'] }, r, true);
   });
   const copies = regions.flatMap((at) =>
     regions

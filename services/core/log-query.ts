@@ -4,6 +4,7 @@
 
 import { DeliverPolicy, type OrderedConsumerOptions } from '@nats-io/jetstream';
 import { isPayloadType } from '../../schemas/payload-types.js';
+import { parseEventId } from '../../schemas/event-id.js';
 import { normaliseUuid } from '../../schemas/uuid.js';
 import type { LogEntry } from './log-entry.js';
 import { parseSince, parseWholeNumber } from './units.js';
@@ -29,16 +30,40 @@ export class LogQueryError extends Error {
 }
 
 export interface LogQuery {
-  start: Partial<OrderedConsumerOptions>;
+  /** Where to start in the log of `region` (null: the one log of a mesh without regions). */
+  startIn: (region: string | null) => Partial<OrderedConsumerOptions>;
   keep: (e: LogEntry) => boolean;
 }
 
 /**
  * `fromNow`: with neither since nor fromSeq, start at new payloads (a tail) rather than at the oldest
- * kept (a replay). `spell` names an option in messages.
+ * kept (a replay). `spell` names an option in messages. `regions`: every region of the mesh (null:
+ * none), where fromSeq names a sequence in each region's log (`eu:1042.us:77`, the event id's form;
+ * a region not named is read from its oldest entry kept).
  */
-export function parseLogQuery(input: LogQueryInput, fromNow: boolean, spell: (field: LogQueryField) => string): LogQuery {
-  return { start: startFrom(input, fromNow, spell), keep: filters(input, spell) };
+export function parseLogQuery(input: LogQueryInput, fromNow: boolean, spell: (field: LogQueryField) => string, regions: readonly string[] | null = null): LogQuery {
+  const keep = filters(input, spell);
+  if (regions !== null && input.fromSeq !== undefined && input.since === undefined) {
+    const seqs = regionSequences(input.fromSeq, regions, spell);
+    return { startIn: (region) => (region !== null && seqs.has(region) ? fromSeq(seqs.get(region)!) : { deliver_policy: DeliverPolicy.All }), keep };
+  }
+  const start = startFrom(input, fromNow, spell);
+  return { startIn: () => start, keep };
+}
+
+function fromSeq(seq: number): Partial<OrderedConsumerOptions> {
+  return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, seq) };
+}
+
+function regionSequences(text: string, regions: readonly string[], spell: (field: LogQueryField) => string): ReadonlyMap<string, number> {
+  const position = parseEventId(text);
+  const example = regions.slice(0, 2).map((r, i) => `${r}:${1042 - i * 965}`).join('.');
+  if (position === null || position.kind !== 'regions') {
+    throw new LogQueryError('fromSeq', `${spell('fromSeq')} names a sequence in each region's log on a mesh with regions, as <region>:<sequence> joined by "." (like ${example}; got "${text.slice(0, 64)}").`);
+  }
+  const unknown = [...position.seqs.keys()].filter((r) => !regions.includes(r));
+  if (unknown.length > 0) throw new LogQueryError('fromSeq', `${spell('fromSeq')} names ${unknown.map((r) => `"${r}"`).join(', ')}, not a region of this mesh (${regions.join(', ')}).`);
+  return position.seqs;
 }
 
 function startFrom(q: LogQueryInput, fromNow: boolean, spell: (field: LogQueryField) => string): Partial<OrderedConsumerOptions> {
@@ -49,7 +74,7 @@ function startFrom(q: LogQueryInput, fromNow: boolean, spell: (field: LogQueryFi
     if (seq === null) {
       throw new LogQueryError('fromSeq', `${spell('fromSeq')} must be a stream sequence number, digits only, at most ${Number.MAX_SAFE_INTEGER} (got "${q.fromSeq}").`);
     }
-    return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, seq) };
+    return fromSeq(seq);
   }
   if (q.since !== undefined) {
     const since = parseSince(q.since);

@@ -12,6 +12,8 @@ import { STREAM_NAME } from './subjects.js';
 const STALL_MS = 10_000;
 
 export interface LogRange {
+  /** The stream read (default: the one event log of a mesh without regions). */
+  stream?: string;
   /** Subject filter (one channel, or every channel). */
   filter: string;
   /** Where to start: a sequence, a time, the oldest kept or new messages only (core/log-query.ts). */
@@ -41,24 +43,28 @@ export function fromSequence(seq: number): Partial<OrderedConsumerOptions> {
 export class LogReader implements AsyncIterable<JsMsg> {
   /** Messages stored in the range when the read began (what a progress display counts to). */
   readonly pending: number;
+  /** The first sequence the read could deliver, whatever its start (a time, new messages only). */
+  readonly startSeq: number;
   private readonly range: LogRange;
   private readonly consumer: Consumer;
   private messages: ConsumerMessages | null = null;
   private closing: Promise<void> | null = null;
 
-  private constructor(range: LogRange, consumer: Consumer, pending: number) {
+  private constructor(range: LogRange, consumer: Consumer, pending: number, startSeq: number) {
     this.range = range;
     this.consumer = consumer;
     this.pending = pending;
+    this.startSeq = startSeq;
   }
 
   /** Creates the consumer: iterate the reader, or close it, or the consumer stays on the server. */
   static async open(js: JetStreamClient, range: LogRange): Promise<LogReader> {
-    const consumer = await js.consumers.get(STREAM_NAME, { filter_subjects: range.filter, ...range.start });
+    const consumer = await js.consumers.get(range.stream ?? STREAM_NAME, { filter_subjects: range.filter, ...range.start });
     try {
-      // Cached: the answer to the consumer's creation, no second request.
+      // Cached: the answer to the consumer's creation, no second request. A new consumer reports as
+      // delivered the sequence before its start (nats-server resolves a start time to a sequence).
       const info = await consumer.info(true);
-      return new LogReader(range, consumer, info.num_pending);
+      return new LogReader(range, consumer, info.num_pending, info.delivered.stream_seq + 1);
     } catch (err) {
       await consumer.delete().catch(() => undefined);
       throw err;
@@ -105,10 +111,14 @@ export class LogReader implements AsyncIterable<JsMsg> {
     }
   }
 
-  /** Stops reading; the consumer is gone from the server when this resolves. */
+  /**
+   * Stops reading; the consumer is gone from the server when this resolves. The messages' own close
+   * is not awaited: nats.js ends their iteration only once the iterating code asks for its next
+   * message, which a read held at a message it gave (several logs merged) may never do.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await this.messages?.close().catch(() => undefined);
+      this.messages?.close().catch(() => undefined);
       await this.consumer.delete().catch(() => undefined);
     })();
     return this.closing;

@@ -43,8 +43,8 @@ function regionHeader(region: string, all: readonly string[]): string {
     '# A server checks the users of the clients connected to it, so each region loads its own file: here the',
     `# ingress may write only to region ${region}'s log and Idempotency-Key records, and the gateway reads`,
     `# region ${region}'s log and its copies of the others'. Both read the keys and every region's bans from`,
-    `# region ${region}'s copies, and write the bans they issue to relay-bans-${region} only. The admin service does`,
-    '# not serve a mesh with regions yet (docs/REGIONS.md), so this file has no user for it.',
+    `# region ${region}'s copies, and write the bans they issue to relay-bans-${region} only. The operator's tools (admin,`,
+    '# cli) read and write as the home region wherever they connect: its log and copies, keys, bans and audit trail.',
     "# Give each region's users passwords (or nkeys) of their own: a credential is then good in its region only.",
   ].join('\n');
 }

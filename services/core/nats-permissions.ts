@@ -18,6 +18,8 @@
 import type { StreamPlan } from './nats-layout.js';
 import { kvStream, kvSubject } from './kv-internals.js';
 import { credentialPlaces, type CredentialPlaces } from './credential-places.js';
+import { plansFor } from './nats-layout.js';
+import { operatorLogs } from './operator-logs.js';
 import {
   AUDIT_STREAM_NAME,
   AUDIT_SUBJECTS,
@@ -91,7 +93,7 @@ const heartbeats = (role: PermissionRole, region: string | null): string => kvSu
 /**
  * The roles of a mesh without regions (`region` null), or of one region's servers: there, the ingress
  * may write only to its region's log and records, and the gateway reads its region's log and copies;
- * the admin service does not run in regions yet, so a region's servers have no user for it.
+ * the operator's tools (the admin service, the CLI) read and write as the home region wherever they run.
  */
 export function rolePermissions(layout: readonly StreamPlan[], region: string | null): RolePermissions[] {
   const log = writtenLog(region).stream;
@@ -114,7 +116,9 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     const p = places(at);
     const buckets = [p.keys, ...p.bans];
     if (regions === null) return [leaderGets(...buckets.map((b) => kvStream(b.bucket))), directGets(...buckets.map((b) => kvStream(b.bucket)))];
-    return [leaderGets(kvStream(BUCKET_KEYS)), walks(...buckets.map((b) => b.readFrom ?? kvStream(b.bucket)))];
+    // A bucket without a stream to read it from here is read from its leader (the operator's tools).
+    const copies = buckets.flatMap((b) => (b.readFrom === undefined ? [] : [b.readFrom]));
+    return [leaderGets(...new Set([kvStream(BUCKET_KEYS), ...buckets.filter((b) => b.readFrom === undefined).map((b) => kvStream(b.bucket))])), walks(...copies)];
   };
   const credentialInfo = (at: string | null): string[] => [places(at).keys, ...places(at).bans].map((b) => b.readFrom ?? kvStream(b.bucket));
   const credentialFeeds = feeds(BUCKET_KEYS, ...places(region).bans.map((b) => b.bucket));
@@ -133,6 +137,20 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     ],
     subscribe: [`${inboxPrefix('ingress')}.>`, ...credentialFeeds],
   };
+  // The operator's tools (the CLI, the admin service) read and write as the home region wherever they
+  // run: every region's log as the home region holds it (operator-logs.ts), the keys and bans from its
+  // streams, every region's claims and heartbeats, and the audit trail.
+  const operatorLogStreams = operatorLogs(regions === null ? null : { ...regions, here: null }).map((l) => l.stream);
+  const operatorReads: string[][] = [
+    ...operatorLogStreams.map(streamRead),
+    ...credentialReads(null),
+    // A lift reads each region's bans from its leader (bans.ts unban).
+    [...leaderGets(...everyRegion.map(nodesBucket).map(kvStream)), ...(regions === null ? [] : [...leaderGets(...everyBansBucket.map(kvStream)), ...walks(...everyRegion.map(nodesBucket).map(kvStream))])],
+    streamRead(AUDIT_STREAM_NAME),
+    everyRegion.flatMap((r) => kvWatch(claimsBucket(r))),
+    [kvSubject(BUCKET_KEYS, '>'), ...everyBansBucket.map((b) => kvSubject(b, '>')), AUDIT_SUBJECTS],
+  ];
+  const operatorFeeds = feeds(BUCKET_KEYS, ...everyBansBucket, ...everyRegion.map(nodesBucket));
   const cli: RolePermissions = {
     role: 'cli',
     account: JETSTREAM_ACCOUNT,
@@ -141,15 +159,11 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     publish: [
       ['$JS.API.INFO'],
       ...['STREAM.INFO', 'STREAM.CREATE', 'STREAM.UPDATE'].map((verb) => api(verb, ...layout.map((p) => p.stream))),
-      ...(region === null ? [[`$JS.API.STREAM.MSG.GET.${log}`], directGets(log), streamRead(log)] : []),
-      ...credentialReads(null),
-      // A lift reads each region's bans from its leader (bans.ts unban).
-      [...leaderGets(...everyRegion.map(nodesBucket).map(kvStream)), ...(regions === null ? [] : [...leaderGets(...everyBansBucket.map(kvStream)), ...walks(...everyRegion.map(nodesBucket).map(kvStream))])],
-      streamRead(AUDIT_STREAM_NAME),
-      everyRegion.flatMap((r) => kvWatch(claimsBucket(r))),
-      [kvSubject(BUCKET_KEYS, '>'), ...everyBansBucket.map((b) => kvSubject(b, '>')), AUDIT_SUBJECTS],
+      // relay trace reads one entry of a log from its leader.
+      [...leaderGets(...operatorLogStreams), ...(region === null ? directGets(log) : [])],
+      ...operatorReads,
     ],
-    subscribe: [`${inboxPrefix('cli')}.>`, ...feeds(BUCKET_KEYS, ...everyBansBucket, ...everyRegion.map(nodesBucket))],
+    subscribe: [`${inboxPrefix('cli')}.>`, ...operatorFeeds],
   };
   const census = [OWNER_CENSUS_ASK, `${OWNER_CENSUS_ANSWER_PREFIX}*`];
   // Claims told to the other regions' gateways, and heard from them (gateway/ownership/region-claims.ts).
@@ -178,23 +192,38 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
     ],
     subscribe: [`${inboxPrefix('gateway')}.>`, region === null ? LIVE_ALL_CHANNELS : liveInEveryRegion(STREAM_SUBJECTS), ...credentialFeeds, ...feeds(nodes), `${CLAIM_NOTICE_PREFIX}>`, ...census, ...hear],
   };
-  if (region !== null) return [ingress, gateway, cli];
-  const admin: RolePermissions = {
-    role: 'admin',
-    account: JETSTREAM_ACCOUNT,
-    internal: [],
-    comment: 'Admin service (the console and its API): keys, bans and the audit trail; reads the event log, the audit trail, the claims and the heartbeats. It starts against what exists, like the others.',
-    publish: [
-      ['$JS.API.INFO'],
-      api('STREAM.INFO', log, AUDIT_STREAM_NAME, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
-      leaderGets(...FEED_BUCKETS.map(kvStream)),
-      directGets(log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS)),
-      streamRead(log),
-      streamRead(AUDIT_STREAM_NAME),
-      kvWatch(BUCKET_STREAMS),
-      [kvSubject(BUCKET_KEYS, '>'), kvSubject(BUCKET_BANS, '>'), AUDIT_SUBJECTS],
-    ],
-    subscribe: [`${inboxPrefix('admin')}.>`, LIVE_ALL_CHANNELS, ...feeds(...FEED_BUCKETS)],
-  };
+  const comment = 'Admin service (the console and its API): keys, bans and the audit trail; reads the event log, the audit trail, the claims and the heartbeats. It starts against what exists, like the others.';
+  const admin: RolePermissions =
+    region === null
+      ? {
+          role: 'admin',
+          account: JETSTREAM_ACCOUNT,
+          internal: [],
+          comment,
+          publish: [
+            ['$JS.API.INFO'],
+            api('STREAM.INFO', log, AUDIT_STREAM_NAME, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS), kvStream(BUCKET_STREAMS), kvStream(BUCKET_NODES)),
+            leaderGets(...FEED_BUCKETS.map(kvStream)),
+            directGets(log, kvStream(BUCKET_KEYS), kvStream(BUCKET_BANS)),
+            streamRead(log),
+            streamRead(AUDIT_STREAM_NAME),
+            kvWatch(BUCKET_STREAMS),
+            [kvSubject(BUCKET_KEYS, '>'), kvSubject(BUCKET_BANS, '>'), AUDIT_SUBJECTS],
+          ],
+          subscribe: [`${inboxPrefix('admin')}.>`, LIVE_ALL_CHANNELS, ...feeds(...FEED_BUCKETS)],
+        }
+      : {
+          role: 'admin',
+          account: JETSTREAM_ACCOUNT,
+          internal: [],
+          comment: `${comment} With regions it reads and writes as the home region, and reads every region's claims and heartbeats.`,
+          publish: [
+            ['$JS.API.INFO'],
+            // What it checks at start (as the home region), and every region's claims and heartbeats.
+            api('STREAM.INFO', ...new Set([...plansFor([...layout], 'admin', home).map((p) => p.stream), ...everyRegion.flatMap((r) => [kvStream(claimsBucket(r as string)), kvStream(nodesBucket(r))])])),
+            ...operatorReads,
+          ],
+          subscribe: [`${inboxPrefix('admin')}.>`, liveInEveryRegion(STREAM_SUBJECTS), ...operatorFeeds],
+        };
   return [ingress, gateway, admin, cli];
 }

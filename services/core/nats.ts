@@ -34,7 +34,7 @@ export interface NatsContext {
   findings: NatsFindings;
   /** Where this connection's replies come (the role's inbox prefix). */
   inboxPrefix: string;
-  /** This process's region (null: a mesh without regions, or the operator's CLI). */
+  /** The region this process reads and writes as (null: a mesh without regions); the operator's tools: the home region. */
   region: string | null;
 }
 
@@ -58,9 +58,10 @@ export async function openNatsContext(config: NatsConfig, name: string, logger: 
   const { nc, jsm } = await connectWithJetStream(config, name, logger, options, silence);
   try {
     const js = jetstream(nc, options.requestTimeoutMs === undefined ? {} : { timeout: options.requestTimeoutMs });
-    const region = config.regions?.here ?? null;
-    // Only the services of a region read and write as it; the operator's tools as the home region.
+    // Only the services of a region read and write as it; the operator's tools (the CLI, the admin
+    // service) as the home region, wherever they run.
     const serves = config.service === 'ingress' || config.service === 'gateway';
+    const region = config.regions === null ? null : serves ? config.regions.here : config.regions.home;
     const credentials = credentialPlaces(config.regions === null || serves ? config.regions : { ...config.regions, here: null });
     const check = checkOrCutOff(() => checkNatsLayout(jsm, plansFor(natsLayout(config), config.service, region), config.explicit), config.regions !== null, logger, silence);
     const findings = await retry(check, logger, options.failFast === true ? 3 : 40);

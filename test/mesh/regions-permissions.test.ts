@@ -53,7 +53,30 @@ function credentialReads(at: string): string[] {
   ];
 }
 
-/** What each role may do on region r's servers; the admin service does not run in regions yet. */
+/** Every region's log as the home region (a) holds it: where the operator's tools read the log. */
+const HOME_LOGS = ['RELAY_REGION_A', 'RELAY_REGION_B_AT_A', 'RELAY_REGION_C_AT_A'];
+const homeLogReads = (): string[] => HOME_LOGS.flatMap((s) => streamReadNames(s, s === 'RELAY_REGION_A' ? 'region.a.channel.probe' : 'probe'));
+
+/** What the operator's tools (the CLI, the admin service) may do wherever they connect: read and write as the home region. */
+function operatorReads(): string[] {
+  return [
+    'pub $JS.API.INFO',
+    ...homeLogReads(),
+    ...streamReadNames('RELAY_AUDIT', 'audit.probe'),
+    // Keys and bans as the home region holds them: what is kept there from its leaders (a nearer copy
+    // may answer a direct get of it), the others' bans from its copies; a lift reads and deletes in every region's bans.
+    ...kvFeedNames('relay-keys'), ...kvFeedNames('relay-bans-a'),
+    ...REGIONS.filter((o) => o !== 'a').flatMap((o) => [...walkNames(...localOf(`relay-bans-${o}`, o, 'a')), `sub relay.kv.relay-bans-${o}.>`]),
+    ...REGIONS.flatMap((o) => [...kvWatchNames(`relay-streams-${o}`), ...kvFeedNames(`relay-nodes-${o}`), ...walkNames(...localOf(`relay-nodes-${o}`, o, o))]),
+    'pub audit.probe', 'pub $KV.relay-keys.probe',
+    ...REGIONS.flatMap((o) => [
+      `pub $JS.API.STREAM.MSG.GET.KV_relay-bans-${o}`, `pub $KV.relay-bans-${o}.probe`,
+      ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans-${o}.auto.${s}.${UUID}`), `pub $KV.relay-bans-${o}.${UUID}`,
+    ]),
+  ];
+}
+
+/** What each role may do on region r's servers. */
 function allowed(role: (typeof ROLES)[number], r: string): string[] {
   // Its region's log and its copies of the others' read from their leaders, each other region's log
   // asked for its newest sequence (region-links.ts), every region heard live; no consumer of any kind.
@@ -89,18 +112,23 @@ function allowed(role: (typeof ROLES)[number], r: string): string[] {
   }
   if (role === 'cli') {
     return [
-      'pub $JS.API.INFO',
+      ...operatorReads(),
       ...['INFO', 'CREATE', 'UPDATE'].flatMap((verb) => EVERY_STREAM.map((s) => `pub $JS.API.STREAM.${verb}.${s}`)),
-      ...streamReadNames('RELAY_AUDIT', 'audit.probe'),
-      // Keys and bans read as the home region does; a lift reads and deletes in every region's bans.
-      ...credentialReads('a'),
-      ...REGIONS.flatMap((o) => [...kvWatchNames(`relay-streams-${o}`), ...kvFeedNames(`relay-nodes-${o}`), ...walkNames(...localOf(`relay-nodes-${o}`, o, o))]),
-      'pub audit.probe', 'pub $KV.relay-keys.probe',
-      ...REGIONS.flatMap((o) => [
-        `pub $JS.API.STREAM.MSG.GET.KV_relay-bans-${o}`, `pub $KV.relay-bans-${o}.probe`,
-        ...['ingress', 'gateway', 'all'].map((s) => `pub $KV.relay-bans-${o}.auto.${s}.${UUID}`), `pub $KV.relay-bans-${o}.${UUID}`,
-      ]),
+      // relay trace: one entry from a log's leader.
+      ...HOME_LOGS.map((s) => `pub $JS.API.STREAM.MSG.GET.${s}`),
       'sub _INBOX.cli.>',
+    ];
+  }
+  if (role === 'admin') {
+    return [
+      ...operatorReads(),
+      // What it checks at start, as the home region.
+      ...['RELAY_AUDIT', 'KV_relay-keys', 'KV_relay-bans-a', 'RELAY_COPY_relay-bans-b_AT_A', 'RELAY_COPY_relay-bans-c_AT_A'].map((s) => `pub $JS.API.STREAM.INFO.${s}`),
+      // Every region's claims, watched (mesh-parts.ts).
+      ...REGIONS.map((o) => `pub $JS.API.STREAM.INFO.KV_relay-streams-${o}`),
+      // Every region's payloads heard live (channel-activity.ts); no consumer of any log but the home region's.
+      'sub live.region.*.channel.>', ...REGIONS.map((o) => `sub live.region.${o}.channel.>`),
+      'sub _INBOX.admin.>',
     ];
   }
   return [];
@@ -145,7 +173,7 @@ afterAll(async () => {
 
 describe("each region's NATS users may use exactly the subjects of their table", () => {
   const probes = allProbes(layout, REGIONS);
-  const cases = REGIONS.flatMap((r) => (['ingress', 'gateway', 'cli'] as const).map((role) => [role, r] as const));
+  const cases = REGIONS.flatMap((r) => ROLES.map((role) => [role, r] as const));
 
   it.each(cases)('%s in region %s: every verb on every stream and bucket of every region, every plain subject and subscription, and only its table gets through', async (role, r) => {
     const nc = await connectAs(role, r);
@@ -160,8 +188,7 @@ describe("each region's NATS users may use exactly the subjects of their table",
     expect(expected.filter((p) => !probed.has(p))).toEqual([]);
   }, 180_000);
 
-  it.each(REGIONS)("region %s's servers know no admin user yet, and no other region's passwords", async (r) => {
-    await expect(connectAs('admin', r)).rejects.toThrow(/Authorization Violation/i);
+  it.each(REGIONS)("region %s's servers know no other region's passwords", async (r) => {
     const other = REGIONS.find((x) => x !== r)!;
     await expect(connectAs('ingress', r, passwords[other]!['ingress'])).rejects.toThrow(/Authorization Violation/i);
   });

@@ -53,28 +53,26 @@ describe('region settings', () => {
     expect(problems.join('\n')).not.toContain('\u001b');
   });
 
-  it('refuse the admin service, not built for regions yet, saying so, and accept the ingress, the gateway and the CLI', () => {
+  it('accept the ingress and the gateway in a region, and the admin service and the CLI with or without one (they act as the home region)', () => {
     const mesh = { REGIONS: 'eu,us,ap', REGION: 'eu' };
-    expect(problemsOf('gateway', mesh)).toEqual([]);
-    expect(problemsOf('admin', mesh)).toEqual([expect.stringContaining('the admin service does not serve a mesh with regions yet')]);
-    expect(problemsOf('ingress', mesh)).toEqual([]);
-    expect(problemsOf('all', mesh)).toEqual([]);
+    for (const service of ['gateway', 'ingress', 'admin', 'all'] as const) expect(problemsOf(service, mesh)).toEqual([]);
+    expect(problemsOf('admin', { REGIONS: 'eu,us,ap' })).toEqual([]);
+    expect(problemsOf('gateway', { REGIONS: 'eu,us,ap' })).toEqual([expect.stringContaining("REGION must name this process's region")]);
   });
 
-  it('stop the all-in-one (npm start) before it connects, since it holds an admin service', async () => {
-    await expect(startRelayServer({ service: 'all', env: { REGIONS: 'eu,us,ap', NATS_URL: 'nats://127.0.0.1:1' } })).rejects.toThrow(/the admin service does not serve a mesh with regions yet/);
+  it('stop the all-in-one (npm start) before it connects: one NATS server has no regions', async () => {
+    await expect(startRelayServer({ service: 'all', env: { REGIONS: 'eu,us,ap', NATS_URL: 'nats://127.0.0.1:1' } })).rejects.toThrow(/runs on one NATS server, which has no regions/);
   });
 
   it.each([
-    [['replay', 'play.example.net'], 'relay replay'],
-    [['tail'], 'relay tail'],
-    [['stats'], 'relay stats'],
-    [['trace', '1'], 'relay trace'],
-  ])('stop the CLI command %j, which reads the one log, with a sentence', async (args, name) => {
+    [['replay', 'play.example.net', '--from-seq', '5'], /--from-seq names a sequence in each region's log/],
+    [['tail', '--from-seq', 'mars:5'], /--from-seq names "mars", not a region of this mesh/],
+    [['trace', 'eu:0.us'], /<seq> must be a whole number of at least 1, digits only, or <region>:<seq>/],
+  ])('refuse the CLI log reader %j a position it cannot read, before connecting', async (args, sentence) => {
     // Port 1: nothing listens there; the refusal comes before any connection is tried.
     const r = await runCli(args, { REGIONS: 'eu,us,ap', NATS_URL: 'nats://127.0.0.1:1' });
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toContain(`${name} does not serve a mesh with regions yet`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(sentence);
   });
 });
 

@@ -120,7 +120,7 @@ function LiveTail({ channel }: { channel: string }) {
 }
 
 function ReplayForm({ channel }: { channel: string }) {
-  const [result, setResult] = useState<{ entries: Entry[]; more: boolean; nextSeq: number | null } | null>(null);
+  const [result, setResult] = useState<{ entries: Entry[]; more: boolean; nextFrom: string | null } | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const run = async (form: HTMLFormElement): Promise<void> => {
@@ -139,7 +139,7 @@ function ReplayForm({ channel }: { channel: string }) {
       <h2>Replay</h2>
       <form class="inline" aria-label="Replay" onSubmit={(e) => { e.preventDefault(); void run(e.currentTarget); }}>
         <label>From <input name="since" defaultValue="10m" placeholder="10m, 2h, 2030-01-31T12:00:00Z" /></label>
-        <label>or sequence <input name="fromSeq" inputMode="numeric" size={8} /></label>
+        <label>or sequence <input name="fromSeq" size={12} placeholder="1042, or eu:1042.us:77" /></label>
         <Filters prefix="replay" />
         <label>At most <input name="limit" defaultValue="100" inputMode="numeric" size={5} /></label>
         <button type="submit" disabled={busy}>Replay</button>
@@ -148,7 +148,7 @@ function ReplayForm({ channel }: { channel: string }) {
       {result !== null && (
         <>
           <p class="muted" aria-live="polite">
-            {result.entries.length} payload{result.entries.length === 1 ? '' : 's'} stored{result.more ? `; more from sequence ${result.nextSeq}` : ''}.
+            {result.entries.length} payload{result.entries.length === 1 ? '' : 's'} stored{result.more ? `; more from sequence ${result.nextFrom ?? ''}` : ''}.
           </p>
           <Entries entries={result.entries} label="Replay" />
         </>
@@ -167,8 +167,8 @@ function Entries({ entries, label }: { entries: Entry[]; label: string }) {
         </thead>
         <tbody>
           {entries.map((e) => (
-            <tr key={e.seq}>
-              <td>{e.seq}</td>
+            <tr key={e.region === undefined ? e.seq : `${e.region}:${e.seq}`}>
+              <td>{e.region === undefined ? e.seq : `${e.region}:${e.seq}`}</td>
               <td class="when">{time(e.time)}</td>
               <td class="mono">{e.meta.uuid}</td>
               <td>{e.meta.agent !== null ? shown(e.meta.agent) : '–'}</td>

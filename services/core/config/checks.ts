@@ -7,7 +7,7 @@ import { parseDuration, parseSize } from '../units.js';
 import { parseAllowedHosts } from './admin-hosts.js';
 import { parseAdminTokens } from './admin-tokens.js';
 import { natsAccessProblems } from './nats-access.js';
-import { regionProblems, regionsNotServed } from './region-env.js';
+import { regionProblems } from './region-env.js';
 import { envVariables, type ServiceKind } from './schema.js';
 import { quoted } from './wording.js';
 
@@ -56,7 +56,6 @@ export function crossChecks(service: ServiceKind, values: Values, refused: Reado
   }
   problems.push(...natsAccessProblems(text));
   problems.push(...regionProblems(service, text));
-  if (service === 'admin' && text('REGIONS').trim() !== '') problems.push(regionsNotServed('admin service'));
   if (ok('PROFILE_API_URL', 'NODE_ENV')) {
     const url = text('PROFILE_API_URL');
     if (url === 'offline') {

@@ -12,11 +12,11 @@ export const MIN_REGIONS = 3;
 export const RegionEnv = {
   REGIONS: Type.String({
     default: '',
-    description: `Every region of the mesh, comma-separated, in a fixed order (${MIN_REGIONS} to ${MAX_ID_REGIONS}; each a NATS cluster of that name in one super-cluster). Empty: the mesh has no regions. Give every process the same list. Today relay setup lays the regions out and the ingress and the gateway run in them; the admin service refuses to start with it until it serves regions (docs/REGIONS.md).`,
+    description: `Every region of the mesh, comma-separated, in a fixed order (${MIN_REGIONS} to ${MAX_ID_REGIONS}; each a NATS cluster of that name in one super-cluster). Empty: the mesh has no regions. Give every process the same list. relay setup lays the regions out; the ingress, the gateway and the admin service run in them, the all-in-one development relay does not (docs/REGIONS.md).`,
   }),
   REGION: Type.String({
     default: '',
-    description: "This process's region, one of REGIONS: the ingress writes to its region's log. Needed by every service when REGIONS is set.",
+    description: "This process's region, one of REGIONS: the ingress writes to its region's log, the gateway serves its region's players. Needed by the ingress and the gateway when REGIONS is set; the admin service and the CLI read and write as REGION_HOME wherever they run.",
   }),
   REGION_HOME: Type.String({
     default: '',
@@ -61,7 +61,7 @@ export function regionProblems(service: ServiceKind, text: (name: string) => str
   if (problems.length > 0) return problems;
   // Only once REGIONS itself is sound: its names are then safe to print.
   const list = all.join(', ');
-  if (here === '' && service !== 'all') problems.push(`REGION must name this process's region, one of REGIONS (${list}).`);
+  if (here === '' && (service === 'ingress' || service === 'gateway')) problems.push(`REGION must name this process's region, one of REGIONS (${list}).`);
   if (here !== '' && !all.includes(here)) problems.push(`REGION is ${quoted(here, 40)}, which is not one of REGIONS (${list}).`);
   if (home !== '' && !all.includes(home)) problems.push(`REGION_HOME is ${quoted(home, 40)}, which is not one of REGIONS (${list}).`);
   return problems;
@@ -77,9 +77,8 @@ export function regionSettings(env: { REGIONS: string; REGION: string; REGION_HO
 }
 
 /**
- * What is not built for regions yet refuses them in one sentence (docs/REGIONS.md, "Built so far, and
- * next"): the gateway, the admin service and the CLI's log readers read the one log of a mesh without regions.
+ * The development all-in-one (`npm start`, `relay serve all`) runs every service on one NATS server,
+ * which is no super-cluster: with regions each service runs in its region (docs/REGIONS.md).
  */
-export function regionsNotServed(what: string): string {
-  return `REGIONS is set, and the ${what} does not serve a mesh with regions yet: only relay setup, the ingress and the gateway do (docs/REGIONS.md, "Built so far, and next").`;
-}
+export const ALL_IN_ONE_HAS_NO_REGIONS =
+  'REGIONS is set, and the all-in-one development relay (npm start, relay serve all) runs on one NATS server, which has no regions: run relay serve ingress, gateway and admin in each region instead (or npm run mesh -- --regions 3 for three regions on this machine).';

@@ -1,0 +1,37 @@
+// A super-cluster of regions on loopback (tools/nats-super-cluster.ts) whose servers each load their
+// region's NATS users (`relay nats-permissions --region R`), every role with a password of its
+// region's own as a deployment gives them, laid out by `relay setup` run as one region's cli user.
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import { startSuperCluster, type SuperCluster } from '../../tools/nats-super-cluster.js';
+import { runCli } from './cli.js';
+
+export const ROLES = ['ingress', 'gateway', 'admin', 'cli'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface RolesMesh {
+  sc: SuperCluster;
+  /** The settings that connect as `role` to region `region`'s servers. */
+  as(role: Role, region: string): Record<string, string>;
+}
+
+/** `mesh`: REGIONS and REGION_HOME; `setUpIn`: the region whose cli user runs `relay setup`. */
+export async function startRolesMesh(dir: string, regions: readonly string[], mesh: Record<string, string>, setUpIn: string): Promise<RolesMesh> {
+  const passwords = new Map(regions.map((r) => [r, new Map(ROLES.map((role) => [role, `p${randomBytes(12).toString('hex')}`]))]));
+  const files = new Map<string, string>();
+  for (const r of regions) {
+    const printed = await runCli(['nats-permissions', '--region', r], { ...mesh, NATS_URL: 'nats://127.0.0.1:1' });
+    expect(printed.code, printed.stderr).toBe(0);
+    files.set(r, printed.stdout);
+  }
+  const sc = await startSuperCluster(dir, regions, {
+    serverConfig: (r) => ({
+      extraConfig: files.get(r)!,
+      env: { ...process.env, ...Object.fromEntries(ROLES.map((role) => [`RELAY_NATS_${role.toUpperCase()}_PASSWORD`, passwords.get(r)!.get(role)!])) },
+    }),
+  });
+  const as = (role: Role, region: string): Record<string, string> => ({ NATS_URL: sc.region(region).url, NATS_USER: role, NATS_PASSWORD: passwords.get(region)!.get(role)! });
+  const setup = await runCli(['setup'], { ...mesh, ...as('cli', setUpIn) }, 120_000);
+  expect(setup.code, setup.stderr).toBe(0);
+  return { sc, as };
+}
