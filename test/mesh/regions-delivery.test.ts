@@ -6,7 +6,6 @@
 // own players' payloads and opening streams, every stream getting what the others stored meanwhile
 // once the link is back, though nothing is posted after it; one stream per (account, channel)
 // holds across regions, and a duplicate opened while cut is resolved once the link returns.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,10 +14,11 @@ import { parseEventId } from '../../schemas/event-id.js';
 import type { CreatedKey } from '../../services/core/keys.js';
 import { ALL_SCOPES } from '../../services/core/scopes.js';
 import { startRelayServer, type RelayServer } from '../../services/server.js';
-import { startSuperCluster, type SuperCluster } from '../../tools/nats-super-cluster.js';
+import type { SuperCluster } from '../../tools/nats-super-cluster.js';
 import { runCli, runCliJson } from '../helpers/cli.js';
 import { clientHeaders, newPlayer, postTo, type Player } from '../helpers/clients.js';
 import { startProfileApi, type FakeProfileApi } from '../helpers/profile-api.js';
+import { startRolesMesh, type Role, type RolesMesh } from '../helpers/region-roles.js';
 import { openStream, type Pair, type SseStream } from '../helpers/sse-client.js';
 
 const REGIONS = ['a', 'b', 'c'] as const;
@@ -26,12 +26,10 @@ type RegionName = (typeof REGIONS)[number];
 const MESH = { REGIONS: REGIONS.join(','), REGION_HOME: 'a' };
 const CHANNEL = 'play.example.net';
 
-const ROLES = ['ingress', 'gateway', 'cli'] as const;
-// Each region's users have passwords of their own, as a deployment gives them.
-const passwords = Object.fromEntries(REGIONS.map((r) => [r, Object.fromEntries(ROLES.map((role) => [role, `p${randomBytes(12).toString('hex')}`]))])) as Record<RegionName, Record<string, string>>;
-const as = (role: (typeof ROLES)[number], region: RegionName): Record<string, string> => ({ NATS_URL: sc.region(region).url, NATS_USER: role, NATS_PASSWORD: passwords[region][role]! });
+const as = (role: Role, region: RegionName): Record<string, string> => roles.as(role, region);
 
 let dir: string;
+let roles: RolesMesh;
 let sc: SuperCluster;
 let profile: FakeProfileApi;
 let key: CreatedKey;
@@ -59,21 +57,9 @@ function service(kind: 'ingress' | 'gateway', region: RegionName): Promise<Relay
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'relay-regions-delivery-'));
-  const files = new Map<string, string>();
-  for (const r of REGIONS) {
-    const printed = await runCli(['nats-permissions', '--region', r], { ...MESH, NATS_URL: 'nats://127.0.0.1:1' });
-    expect(printed.code).toBe(0);
-    files.set(r, printed.stdout);
-  }
-  sc = await startSuperCluster(dir, REGIONS, {
-    serverConfig: (r) => ({
-      extraConfig: files.get(r)!,
-      env: { ...process.env, ...Object.fromEntries(ROLES.map((role) => [`RELAY_NATS_${role.toUpperCase()}_PASSWORD`, passwords[r as RegionName][role]!])) },
-    }),
-  });
+  roles = await startRolesMesh(dir, REGIONS, MESH, 'c');
+  sc = roles.sc;
   profile = await startProfileApi();
-  const setup = await runCli(['setup'], { ...MESH, ...as('cli', 'c') }, 120_000);
-  expect(setup.code, setup.stderr).toBe(0);
   for (const r of REGIONS) {
     ingresses.set(r, await service('ingress', r));
     gateways.set(r, await service('gateway', r));
