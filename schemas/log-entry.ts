@@ -23,3 +23,8 @@ export const LogEntry = Type.Object(
   { additionalProperties: false },
 );
 export type LogEntry = Static<typeof LogEntry>;
+
+/** How operators' views name one entry: its sequence, or with regions `<region>:<sequence>` (the event id's form). */
+export function entryName(region: string | null | undefined, seq: number): string {
+  return region === null || region === undefined ? String(seq) : `${region}:${seq}`;
+}

@@ -6,6 +6,7 @@ import { JetStreamApiError, JetStreamError } from '@nats-io/jetstream';
 import { ClosedConnectionError, ConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError } from '@nats-io/nats-core';
 import { ADMIN_ERRORS, type AdminErrorCode } from '../../schemas/admin-api.js';
 import { isRelayError } from '../core/errors.js';
+import { LogStalledError } from '../core/log-reader.js';
 
 export class AdminError extends Error {
   readonly code: AdminErrorCode;
@@ -38,6 +39,8 @@ export function asAdminError(e: unknown): AdminError {
   // refuse) are the caller's mistake: answered with their own status, never as our fault.
   const status = clientErrorStatus(e);
   if (status !== null) return frameworkRefusal(status, e instanceof Error ? e.message : 'unreadable');
+  // A read of the log that stopped making progress (a node failed under it): retry.
+  if (e instanceof LogStalledError) return new AdminError('unavailable', 'Reading the log stalled (a NATS node may have failed under it); retry shortly.');
   // NATS down, reconnecting or refusing: the operator retries, it is no bug of ours.
   if (NATS_FAULTS.some((c) => e instanceof c)) return new AdminError('unavailable', 'NATS cannot be reached or did not answer right now; retry shortly.');
   return new AdminError('internal_error', 'The admin service failed on this request; the log says why.');

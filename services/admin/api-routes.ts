@@ -16,7 +16,7 @@ import { keyView } from '../core/key-view.js';
 import type { KeyStore } from '../core/keys.js';
 import { LogQueryError, parseLogQuery, type LogQuery } from '../core/log-query.js';
 import type { Logger } from '../core/logger.js';
-import type { OperatorLog } from '../core/operator-logs.js';
+import { regionOrder, type OperatorLog } from '../core/operator-logs.js';
 import { ALL_SCOPES } from '../core/scopes.js';
 import { parseExpiry, parseSince, parseWholeNumber } from '../core/units.js';
 import { RELAY_VERSION } from '../core/version.js';
@@ -48,7 +48,8 @@ const AUDIT_LIMIT = { default: 200, max: 1000 };
 
 export const adminApi: FastifyPluginAsyncTypebox<ApiDeps> = async (api, deps) => {
   const { keys, bans, audit, mesh } = deps;
-  const regions = deps.logs.every((l) => l.region === null) ? null : deps.logs.flatMap((l) => (l.region === null ? [] : [l.region]));
+  const order = regionOrder(deps.logs);
+  const regions = order.length === 0 ? null : order;
   const logQuery = (q: LogFilters, fromNow: boolean): LogQuery => {
     try {
       return parseLogQuery({ since: single(q.since, 'since'), fromSeq: single(q.fromSeq, 'fromSeq'), type: single(q.type, 'type'), sender: single(q.sender, 'sender') }, fromNow, (f) => f, regions);

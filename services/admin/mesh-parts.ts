@@ -46,7 +46,14 @@ export class MeshParts {
   /** Reads the region's buckets; without regions a failure is the service's, with them it is retried. */
   async start(): Promise<void> {
     if (this.region === null) {
-      this.watch = await this.open();
+      const watch = this.create();
+      try {
+        await this.load(watch);
+      } catch (e) {
+        await this.close(watch);
+        throw e;
+      }
+      this.watch = watch;
       return;
     }
     await this.attempt();
@@ -71,7 +78,7 @@ export class MeshParts {
     this.watch = null;
   }
 
-  private async open(): Promise<Watch> {
+  private create(): Watch {
     const { js, region, nodeTimeoutMs, logger } = this.options;
     const liveness = new NodeLiveness(js, region, nodeTimeoutMs, logger);
     const claims = new KvMirror(js, claimsBucket(region), parseStreamClaim, logger);
@@ -79,33 +86,33 @@ export class MeshParts {
     liveness.mirror.on('delete', (_key, previous) => {
       if (previous !== undefined) this.options.onGone(previous);
     });
-    const watch = { liveness, claims };
-    try {
-      await Promise.all([liveness.start(), claims.start()]);
-      return watch;
-    } catch (e) {
-      await this.close(watch);
-      throw e;
-    }
+    return { liveness, claims };
   }
 
+  private async load(watch: Watch): Promise<void> {
+    await Promise.all([watch.liveness.start(), watch.claims.start()]);
+  }
+
+  /** One try within START_WITHIN_MS; a try too slow or failed is stopped whole, and made again later. */
   private async attempt(): Promise<void> {
+    const watch = this.create();
     let timer: NodeJS.Timeout | undefined;
-    const opening = this.open();
-    const late = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), START_WITHIN_MS);
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), START_WITHIN_MS);
     });
     try {
-      const watch = await Promise.race([opening, late]);
-      if (watch !== null) {
-        if (this.stopped) await this.close(watch);
-        else this.watch = watch;
+      const loading = this.load(watch).then(() => 'loaded' as const);
+      // A try given up on may still fail after: no one waits for it then.
+      loading.catch(() => undefined);
+      const outcome = await Promise.race([loading, late]);
+      if (outcome === 'loaded' && !this.stopped) {
+        this.watch = watch;
         return;
       }
-      // Too slow: whatever it opens later is closed, and a new try is made.
-      void opening.then((w) => this.close(w), () => undefined);
-      this.later(new Error(`not read within ${START_WITHIN_MS / 1000} s`));
+      await this.close(watch);
+      if (outcome === 'late') this.later(new Error(`not read within ${START_WITHIN_MS / 1000} s`));
     } catch (err) {
+      await this.close(watch);
       this.later(err);
     } finally {
       clearTimeout(timer);

@@ -7,7 +7,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import type { LogEntry } from '../core/log-entry.js';
 import type { LogQuery } from '../core/log-query.js';
 import { MergedLog } from '../core/merged-log.js';
-import type { OperatorLog } from '../core/operator-logs.js';
+import { regionOrder, type OperatorLog } from '../core/operator-logs.js';
 import { entryOf, openOperatorRead, positionText } from '../core/operator-read.js';
 import { channelSubject } from '../core/subjects.js';
 
@@ -31,8 +31,7 @@ export async function replayChannel(js: JetStreamClient, logs: readonly Operator
       if (entries.length === limit) {
         // This entry is the next page's first.
         const position = merged.position().set(from.region, entry.seq);
-        const order = logs.flatMap((l) => (l.region === null ? [] : [l.region]));
-        return { entries, more: true, nextSeq: from.region === null ? entry.seq : null, nextFrom: positionText(position, order) };
+        return { entries, more: true, nextSeq: from.region === null ? entry.seq : null, nextFrom: positionText(position, regionOrder(logs)) };
       }
       entries.push(entry);
     }

@@ -10,7 +10,8 @@ import type { LogEntry } from '../core/log-entry.js';
 import type { LogQuery } from '../core/log-query.js';
 import type { Logger } from '../core/logger.js';
 import { inArrivalOrder } from '../core/merged-log.js';
-import { entryName, type OperatorLog } from '../core/operator-logs.js';
+import { entryName } from '../../schemas/log-entry.js';
+import type { OperatorLog } from '../core/operator-logs.js';
 import { entryOf, openOperatorRead, type OperatorRead } from '../core/operator-read.js';
 import { AdminError } from './admin-error.js';
 import type { Operator } from './admin-tokens.js';
@@ -116,6 +117,7 @@ export class TailHub {
 function write(res: NodeJS.WritableStream & { destroyed?: boolean }, e: LogEntry): void {
   if (res.destroyed === true) return;
   // JSON has no raw newline, so one data line per entry. The id names the entry: without regions a
-  // reader resumes with fromSeq = id; with regions (`eu:1042`) with the one region it names.
+  // reader resumes with fromSeq = id. With regions (`eu:1042`) it is no place to resume from (as
+  // fromSeq it would start every other region at its oldest entry): a replay's nextFrom is.
   res.write(`id: ${entryName(e.region, e.seq)}\nevent: entry\ndata: ${JSON.stringify(e)}\n\n`);
 }

@@ -30,10 +30,12 @@ export interface Admin {
 export interface AdminOptions {
   keys?: boolean;
   bans?: boolean;
+  /** The configuration, when the command has loaded it already. */
+  config?: RelayConfig;
 }
 
 export async function openAdmin(options: AdminOptions = {}): Promise<Admin> {
-  const config = loadConfig('all');
+  const config = options.config ?? loadConfig('all');
   // The CLI's own output is its result; NATS chatter goes to stderr only when asked for.
   const logger = createLogger({ level: process.env['LOG_LEVEL'] ?? 'warn', pretty: false, destination: process.stderr });
   let nats: NatsContext;

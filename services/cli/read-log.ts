@@ -8,7 +8,8 @@ import { summarise, type LogEntry } from '../core/log-entry.js';
 import { fromSequence } from '../core/log-reader.js';
 import { parseLogQuery, LogQueryError, type LogQuery, type LogQueryField } from '../core/log-query.js';
 import { inArrivalOrder, MergedLog, type FromLog } from '../core/merged-log.js';
-import { entryName, operatorLogs, type OperatorLog } from '../core/operator-logs.js';
+import { entryName } from '../../schemas/log-entry.js';
+import { operatorLogs, type OperatorLog } from '../core/operator-logs.js';
 import { entryOf, openOperatorRead } from '../core/operator-read.js';
 import { channelSubject, STREAM_SUBJECTS } from '../core/subjects.js';
 import { parseWholeNumber } from '../core/units.js';
@@ -65,8 +66,9 @@ async function readLog(filter: string, opts: ReadOptions, showChannel: boolean, 
   if (limit === null || limit < 1) throw new CliError(`--limit must be a whole number of at least 1, digits only (got "${opts.limit}").`, 2);
   const progress = process.stderr.isTTY && !opts.follow;
   // Refused before connecting: a mistyped option is said at once, NATS reachable or not.
-  const { keep, startIn } = query(opts, fromNow, loadConfig('all').regions?.all ?? null);
-  await withAdmin({}, async (admin) => {
+  const config = loadConfig('all');
+  const { keep, startIn } = query(opts, fromNow, config.regions?.all ?? null);
+  await withAdmin({ config }, async (admin) => {
     const logs = operatorLogs(admin.config.regions);
     const now = startIn(null).deliver_policy === DeliverPolicy.New ? await startsNow(admin.nats.jsm, logs) : null;
     const follow = opts.follow === true;

@@ -47,6 +47,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
   private watcher: QueuedIterator<KvWatchEntry> | null = null;
   private feed: KvFeed | null = null;
   private stopped = false;
+  private unblockStart: (() => void) | undefined;
 
   constructor(js: JetStreamClient, bucket: string, parse: (value: unknown, key: string) => T | null, logger: Logger, options: MirrorOptions = {}) {
     super();
@@ -72,6 +73,12 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     if (await isEmpty()) ready();
     const watcher = await kv.watch();
     this.watcher = watcher;
+    // Stopped while the watch was being made: nothing may keep running, and the start ends.
+    if (this.stopped) {
+      watcher.stop();
+      return;
+    }
+    this.unblockStart = ready;
     void (async () => {
       for await (const entry of watcher) {
         this.apply(entry.key, entry.operation, entry.revision, () => entry.json<unknown>());
@@ -205,6 +212,8 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
     this.stopped = true;
     this.watcher?.stop();
     this.feed?.stop();
+    // A start still waiting for the watch to load ends with the stop.
+    this.unblockStart?.();
   }
 }
 

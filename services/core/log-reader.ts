@@ -24,6 +24,8 @@ export interface LogRange {
   follow?: boolean;
   /** Messages asked for at once. */
   batch?: number;
+  /** A bounded read whose first message takes longer than this is a stall (default: STALL_MS). */
+  firstWithinMs?: number;
 }
 
 /** A bounded read stopped making progress; the caller may retry from where it stopped. */
@@ -77,16 +79,19 @@ export class LogReader implements AsyncIterable<JsMsg> {
       if (this.closing !== null || (!follow && this.pending === 0)) return;
       const messages = await this.consumer.consume({ max_messages: this.range.batch ?? 512 });
       this.messages = messages;
-      // Closed while the subscription was being made.
-      if (this.closing !== null) await messages.close();
+      // Closed while the subscription was being made: its end is read by the loop below (nats.js
+      // ends the messages only once they are read, so waiting for it here would wait for ever).
+      if (this.closing !== null) messages.close().catch(() => undefined);
       let read = 0;
       let progress = Date.now();
+      // Held at a message it gave (a merged read hands on the oldest first): not a stall.
+      let held = false;
       let done = follow;
       const watchdog = follow
         ? undefined
         : setInterval(() => {
-            if (Date.now() - progress > STALL_MS) void messages.close();
-          }, STALL_MS / 4);
+            if (!held && Date.now() - progress > (read === 0 ? (this.range.firstWithinMs ?? STALL_MS) : STALL_MS)) void messages.close();
+          }, Math.min(STALL_MS, this.range.firstWithinMs ?? STALL_MS) / 4);
       try {
         for await (const m of messages) {
           progress = Date.now();
@@ -95,7 +100,10 @@ export class LogReader implements AsyncIterable<JsMsg> {
             break;
           }
           read++;
+          held = true;
           yield m;
+          held = false;
+          progress = Date.now();
           if (!follow && (m.info.pending === 0 || m.seq === untilSeq)) {
             done = true;
             break;
@@ -112,9 +120,11 @@ export class LogReader implements AsyncIterable<JsMsg> {
   }
 
   /**
-   * Stops reading; the consumer is gone from the server when this resolves. The messages' own close
-   * is not awaited: nats.js ends their iteration only once the iterating code asks for its next
-   * message, which a read held at a message it gave (several logs merged) may never do.
+   * Stops reading; the consumer is deleted from the server when this resolves. The messages' own
+   * close is not awaited: nats.js ends their iteration only once the iterating code asks for its
+   * next message, which a read held at a message it gave (several logs merged) may not do. Until it
+   * does, an ordered consumer reset already under way in nats.js could make the consumer again (it
+   * then lingers its 5 minutes of inactivity); the merged reads here resume every reader they hold.
    */
   close(): Promise<void> {
     this.closing ??= (async () => {

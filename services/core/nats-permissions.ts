@@ -220,7 +220,7 @@ export function rolePermissions(layout: readonly StreamPlan[], region: string | 
           publish: [
             ['$JS.API.INFO'],
             // What it checks at start (as the home region), and every region's claims and heartbeats.
-            api('STREAM.INFO', ...new Set([...plansFor([...layout], 'admin', home).map((p) => p.stream), ...everyRegion.flatMap((r) => [kvStream(claimsBucket(r as string)), kvStream(nodesBucket(r))])])),
+            api('STREAM.INFO', ...new Set([...plansFor([...layout], 'admin', home).map((p) => p.stream), ...everyRegion.flatMap((r) => [kvStream(claimsBucket(r)), kvStream(nodesBucket(r))])])),
             ...operatorReads,
           ],
           subscribe: [`${inboxPrefix('admin')}.>`, liveInEveryRegion(STREAM_SUBJECTS), ...operatorFeeds],

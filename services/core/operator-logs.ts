@@ -25,7 +25,7 @@ export function operatorLogs(regions: RegionSettings | null): OperatorLog[] {
   }));
 }
 
-/** How an operator's view names one entry: its sequence, or with regions `<region>:<sequence>` (the event id's form). */
-export function entryName(region: string | null | undefined, seq: number): string {
-  return region === null || region === undefined ? String(seq) : `${region}:${seq}`;
+/** The regions of these logs in the mesh's order (none without regions): how positions are spelt. */
+export function regionOrder(logs: readonly OperatorLog[]): string[] {
+  return logs.flatMap((l) => (l.region === null ? [] : [l.region]));
 }

@@ -10,7 +10,8 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliResult> {
+/** `onStderr`: told what the command has written to stderr so far, each time it writes (a follow's "Listening" line). */
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000, onStderr?: (soFar: string) => void): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
@@ -19,7 +20,10 @@ export function runCli(args: string[], env: Record<string, string>, timeoutMs = 
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      onStderr?.(stderr);
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`relay ${args.join(' ')} did not finish within ${timeoutMs} ms\n${stderr}`));
@@ -36,4 +40,11 @@ export async function runCliJson<T>(args: string[], env: Record<string, string>)
   const r = await runCli(args, env);
   if (r.code !== 0) throw new Error(`relay ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
+}
+
+/** Runs the CLI and parses each line of its stdout as JSON (relay replay --json prints an entry a line). */
+export async function runCliJsonLines<T>(args: string[], env: Record<string, string>): Promise<T[]> {
+  const r = await runCli(args, env);
+  if (r.code !== 0) throw new Error(`relay ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return r.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T);
 }

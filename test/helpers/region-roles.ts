@@ -3,6 +3,8 @@
 // region's own as a deployment gives them, laid out by `relay setup` run as one region's cli user.
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { startAdminServer, type AdminServer } from '../../services/admin/admin-server.js';
+import { startRelayServer, type RelayServer } from '../../services/server.js';
 import { startSuperCluster, type SuperCluster } from '../../tools/nats-super-cluster.js';
 import { runCli } from './cli.js';
 
@@ -34,4 +36,19 @@ export async function startRolesMesh(dir: string, regions: readonly string[], me
   const setup = await runCli(['setup'], { ...mesh, ...as('cli', setUpIn) }, 120_000);
   expect(setup.code, setup.stderr).toBe(0);
   return { sc, as };
+}
+
+const quiet = { LOG_LEVEL: process.env['DEBUG_LOG_LEVEL'] ?? 'silent', NODE_ENV: 'test' };
+
+/** An ingress or a gateway in `region`, with its region's credentials, named `<kind>-<region>`. */
+export function regionService(roles: RolesMesh, mesh: Record<string, string>, kind: 'ingress' | 'gateway', region: string, env: Record<string, string>): Promise<RelayServer> {
+  return startRelayServer({
+    service: kind,
+    env: { ...mesh, REGION: region, ...roles.as(kind, region), ...quiet, PROFILE_API_RATE_PER_ADDRESS: '0', HOST: '127.0.0.1', PORT: '0', RELAY_NODE_ID: `${kind}-${region}`, ...env },
+  });
+}
+
+/** The admin service connected to `region`'s servers with their admin user (it acts as the home region). */
+export function regionAdmin(roles: RolesMesh, mesh: Record<string, string>, region: string, token: string): Promise<AdminServer> {
+  return startAdminServer({ env: { ...mesh, ...roles.as('admin', region), ...quiet, ADMIN_HOST: '127.0.0.1', ADMIN_PORT: '0', ADMIN_TOKEN: token, RELAY_NODE_ID: `admin-${region}` } });
 }

@@ -9,15 +9,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startAdminServer, type AdminServer } from '../../services/admin/admin-server.js';
+import type { AdminServer } from '../../services/admin/admin-server.js';
 import type { CreatedKey } from '../../services/core/keys.js';
 import { ALL_SCOPES } from '../../services/core/scopes.js';
-import { startRelayServer, type RelayServer } from '../../services/server.js';
+import type { RelayServer } from '../../services/server.js';
 import type { SuperCluster } from '../../tools/nats-super-cluster.js';
-import { runCli, runCliJson } from '../helpers/cli.js';
+import { runCli, runCliJson, runCliJsonLines } from '../helpers/cli.js';
 import { clientHeaders, newPlayer, postTo, type Player } from '../helpers/clients.js';
 import { startProfileApi, type FakeProfileApi } from '../helpers/profile-api.js';
-import { startRolesMesh, type Role, type RolesMesh } from '../helpers/region-roles.js';
+import { regionAdmin, regionService, startRolesMesh, type Role, type RolesMesh } from '../helpers/region-roles.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
 
 const REGIONS = ['a', 'b', 'c'] as const;
@@ -30,7 +30,6 @@ const CROSSED_MS = 30_000;
 const as = (role: Role, region: RegionName): Record<string, string> => roles.as(role, region);
 const scopes = ALL_SCOPES.filter((s) => s !== 'irc.connection.unauthenticated').join(',');
 const TOKEN = randomBytes(24).toString('hex');
-const quiet = { LOG_LEVEL: process.env['DEBUG_LOG_LEVEL'] ?? 'silent', NODE_ENV: 'test' };
 
 let dir: string;
 let roles: RolesMesh;
@@ -41,17 +40,9 @@ let admin: AdminServer;
 const services = new Map<string, RelayServer>();
 const opened: SseStream[] = [];
 
-function service(kind: 'ingress' | 'gateway', region: RegionName): Promise<RelayServer> {
-  return startRelayServer({
-    service: kind,
-    env: { ...MESH, REGION: region, ...as(kind, region), ...quiet, PROFILE_API_URL: profile.url, PROFILE_API_RATE_PER_ADDRESS: '0', HOST: '127.0.0.1', PORT: '0', RELAY_NODE_ID: `${kind}-${region}` },
-  });
-}
-
-/** The admin service in region b, which is not the home region: it reads and writes as a, the home. */
-function adminIn(region: RegionName): Promise<AdminServer> {
-  return startAdminServer({ env: { ...MESH, ...as('admin', region), ...quiet, ADMIN_HOST: '127.0.0.1', ADMIN_PORT: '0', ADMIN_TOKEN: TOKEN, RELAY_NODE_ID: `admin-${region}` } });
-}
+const service = (kind: 'ingress' | 'gateway', region: RegionName): Promise<RelayServer> => regionService(roles, MESH, kind, region, { PROFILE_API_URL: profile.url });
+/** The admin service in a region that is not the home region: it reads and writes as a, the home. */
+const adminIn = (region: RegionName): Promise<AdminServer> => regionAdmin(roles, MESH, region, TOKEN);
 
 async function api<T>(path: string, init: { method?: string; body?: unknown } = {}, server: AdminServer = admin): Promise<{ status: number; body: T }> {
   const res = await fetch(server.url + path, {
@@ -100,13 +91,6 @@ interface Page {
   more: boolean;
   nextSeq: number | null;
   nextFrom: string | null;
-}
-
-/** A command's JSON lines (relay replay --json prints one entry a line). */
-async function jsonLines<T>(args: string[], env: Record<string, string>): Promise<T[]> {
-  const r = await runCli(args, env);
-  expect(r.code, r.stderr).toBe(0);
-  return r.stdout.trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as T);
 }
 
 describe("the operator's tools in a mesh of regions", () => {
@@ -208,28 +192,35 @@ describe("the operator's tools in a mesh of regions", () => {
 
   it('relay replay, tail, stats and trace read every region, run against any region', async () => {
     const cli = { ...MESH, ...as('cli', 'c') };
-    const replayed = await jsonLines<Entry>(['replay', CHANNEL, '--json', '--limit', '9'], cli);
+    const replayed = await runCliJsonLines<Entry>(['replay', CHANNEL, '--json', '--limit', '9'], cli);
     expect(replayed.map((e) => [e.region, e.data.message])).toEqual(sent.map((s) => [s.region, s.message]));
     // From where the fourth entry is, per region: the fourth and after, in order.
     const fourth = replayed[3]!;
     const fromSeq = REGIONS.map((r) => `${r}:${replayed.find((e, i) => i >= 3 && e.region === r)!.seq}`).join('.');
-    const rest = await jsonLines<Entry>(['replay', CHANNEL, '--json', '--limit', '6', '--from-seq', fromSeq], cli);
+    const rest = await runCliJsonLines<Entry>(['replay', CHANNEL, '--json', '--limit', '6', '--from-seq', fromSeq], cli);
     expect(rest.map((e) => e.data.message)).toEqual(sent.slice(3).map((s) => s.message));
     const stats = await runCliJson<{ regions: Array<{ region: string; stream: string; channels: Array<{ channel: string; messages: number }> }> }>(['stats', '--json'], cli);
     expect(stats.regions.map((s) => [s.region, s.stream])).toEqual([['a', 'RELAY_REGION_A'], ['b', 'RELAY_REGION_B_AT_A'], ['c', 'RELAY_REGION_C_AT_A']]);
     for (const s of stats.regions) expect(s.channels.find((c) => c.channel === CHANNEL)?.messages ?? 0).toBeGreaterThanOrEqual(3);
     const traced = await runCliJson<{ region: string; seq: number; channel: string }>(['trace', `${fourth.region}:${fourth.seq}`, '--json'], cli);
     expect(traced).toMatchObject({ region: fourth.region, seq: fourth.seq, channel: CHANNEL });
-    const tailed = await runCli(['tail', '--since', '1h', '--limit', '2'], cli);
+    // Followed live from now, posted in another region than the command's.
+    let listening!: () => void;
+    const heard = new Promise<void>((resolve) => (listening = resolve));
+    const following = runCli(['tail', '--limit', '1'], cli, 60_000, (soFar) => soFar.includes('Listening') && listening());
+    await heard;
+    await post('a', player, 'followed live');
+    const tailed = await following;
     expect(tailed.code, tailed.stderr).toBe(0);
-    expect(tailed.stdout.trim().split('\n')).toHaveLength(2);
-    expect(tailed.stdout).toMatch(/#[abc]:\d+ {2}ops\.example\.net/);
+    expect(tailed.stdout).toMatch(/^\S+ {2}#a:\d+ {2}ops\.example\.net .*followed live\n$/);
     const unknown = await runCli(['trace', 'mars:1'], cli);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/the region one of a, b, c/);
   });
 
-  it('starts the admin service while a region is cut off, showing the others, and that region once its link returns', async () => {
+  it('starts the admin service while a region is cut off, showing the others, a lift saying it cannot reach that region, and that region once its link returns', async () => {
+    const oscar = newPlayer(profile);
+    expect((await api('/api/bans', { method: 'POST', body: { uuid: oscar.uuid, reason: 'spam' } })).status).toBe(201);
     sc.isolate('c');
     let second: AdminServer | undefined;
     try {
@@ -238,6 +229,9 @@ describe("the operator's tools in a mesh of regions", () => {
       expect(nodes.status).toBe(200);
       expect(nodes.body.map((n) => n.node)).not.toContain('ingress-c');
       expect(nodes.body.map((n) => n.node)).toContain('ingress-b');
+      // Lifted in the home region's bucket; c's could not be read, so whatever c banned stands.
+      const lift = await api<{ error: string; message: string }>(`/api/bans/${oscar.uuid}`, { method: 'DELETE' }, second);
+      expect(lift).toEqual({ status: 503, body: { error: 'unavailable', message: expect.stringMatching(/^Its bans were lifted where they could be read, but the bans of relay-bans-c .*could not be read/) } });
     } finally {
       sc.heal();
     }

@@ -36,6 +36,7 @@ function source(region: string, stored: Array<[number, number]>, options: { star
 
 async function take<T>(it: AsyncIterable<T>, n = Infinity): Promise<T[]> {
   const out: T[] = [];
+  if (n <= 0) return out;
   for await (const x of it) {
     out.push(x);
     if (out.length >= n) break;
@@ -71,6 +72,12 @@ describe('a bounded read of several logs', () => {
     expect(merged.position()).toEqual(new Map([['eu', 5], ['us', 12]]));
   });
 
+  it("throws a log's failure, and closes every log", async () => {
+    const logs = [source('eu', [[1, 10], [2, 20]], { failAfter: 1 }), source('us', [[1, 15], [2, 25]])];
+    await expect(take(new MergedLog(logs))).rejects.toThrow('log eu failed');
+    expect(logs.map((l) => l.closed)).toEqual([true, true]);
+  });
+
   it('closes every log when the reader stops early', async () => {
     const logs = [source('eu', [[1, 10], [2, 20]]), source('us', [[1, 15]])];
     await take(new MergedLog(logs), 1);
@@ -85,6 +92,13 @@ describe('a live read of several logs', () => {
     const got = await take(inArrivalOrder([quiet, busy]), 3);
     expect(got.map((f) => `${f.region}:${f.message.seq}`)).toEqual(['eu:1', 'eu:2', 'eu:3']);
     expect([quiet.closed, busy.closed]).toEqual([true, true]);
+  });
+
+  it('stopped while logs hold messages no one has taken yet, closes every log and lets none wait', async () => {
+    const busy = [source('eu', Array.from({ length: 50 }, (_, i): [number, number] => [i + 1, i]), { forever: true }), source('us', Array.from({ length: 50 }, (_, i): [number, number] => [i + 1, i]), { forever: true })];
+    const got = await take(inArrivalOrder(busy), 5);
+    expect(got).toHaveLength(5);
+    expect(busy.map((l) => l.closed)).toEqual([true, true]);
   });
 
   it('ends when every log has ended, each log in its own order', async () => {

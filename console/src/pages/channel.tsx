@@ -3,7 +3,7 @@
 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { StreamView } from '../../../schemas/admin-api.js';
-import type { LogEntry } from '../../../schemas/log-entry.js';
+import { entryName, type LogEntry } from '../../../schemas/log-entry.js';
 import { api, ApiError, enc, tail } from '../api.js';
 import { ErrorNote, Loading, Page } from '../components/notes.js';
 import { ago, shown, time } from '../format.js';
@@ -167,8 +167,8 @@ function Entries({ entries, label }: { entries: Entry[]; label: string }) {
         </thead>
         <tbody>
           {entries.map((e) => (
-            <tr key={e.region === undefined ? e.seq : `${e.region}:${e.seq}`}>
-              <td>{e.region === undefined ? e.seq : `${e.region}:${e.seq}`}</td>
+            <tr key={entryName(e.region, e.seq)}>
+              <td>{entryName(e.region, e.seq)}</td>
               <td class="when">{time(e.time)}</td>
               <td class="mono">{e.meta.uuid}</td>
               <td>{e.meta.agent !== null ? shown(e.meta.agent) : '–'}</td>

@@ -26,21 +26,22 @@ export function registerTrace(program: Command): void {
     .option('--json', 'print one JSON object')
     .action(async (seqText: string, opts: { json?: boolean }) => {
       // Loaded when it runs: `relay --help` does not load the mesh's code.
-      const [{ withAdmin }, { Header }, { operatorLogs, entryName }, { traceIdOf }, { parseEventId }] = await Promise.all([
+      const [{ withAdmin }, { Header }, { operatorLogs, regionOrder }, { traceIdOf }, { parseEventId }, { entryName }] = await Promise.all([
         import('../admin.js'),
         import('../../core/wire-headers.js'),
         import('../../core/operator-logs.js'),
         import('../../core/tracing.js'),
         import('../../../schemas/event-id.js'),
+        import('../../../schemas/log-entry.js'),
       ]);
       // A malformed argument is refused before connecting; whether its region is one of this mesh's, after.
-      const named = parseEventId(seqText);
-      if (named === null || (named.kind === 'single' && named.seq < 1)) {
+      const whole = parseWholeNumber(seqText);
+      if (whole === null ? parseEventId(seqText)?.kind !== 'regions' : whole < 1) {
         throw new CliError(`<seq> must be a whole number of at least 1, digits only, or <region>:<seq> on a mesh with regions (got "${seqText.slice(0, 64)}").`, 2);
       }
       const answer = await withAdmin({}, async (admin): Promise<TraceAnswer> => {
         const logs = operatorLogs(admin.config.regions);
-        const { region, seq } = entryOf(seqText, logs.flatMap((l) => (l.region === null ? [] : [l.region])), parseEventId);
+        const { region, seq } = entryOf(seqText, regionOrder(logs), parseEventId);
         const log = logs.find((l) => l.region === region)!;
         const name = `#${entryName(region, seq)}`;
         const m = await admin.nats.jsm.streams.getMessage(log.stream, { seq }).catch((e: unknown) => {
@@ -54,7 +55,7 @@ export function registerTrace(program: Command): void {
         printJson(answer);
         return;
       }
-      const where = `#${answer.region === undefined ? answer.seq : `${answer.region}:${answer.seq}`} (${escapeControlChars(answer.channel)})`;
+      const where = `#${entryName(answer.region, answer.seq)} (${escapeControlChars(answer.channel)})`;
       if (answer.traceId === null) process.stdout.write(`${where} was not traced: it was stored while tracing was off.\n`);
       else if (!answer.sampled) process.stdout.write(`${where} trace ${answer.traceId}, not sampled: the backend has no spans for it.\n`);
       else process.stdout.write(`${where} trace ${answer.traceId}\n`);
