@@ -81,6 +81,9 @@ export class KvFeed {
 
   /** Resolves once every key's latest entry is applied. */
   async start(): Promise<void> {
+    // Held from the first message on: one heard before the first read (while the subscription is
+    // flushed) is applied after it, not taken for a loss that starts a second read beside the first.
+    this.held = [];
     this.sub = this.o.nc.subscribe(kvFeedSubject(this.o.bucket, '>'), {
       callback: this.hear,
     });
@@ -140,6 +143,11 @@ export class KvFeed {
   }
 
   private async run(first: boolean): Promise<void> {
+    // One read at a time: the held messages belong to it.
+    if (this.syncing && !first) {
+      this.again = true;
+      return;
+    }
     this.syncing = true;
     this.again = false;
     try {
