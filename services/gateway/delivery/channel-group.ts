@@ -17,6 +17,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { MetaShape } from '../../../schemas/meta.js';
 import { guarded } from '../../core/guarded-callback.js';
 import { newestOn, type WalkedMsg } from '../../core/log-walk.js';
+import { originAhead } from './copy-lag.js';
 import type { Logger, ThrottledWarnings } from '../../core/logger.js';
 import type { RelayMetrics } from '../../core/metrics.js';
 import { LIVE_PREFIX } from '../../core/subjects.js';
@@ -76,6 +77,7 @@ export class ChannelGroup {
   private catchUpWanted: string | null | undefined;
   /** With regions: logs whose start could not be read and nothing has been heard of since (no catch-up from 0). */
   private readonly unstarted = new Set<string>();
+  private closed = false;
 
   constructor(key: string, nc: NatsConnection, context: GroupContext) {
     this.key = key;
@@ -120,6 +122,13 @@ export class ChannelGroup {
       }),
     );
     this.drainBacklog();
+    // A copy read just now may lag its origin by frames this group will never hear live (copy-lag.ts).
+    for (const log of logs.all().filter((l) => l.copy && !this.unstarted.has(l.region))) {
+      const known = (): number => this.position.get(log.region);
+      void originAhead(jsm, log, logs.filter(log, this.channel), known, () => this.closed)
+        .then((ahead) => (ahead === null ? undefined : this.catchUp(log.region)))
+        .catch((err: unknown) => logger.warn({ err, channel: this.key, log: log.stream }, "catching up with a copy behind its origin at the group's start failed"));
+    }
   }
 
   private onLive(msg: Msg): void {
@@ -252,6 +261,7 @@ export class ChannelGroup {
 
   /** Stops hearing the channel; the window's frames stop counting against the budget. */
   close(): void {
+    this.closed = true;
     this.sub.unsubscribe();
     this.context.windows.drop(this.window);
   }
