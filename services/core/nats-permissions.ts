@@ -48,6 +48,8 @@ import {
 } from './subjects.js';
 
 export type PermissionRole = Exclude<NatsRole, 'all'>;
+/** Every role with a NATS user in a permissions file: each needs its RELAY_NATS_<ROLE>_PASSWORD. */
+export const PERMISSION_ROLES: readonly PermissionRole[] = ['ingress', 'gateway', 'admin', 'cli'];
 
 /** The account JetStream lives in, with the operator's roles. */
 export const JETSTREAM_ACCOUNT = 'RELAY';

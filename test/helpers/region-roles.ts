@@ -4,12 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { startAdminServer, type AdminServer } from '../../services/admin/admin-server.js';
+import { PERMISSION_ROLES, type PermissionRole } from '../../services/core/nats-permissions.js';
 import { startRelayServer, type RelayServer } from '../../services/server.js';
 import { startSuperCluster, type SuperCluster } from '../../tools/nats-super-cluster.js';
 import { runCli } from './cli.js';
 
-export const ROLES = ['ingress', 'gateway', 'admin', 'cli'] as const;
-export type Role = (typeof ROLES)[number];
+export const ROLES = PERMISSION_ROLES;
+export type Role = PermissionRole;
 
 export interface RolesMesh {
   sc: SuperCluster;

@@ -10,10 +10,12 @@ import { join } from 'node:path';
 import { startSuperCluster, type SuperCluster } from '../nats-super-cluster.js';
 import { startRelayProcess, waitReady, type RelayProcess } from '../relay-process.js';
 import { freePort } from '../ports.js';
+import { PERMISSION_ROLES, type PermissionRole } from '../../services/core/nats-permissions.js';
 import { relayCommand } from './relay-command.js';
 
-const ROLES = ['ingress', 'gateway', 'cli'] as const;
-type Role = (typeof ROLES)[number];
+// Every role the region's permission file names a user for (relay nats-permissions --region R): each needs its password.
+const ROLES = PERMISSION_ROLES;
+type Role = PermissionRole;
 export type RegionRole = 'ingress' | 'gateway';
 
 /** Scopes that send and hear everything on a channel (as prepare-cluster.ts gives the one-log campaign). */
