@@ -153,3 +153,46 @@ describe('the refusals of a region that is up', () => {
     expect(r.anomalies[0]!.text).toBe('w1a_1:9 in region a, which was up: attempt 1 to :4001 refused 503 unavailable');
   });
 });
+
+describe('the refusals while a region\'s relays restart cut off', () => {
+  // Region c cut off at 1000, its relays killed at 3000 and ready again at 21000, the cut healed at 27000.
+  const regionOf = (s: string): string | null => (s.startsWith('w1c_') || s.startsWith('r1c_') ? 'c' : s.startsWith('w1a_') || s.startsWith('r1a_') ? 'a' : null);
+  const down = [{ region: 'c', start: 3000, end: 21_000 }];
+  const ev = (t: number, kind: 'op' | 'stream', subject: string, text: string): { t: number; kind: 'op' | 'stream'; subject: string; text: string } => ({ t, kind, subject, text });
+
+  it("excuses the restarted region's own writers and readers from the kill to both relays ready", () => {
+    const r = checkRegionRefusals(
+      [
+        ev(3100, 'op', 'w1c_1:40', 'attempt 1 to :4000 failed: fetch failed'),
+        ev(3050, 'stream', 'r1c_1#1', 'reconnecting in 250 ms: network'),
+        ev(20_500, 'stream', 'r1c_1#1', 'reconnecting in 3000 ms: unavailable'),
+        ev(21_400, 'op', 'w1c_1:40', 'attempt 9 to :4000 refused 503 unavailable'),
+        // Not refusals: an open, an eviction, an answer.
+        ev(22_000, 'stream', 'r1c_1#1', 'open on gateway-c resuming after c:40'),
+        ev(23_000, 'stream', 'r1c_1#1', 'closed for good on gateway-c: evicted'),
+        ev(22_000, 'op', 'w1c_1:40', 'ok after 10 attempts'),
+      ],
+      regionOf,
+      down,
+    );
+    expect(r).toEqual({ attempts: 2, reconnects: 2, anomalies: [] });
+  });
+
+  it('names a refusal in another region during the restart, and one in the cut region before the kill or after its relays were ready', () => {
+    const r = checkRegionRefusals(
+      [
+        ev(10_000, 'op', 'w1a_1:7', 'attempt 1 to :4001 refused 503 unavailable'),
+        ev(12_000, 'stream', 'r1a_2#3', 'reconnecting in 250 ms: network'),
+        // Cut off but serving: its clients may not be refused before the kill...
+        ev(1500, 'stream', 'r1c_1#1', 'reconnecting in 250 ms: stream_ended'),
+        // ...nor once both relays are ready, the cut still held.
+        ev(24_000, 'op', 'w1c_1:51', 'attempt 1 to :4000 refused 503 unavailable'),
+      ],
+      regionOf,
+      down,
+    );
+    expect(r.anomalies.map((a) => a.subjects[0])).toEqual(['w1a_1:7', 'r1a_2#3', 'r1c_1#1', 'w1c_1:51']);
+    expect(r.anomalies.every((a) => a.class === 'refused-while-up')).toBe(true);
+    expect(r.anomalies[1]!.text).toBe('r1a_2#3 in region a, which was up: reconnecting in 250 ms: network');
+  });
+});

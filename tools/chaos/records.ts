@@ -35,6 +35,8 @@ export interface ClientRecord<Id = number> {
   reader: string;
   account: string;
   channel: string;
+  /** With regions: the region whose gateway it streams from (each client stays in one). */
+  region?: string;
   /** The Last-Event-ID it started from (null: from the live end). */
   startId: Id | null;
   frames: Array<ReceivedFrame<Id>>;

@@ -48,8 +48,8 @@ export interface RegionCampaignResult {
   workloadMs: number;
   ops: WriteOp[];
   clients: Array<ClientRecord<string>>;
-  /** POST attempts refused or failed, of them while their region was up (each an anomaly). */
-  refusedAttempts: { all: number; whileUp: number };
+  /** POST attempts refused or failed and streams reconnected, of them while their region was up (each an anomaly). */
+  refusedAttempts: { all: number; reconnects: number; whileUp: number };
 }
 
 /** What every relay process and `relay setup` run with (one server per region: R1). */
@@ -124,10 +124,11 @@ export async function runRegionCampaign(o: RegionCampaignOptions): Promise<Regio
       streams: streams.counts,
       anomalies: [...writes.anomalies, ...readers.anomalies, ...streams.anomalies].sort((a, b) => a.t - b.t),
     };
-    // Writers are named w<channel><region>_<n> (region-workload.ts).
-    const writerRegion = (opId: string): string | null => o.regions.find((r) => new RegExp(`^w\\d+${r}_`).test(opId)) ?? null;
-    const killed = nemesis.executed.flatMap((f) => (f.killed === undefined ? [] : [{ region: f.killed, start: f.start, end: f.end }]));
-    const refusals = checkRegionRefusals(history.all(), writerRegion, killed);
+    // Writers are named w<channel><region>_<n> (region-workload.ts); each reader's client stays in one region.
+    const clientRegion = new Map(workload.clients().map((c) => [c.id, c.region ?? null]));
+    const regionOf = (subject: string): string | null => clientRegion.get(subject) ?? o.regions.find((r) => new RegExp(`^w\\d+${r}_`).test(subject)) ?? null;
+    const down = nemesis.executed.flatMap((f) => (f.down === undefined ? [] : [f.down]));
+    const refusals = checkRegionRefusals(history.all(), regionOf, down);
     const anomalies: Anomaly[] = [...crashes, ...checkRegionCopies(read.log, read.copies, history.now()), ...refusals.anomalies];
     for (const [region, seqs] of read.missing) {
       if (seqs.length > 0) anomalies.push({ class: 'lost', t: history.now(), subjects: [], text: `region ${region}'s log has no message at ${seqs.length} sequences: ${seqs.slice(0, 10).join(', ')}` });
@@ -137,7 +138,7 @@ export async function runRegionCampaign(o: RegionCampaignOptions): Promise<Regio
       if (r.status !== 200) anomalies.push({ class: 'unready', t: history.now(), subjects: [s.nodeId], text: `${s.nodeId} answers /readyz ${r.status}: ${r.body.slice(0, 200)}` });
     }
     history.record('note', 'campaign', 'checked');
-    return { faults: nemesis.executed, checked, anomalies, log: read.log, history, workloadMs, ops: workload.ops(), clients: workload.clients(), refusedAttempts: { all: refusals.attempts, whileUp: refusals.anomalies.length } };
+    return { faults: nemesis.executed, checked, anomalies, log: read.log, history, workloadMs, ops: workload.ops(), clients: workload.clients(), refusedAttempts: { all: refusals.attempts, reconnects: refusals.reconnects, whileUp: refusals.anomalies.length } };
   } finally {
     for (const stop of stops.reverse()) await stop().catch((e: unknown) => o.say(`while stopping: ${String(e)}`));
   }

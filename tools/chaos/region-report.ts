@@ -70,7 +70,7 @@ export function formatRegionReport(report: RegionReport, file: string): string {
   lines.push('', 'operations checked:');
   lines.push(`  acknowledged POSTs   ${o.acknowledged} (${o.perSecond}/s; ${o.entries} entries), present ${o.present}, lost ${o.lost}, duplicated ${o.duplicated}`);
   lines.push(`  unanswered POSTs     ${o.unknownStored + o.unknownAbsent} (stored ${o.unknownStored}, not stored ${o.unknownAbsent}); refused for good ${o.failed}`);
-  lines.push(`  POST attempts        ${o.refusedAttempts.all} refused or failed, ${o.refusedAttempts.whileUp} of them while their region was up`);
+  lines.push(`  refusals             ${o.refusedAttempts.all} POST attempts refused or failed, ${o.refusedAttempts.reconnects} streams reconnected; ${o.refusedAttempts.whileUp} of them while their region was up`);
   lines.push(`  frames received      ${o.readers.frames} by ${o.readers.clients} reader clients; ${o.readers.caughtUp} running at the end, caught up in every region`);
   lines.push(`  second streams       ${o.streams.takeovers} takeovers on ${o.streams.contested} accounts; ${o.streams.lateFrames} frames on an older stream within the grace or during a fault`);
   lines.push(`  region logs          ${Object.entries(o.logEntries).map(([r, n]) => `${r} ${n}`).join(', ')} entries`);
