@@ -7,6 +7,7 @@ import { checkRegionReaders, reached } from '../../tools/chaos/check-region-read
 import { checkRegionRefusals } from '../../tools/chaos/check-region-refusals.js';
 import { checkStreams } from '../../tools/chaos/check-streams.js';
 import { checkWrites } from '../../tools/chaos/check-writes.js';
+import type { HistoryEvent } from '../../tools/chaos/history.js';
 import type { ClientRecord, LogEntry, WriteOp } from '../../tools/chaos/records.js';
 
 const CH = 'play.example.net';
@@ -141,7 +142,8 @@ describe('the copies of each region\'s log', () => {
 
 describe('the refusals of a region that is up', () => {
   it('excuses an attempt that failed while its region was killed, and names one refused while it was up', () => {
-    const regionOf = (op: string): string | null => (op.startsWith('w1c_') ? 'c' : op.startsWith('w1a_') ? 'a' : null);
+    // An attempt is the region of the ingress it was sent to: port 4000 is c's, 4001 a's.
+    const regionOf = (e: HistoryEvent): string | null => ({ '4000': 'c', '4001': 'a' })[/:(\d+) /.exec(e.text)?.[1] ?? ''] ?? null;
     const events = [
       { t: 1000, kind: 'op' as const, subject: 'w1c_1:5', text: 'attempt 1 to :4000 failed: fetch failed' },
       { t: 1200, kind: 'op' as const, subject: 'w1a_1:9', text: 'attempt 1 to :4001 refused 503 unavailable' },
@@ -156,7 +158,9 @@ describe('the refusals of a region that is up', () => {
 
 describe('the refusals while a region\'s relays restart cut off', () => {
   // Region c cut off at 1000, its relays killed at 3000 and ready again at 21000, the cut healed at 27000.
-  const regionOf = (s: string): string | null => (s.startsWith('w1c_') || s.startsWith('r1c_') ? 'c' : s.startsWith('w1a_') || s.startsWith('r1a_') ? 'a' : null);
+  // Attempts by the ingress's port (4000 c's, 4001 a's), streams by the client's region.
+  const regionOf = (e: HistoryEvent): string | null =>
+    e.kind === 'op' ? (({ '4000': 'c', '4001': 'a' })[/:(\d+) /.exec(e.text)?.[1] ?? ''] ?? null) : e.subject.startsWith('r1c_') ? 'c' : e.subject.startsWith('r1a_') ? 'a' : null;
   const down = [{ region: 'c', start: 3000, end: 21_000 }];
   const ev = (t: number, kind: 'op' | 'stream', subject: string, text: string): { t: number; kind: 'op' | 'stream'; subject: string; text: string } => ({ t, kind, subject, text });
 
@@ -187,11 +191,15 @@ describe('the refusals while a region\'s relays restart cut off', () => {
         ev(1500, 'stream', 'r1c_1#1', 'reconnecting in 250 ms: stream_ended'),
         // ...nor once both relays are ready, the cut still held.
         ev(24_000, 'op', 'w1c_1:51', 'attempt 1 to :4000 refused 503 unavailable'),
+        // A writer of c failing over to a during the restart: c's refusal is excused, a's is not.
+        ev(9000, 'op', 'w1c_2:30', 'attempt 1 to :4000 failed: fetch failed'),
+        ev(9300, 'op', 'w1c_2:30', 'attempt 2 to :4001 refused 503 unavailable'),
       ],
       regionOf,
       down,
     );
-    expect(r.anomalies.map((a) => a.subjects[0])).toEqual(['w1a_1:7', 'r1a_2#3', 'r1c_1#1', 'w1c_1:51']);
+    expect(r.anomalies.map((a) => a.subjects[0])).toEqual(['w1a_1:7', 'r1a_2#3', 'r1c_1#1', 'w1c_1:51', 'w1c_2:30']);
+    expect(r.anomalies[4]!.text).toBe('w1c_2:30 in region a, which was up: attempt 2 to :4001 refused 503 unavailable');
     expect(r.anomalies.every((a) => a.class === 'refused-while-up')).toBe(true);
     expect(r.anomalies[1]!.text).toBe('r1a_2#3 in region a, which was up: reconnecting in 250 ms: network');
   });

@@ -68,7 +68,7 @@ export function formatRegionReport(report: RegionReport, file: string): string {
   for (const [kind, n] of Object.entries(faults.byKind)) lines.push(`  ${kind.padEnd(26)} ${n}`);
   for (const f of faults.list) lines.push(`    ${at(f.start).padStart(10)} ${f.text}${f.notes.length > 0 ? ` (${f.notes.join('; ')})` : ''}`);
   lines.push('', 'operations checked:');
-  lines.push(`  acknowledged POSTs   ${o.acknowledged} (${o.perSecond}/s; ${o.entries} entries), present ${o.present}, lost ${o.lost}, duplicated ${o.duplicated}`);
+  lines.push(`  acknowledged POSTs   ${o.acknowledged} (${o.perSecond}/s; ${o.entries} entries), present ${o.present}, lost ${o.lost}, duplicated ${o.duplicated}; stored in two regions after a fail-over ${o.repeatedAllowed}`);
   lines.push(`  unanswered POSTs     ${o.unknownStored + o.unknownAbsent} (stored ${o.unknownStored}, not stored ${o.unknownAbsent}); refused for good ${o.failed}`);
   lines.push(`  refusals             ${o.refusedAttempts.all} POST attempts refused or failed, ${o.refusedAttempts.reconnects} streams reconnected; ${o.refusedAttempts.whileUp} of them while their region was up`);
   lines.push(`  frames received      ${o.readers.frames} by ${o.readers.clients} reader clients; ${o.readers.caughtUp} running at the end, caught up in every region`);
