@@ -12,7 +12,8 @@ import { startRelayProcess, waitReady, type RelayProcess } from '../relay-proces
 import { freePort } from '../ports.js';
 import { relayCommand } from './relay-command.js';
 
-const ROLES = ['ingress', 'gateway', 'cli'] as const;
+// Every user `relay nats-permissions --region R` writes has a password in the servers' environment (admin included, unused here).
+const ROLES = ['ingress', 'gateway', 'admin', 'cli'] as const;
 type Role = (typeof ROLES)[number];
 export type RegionRole = 'ingress' | 'gateway';
 
