@@ -47,7 +47,7 @@ const DURATION: Record<Exclude<RegionFaultSpec['kind'], 'restart-cut'>, [number,
  * A restart while cut off: the kill 1-5 s into the cut (before and after the link check, 2 s, sees
  * it), the cut held 3-10 s once both relays are ready again. The plan counts their start as the meta
  * silence waited out twice (a gateway waits it for its checks, then again to sweep its previous
- * life's claims: 32-36 s measured) plus 5 s; the nemesis heals no sooner than `holdMs` after they are ready.
+ * life's claims: 31-37 s measured) plus 5 s; the nemesis heals no sooner than `holdMs` after they are ready.
  */
 const KILL_AFTER: [number, number] = [1000, 5000];
 const HOLD: [number, number] = [3000, 10_000];
