@@ -7,6 +7,7 @@ import { checkRegionReaders, reached } from '../../tools/chaos/check-region-read
 import { checkRegionRefusals } from '../../tools/chaos/check-region-refusals.js';
 import { checkStreams } from '../../tools/chaos/check-streams.js';
 import { checkWrites } from '../../tools/chaos/check-writes.js';
+import type { HistoryEvent } from '../../tools/chaos/history.js';
 import type { ClientRecord, LogEntry, WriteOp } from '../../tools/chaos/records.js';
 
 const CH = 'play.example.net';
@@ -141,7 +142,8 @@ describe('the copies of each region\'s log', () => {
 
 describe('the refusals of a region that is up', () => {
   it('excuses an attempt that failed while its region was killed, and names one refused while it was up', () => {
-    const regionOf = (op: string): string | null => (op.startsWith('w1c_') ? 'c' : op.startsWith('w1a_') ? 'a' : null);
+    // An attempt is the region of the ingress it was sent to: port 4000 is c's, 4001 a's.
+    const regionOf = (e: HistoryEvent): string | null => ({ '4000': 'c', '4001': 'a' })[/:(\d+) /.exec(e.text)?.[1] ?? ''] ?? null;
     const events = [
       { t: 1000, kind: 'op' as const, subject: 'w1c_1:5', text: 'attempt 1 to :4000 failed: fetch failed' },
       { t: 1200, kind: 'op' as const, subject: 'w1a_1:9', text: 'attempt 1 to :4001 refused 503 unavailable' },
@@ -151,5 +153,54 @@ describe('the refusals of a region that is up', () => {
     expect(r.attempts).toBe(2);
     expect(classes(r)).toEqual(['refused-while-up']);
     expect(r.anomalies[0]!.text).toBe('w1a_1:9 in region a, which was up: attempt 1 to :4001 refused 503 unavailable');
+  });
+});
+
+describe('the refusals while a region\'s relays restart cut off', () => {
+  // Region c cut off at 1000, its relays killed at 3000 and ready again at 21000, the cut healed at 27000.
+  // Attempts by the ingress's port (4000 c's, 4001 a's), streams by the client's region.
+  const regionOf = (e: HistoryEvent): string | null =>
+    e.kind === 'op' ? (({ '4000': 'c', '4001': 'a' })[/:(\d+) /.exec(e.text)?.[1] ?? ''] ?? null) : e.subject.startsWith('r1c_') ? 'c' : e.subject.startsWith('r1a_') ? 'a' : null;
+  const down = [{ region: 'c', start: 3000, end: 21_000 }];
+  const ev = (t: number, kind: 'op' | 'stream', subject: string, text: string): { t: number; kind: 'op' | 'stream'; subject: string; text: string } => ({ t, kind, subject, text });
+
+  it("excuses the restarted region's own writers and readers from the kill to both relays ready", () => {
+    const r = checkRegionRefusals(
+      [
+        ev(3100, 'op', 'w1c_1:40', 'attempt 1 to :4000 failed: fetch failed'),
+        ev(3050, 'stream', 'r1c_1#1', 'reconnecting in 250 ms: network'),
+        ev(20_500, 'stream', 'r1c_1#1', 'reconnecting in 3000 ms: unavailable'),
+        ev(21_400, 'op', 'w1c_1:40', 'attempt 9 to :4000 refused 503 unavailable'),
+        // Not refusals: an open, an eviction, an answer.
+        ev(22_000, 'stream', 'r1c_1#1', 'open on gateway-c resuming after c:40'),
+        ev(23_000, 'stream', 'r1c_1#1', 'closed for good on gateway-c: evicted'),
+        ev(22_000, 'op', 'w1c_1:40', 'ok after 10 attempts'),
+      ],
+      regionOf,
+      down,
+    );
+    expect(r).toEqual({ attempts: 2, reconnects: 2, anomalies: [] });
+  });
+
+  it('names a refusal in another region during the restart, and one in the cut region before the kill or after its relays were ready', () => {
+    const r = checkRegionRefusals(
+      [
+        ev(10_000, 'op', 'w1a_1:7', 'attempt 1 to :4001 refused 503 unavailable'),
+        ev(12_000, 'stream', 'r1a_2#3', 'reconnecting in 250 ms: network'),
+        // Cut off but serving: its clients may not be refused before the kill...
+        ev(1500, 'stream', 'r1c_1#1', 'reconnecting in 250 ms: stream_ended'),
+        // ...nor once both relays are ready, the cut still held.
+        ev(24_000, 'op', 'w1c_1:51', 'attempt 1 to :4000 refused 503 unavailable'),
+        // A writer of c failing over to a during the restart: c's refusal is excused, a's is not.
+        ev(9000, 'op', 'w1c_2:30', 'attempt 1 to :4000 failed: fetch failed'),
+        ev(9300, 'op', 'w1c_2:30', 'attempt 2 to :4001 refused 503 unavailable'),
+      ],
+      regionOf,
+      down,
+    );
+    expect(r.anomalies.map((a) => a.subjects[0])).toEqual(['w1a_1:7', 'r1a_2#3', 'r1c_1#1', 'w1c_1:51', 'w1c_2:30']);
+    expect(r.anomalies[4]!.text).toBe('w1c_2:30 in region a, which was up: attempt 2 to :4001 refused 503 unavailable');
+    expect(r.anomalies.every((a) => a.class === 'refused-while-up')).toBe(true);
+    expect(r.anomalies[1]!.text).toBe('r1a_2#3 in region a, which was up: reconnecting in 250 ms: network');
   });
 });

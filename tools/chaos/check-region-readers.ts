@@ -43,20 +43,23 @@ const spell = (p: ReadonlyMap<string, number>): string => [...p].filter(([, s]) 
 export function checkRegionReaders(clients: ReadonlyArray<ClientRecord<string>>, log: readonly LogEntry[]): { counts: ReaderCounts; anomalies: Anomaly[] } {
   const counts: ReaderCounts = { clients: clients.length, frames: 0, caughtUp: 0 };
   const anomalies: Anomaly[] = [];
-  type Channel = { regions: Map<string, LogEntry[]>; byMessage: Map<string, LogEntry>; index: Map<LogEntry, number> };
+  type Channel = { regions: Map<string, LogEntry[]>; byMessage: Map<string, LogEntry[]>; index: Map<LogEntry, number> };
   const channels = new Map<string, Channel>();
   const channelOf = (channel: string): Channel => {
     let c = channels.get(channel);
     if (c === undefined) {
       const regions = byRegion(log, channel);
-      const byMessage = new Map<string, LogEntry>();
+      const byMessage = new Map<string, LogEntry[]>();
       // Each entry's place in its region's list: a long run checks millions of frames.
       const index = new Map<LogEntry, number>();
-      // A message stored twice is the write checker's finding: its first place stands for it here.
+      // A message stored twice is the write checker's finding (or, in two regions, a POST that failed
+      // over: two entries, each sent once): a frame is the place its id names, else the first.
       for (const list of regions.values()) {
         for (const [i, e] of list.entries()) {
           index.set(e, i);
-          if (!byMessage.has(e.message)) byMessage.set(e.message, e);
+          const places = byMessage.get(e.message);
+          if (places === undefined) byMessage.set(e.message, [e]);
+          else places.push(e);
         }
       }
       c = { regions, byMessage, index };
@@ -77,11 +80,14 @@ export function checkRegionReaders(clients: ReadonlyArray<ClientRecord<string>>,
     }
     const next = new Map<string, number>();
     const nextOf = (r: string): number => next.get(r) ?? after(regions.get(r) ?? [], position?.get(r) ?? 0);
-    const seen = new Set<string>();
+    const seen = new Set<LogEntry>();
     for (const f of c.frames) {
       counts.frames++;
       const named = regionPosition(f.id);
-      const entry = byMessage.get(f.message);
+      const places = byMessage.get(f.message);
+      // Of two copies both named, the one whose region the id moves (a frame moves only its own region).
+      const isNamed = (e: LogEntry): boolean => named?.get(e.region!) === e.seq;
+      const entry = places?.find((e) => isNamed(e) && position?.get(e.region!) !== e.seq) ?? places?.find(isNamed) ?? places?.[0];
       if (named === null || entry === undefined) {
         add('wrong-frame', f.t, `received "${f.message}" with id ${f.id}: ${named === null ? 'no region id' : `no entry of ${c.channel} in any region's log`}`);
         continue;
@@ -103,8 +109,8 @@ export function checkRegionReaders(clients: ReadonlyArray<ClientRecord<string>>,
       if (at < due) {
         // Sent again: twice to this client, or once already to the stream its Last-Event-ID came from.
         const resent = entry.seq <= (start?.get(r) ?? 0);
-        const kind = seen.has(f.message) || resent ? 'duplicate-frame' : 'reorder';
-        const why = seen.has(f.message) ? 'again' : resent ? `though its Last-Event-ID ${c.startId ?? ''} names it` : 'after a newer frame of its region';
+        const kind = seen.has(entry) || resent ? 'duplicate-frame' : 'reorder';
+        const why = seen.has(entry) ? 'again' : resent ? `though its Last-Event-ID ${c.startId ?? ''} names it` : 'after a newer frame of its region';
         add(kind, f.t, `received ${r}:${entry.seq} ${why} (expected ${entries[due] !== undefined ? `${r}:${entries[due].seq}` : `nothing more from ${r}`})`);
       } else {
         if (at > due) {
@@ -114,7 +120,7 @@ export function checkRegionReaders(clients: ReadonlyArray<ClientRecord<string>>,
         next.set(r, at + 1);
         position.set(r, entry.seq);
       }
-      seen.add(f.message);
+      seen.add(entry);
     }
     if (c.closed !== null) {
       // Evicted by another stream of its account is the one end the workload asks for.

@@ -18,6 +18,8 @@ export interface WriteOp {
   /** The refusal that ended it (failed), or the last one seen. */
   refusal: string | null;
   attempts: number;
+  /** With a writer that routes its attempts (writers.ts `route`): the ingress each attempt went to, in order. */
+  origins?: string[];
 }
 
 /** `Id`: a sequence in the one event log (number), or with regions the id as sent (`a:12.b:7`). */
@@ -35,6 +37,8 @@ export interface ClientRecord<Id = number> {
   reader: string;
   account: string;
   channel: string;
+  /** With regions: the region whose gateway it streams from (each client stays in one). */
+  region?: string;
   /** The Last-Event-ID it started from (null: from the live end). */
   startId: Id | null;
   frames: Array<ReceivedFrame<Id>>;

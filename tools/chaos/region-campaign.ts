@@ -7,12 +7,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkRegionCopies } from './check-region-copies.js';
+import { mayRepeatAcrossRegions } from './check-region-failover.js';
 import { checkRegionRefusals } from './check-region-refusals.js';
 import { checkRegionReaders } from './check-region-readers.js';
 import { checkStreams } from './check-streams.js';
 import { checkWrites } from './check-writes.js';
 import type { CheckResult } from './checker.js';
-import { History } from './history.js';
+import { History, type HistoryEvent } from './history.js';
 import type { Anomaly, ClientRecord, LogEntry, WriteOp } from './records.js';
 import { readRegionLogs, untilCopiesCaughtUp } from './region-final-state.js';
 import { RegionMesh } from './region-mesh.js';
@@ -48,8 +49,8 @@ export interface RegionCampaignResult {
   workloadMs: number;
   ops: WriteOp[];
   clients: Array<ClientRecord<string>>;
-  /** POST attempts refused or failed, of them while their region was up (each an anomaly). */
-  refusedAttempts: { all: number; whileUp: number };
+  /** POST attempts refused or failed and streams reconnected, of them while their region was up (each an anomaly). */
+  refusedAttempts: { all: number; reconnects: number; whileUp: number };
 }
 
 /** What every relay process and `relay setup` run with (one server per region: R1). */
@@ -115,7 +116,8 @@ export async function runRegionCampaign(o: RegionCampaignOptions): Promise<Regio
     await workload.caughtUp((c) => newest.get(c) ?? new Map<string, number>(), 90_000);
     history.record('note', 'campaign', 'caught up (or gave up waiting): checking');
 
-    const writes = checkWrites(workload.ops(), read.log);
+    const ingressRegion = new Map(mesh.relays.filter((s) => s.role === 'ingress').map((s) => [s.url, s.region]));
+    const writes = checkWrites(workload.ops(), read.log, mayRepeatAcrossRegions((origin) => ingressRegion.get(origin) ?? null));
     const readers = checkRegionReaders(workload.clients(), read.log);
     const streams = checkStreams(workload.clients(), nemesis.executed, REGION_EVICTION_GRACE_MS);
     const checked: CheckResult = {
@@ -124,10 +126,12 @@ export async function runRegionCampaign(o: RegionCampaignOptions): Promise<Regio
       streams: streams.counts,
       anomalies: [...writes.anomalies, ...readers.anomalies, ...streams.anomalies].sort((a, b) => a.t - b.t),
     };
-    // Writers are named w<channel><region>_<n> (region-workload.ts).
-    const writerRegion = (opId: string): string | null => o.regions.find((r) => new RegExp(`^w\\d+${r}_`).test(opId)) ?? null;
-    const killed = nemesis.executed.flatMap((f) => (f.killed === undefined ? [] : [{ region: f.killed, start: f.start, end: f.end }]));
-    const refusals = checkRegionRefusals(history.all(), writerRegion, killed);
+    // A writer's attempt names the ingress's port (writers.ts); each reader's client stays in one region.
+    const portRegion = new Map(mesh.relays.filter((s) => s.role === 'ingress').map((s) => [String(s.port), s.region]));
+    const clientRegion = new Map(workload.clients().map((c) => [c.id, c.region ?? null]));
+    const regionOf = (e: HistoryEvent): string | null => (e.kind === 'op' ? (portRegion.get(/ to :(\d+) /.exec(e.text)?.[1] ?? '') ?? null) : (clientRegion.get(e.subject) ?? null));
+    const down = nemesis.executed.flatMap((f) => (f.down === undefined ? [] : [f.down]));
+    const refusals = checkRegionRefusals(history.all(), regionOf, down);
     const anomalies: Anomaly[] = [...crashes, ...checkRegionCopies(read.log, read.copies, history.now()), ...refusals.anomalies];
     for (const [region, seqs] of read.missing) {
       if (seqs.length > 0) anomalies.push({ class: 'lost', t: history.now(), subjects: [], text: `region ${region}'s log has no message at ${seqs.length} sequences: ${seqs.slice(0, 10).join(', ')}` });
@@ -137,7 +141,7 @@ export async function runRegionCampaign(o: RegionCampaignOptions): Promise<Regio
       if (r.status !== 200) anomalies.push({ class: 'unready', t: history.now(), subjects: [s.nodeId], text: `${s.nodeId} answers /readyz ${r.status}: ${r.body.slice(0, 200)}` });
     }
     history.record('note', 'campaign', 'checked');
-    return { faults: nemesis.executed, checked, anomalies, log: read.log, history, workloadMs, ops: workload.ops(), clients: workload.clients(), refusedAttempts: { all: refusals.attempts, whileUp: refusals.anomalies.length } };
+    return { faults: nemesis.executed, checked, anomalies, log: read.log, history, workloadMs, ops: workload.ops(), clients: workload.clients(), refusedAttempts: { all: refusals.attempts, reconnects: refusals.reconnects, whileUp: refusals.anomalies.length } };
   } finally {
     for (const stop of stops.reverse()) await stop().catch((e: unknown) => o.say(`while stopping: ${String(e)}`));
   }

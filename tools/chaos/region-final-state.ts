@@ -3,7 +3,7 @@
 // leader for a message): every region's own log, each entry with its region and its sequence there,
 // and every region's copy of every other region's log, which the checker compares with the origin.
 
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { channelFromToken } from '../../services/core/channel.js';
 import { CHANNEL_SUBJECT_PREFIX, inboxPrefix, regionCopyStream, regionLogStream, regionSubjectPrefix } from '../../services/core/subjects.js';
@@ -12,6 +12,8 @@ import type { LogEntry } from './records.js';
 
 /** Gets in flight at once per stream. */
 const IN_FLIGHT = 32;
+/** Tries of one get before the read fails (30 s at 500 ms). */
+const GET_ATTEMPTS = 60;
 
 /** A stream as read: its entries and the sequences in [first, last] it has no message for. */
 export interface ReadStream {
@@ -77,6 +79,26 @@ export async function readRegionLogs(regions: readonly Place[]): Promise<RegionL
   return out;
 }
 
+/**
+ * The message at `seq`, or null when the stream has none there. A get that fails otherwise (a
+ * timeout, JetStream between meta leaders just after a region's restart) is asked again: taken for a
+ * hole, it once made a run report acknowledged POSTs lost, frames of no entry and copies that diverge,
+ * every one of them in the store (seed 3).
+ */
+async function getOrNothing(jsm: JetStreamManager, stream: string, seq: number): Promise<StoredMsg | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await jsm.streams.getMessage(stream, { seq });
+    } catch (e) {
+      if (isNoMessage(e)) return null;
+      if (attempt >= GET_ATTEMPTS) throw new Error(`could not read ${stream} at ${seq} in ${GET_ATTEMPTS} attempts: ${String(e)}`, { cause: e });
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+const isNoMessage = (e: unknown): boolean => e instanceof JetStreamApiError && e.code === JetStreamApiCodes.NoMessageFound;
+
 async function readStream(jsm: JetStreamManager, stream: string, origin: string): Promise<ReadStream> {
   const { first_seq: first, last_seq: last } = (await jsm.streams.info(stream)).state;
   const prefix = regionSubjectPrefix(origin) + CHANNEL_SUBJECT_PREFIX;
@@ -86,7 +108,7 @@ async function readStream(jsm: JetStreamManager, stream: string, origin: string)
   const worker = async (): Promise<void> => {
     while (next <= last) {
       const seq = next++;
-      const m = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+      const m = await getOrNothing(jsm, stream, seq);
       if (m === null || m.seq !== seq) missing.push(seq);
       else entries.push({ seq, region: origin, channel: channelFromToken(m.subject.slice(prefix.length)), message: messageOf(m.string()) });
     }

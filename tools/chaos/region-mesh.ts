@@ -149,6 +149,26 @@ export class RegionMesh {
     await this.sc.kill(region);
   }
 
+  /**
+   * The region's relays alone SIGKILLed and started again (its servers untouched: it may be cut
+   * off), both at once; resolves once both are ready, or once a start failed (then kept trying).
+   */
+  async restartRelays(region: string, note: (text: string) => void): Promise<void> {
+    const mine = this.relays.filter((s) => s.region === region);
+    for (const s of mine) s.ending = true;
+    await Promise.all(mine.map(async (s) => s.proc?.kill()));
+    for (const s of mine) s.proc = null;
+    await Promise.all(
+      mine.map((s) =>
+        this.startRelay(s).catch((e: unknown) => {
+          note(`${s.nodeId} could not be started: ${String(e).slice(0, 200)}`);
+          this.onCrash(s.nodeId, `could not be started after its kill: ${String(e).slice(0, 400)}`);
+          void this.keepUp(s);
+        }),
+      ),
+    );
+  }
+
   /** Its servers started with their stores, then (once its gateways are up) its relays. */
   async restartRegion(region: string, note: (text: string) => void): Promise<void> {
     await this.sc.restart(region);

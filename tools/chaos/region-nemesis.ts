@@ -1,7 +1,10 @@
 // The region campaign's nemesis: plays the region schedule against the super-cluster, one fault at a
 // time, each started, held and healed, both moments in the history (as nemesis.ts does for one log).
 // A link fault sets the super-cluster's proxies; a region's kill takes its servers and its relays,
-// and its heal starts the servers, waits for the gateways, then starts the relays.
+// and its heal starts the servers, waits for the gateways, then starts the relays. A restart while
+// cut off cuts the region, kills its relays a moment later and starts them again there, and heals
+// the cut only once they have been ready a while. A fault starts no sooner than 4 s after the
+// previous heal, however late that heal came.
 
 import type { History } from './history.js';
 import type { RegionMesh } from './region-mesh.js';
@@ -13,9 +16,21 @@ export interface RegionExecutedFault extends FaultWindow {
   kind: RegionFaultKind;
   text: string;
   notes: string[];
-  /** The region killed, for a region kill. */
-  killed?: string;
+  /**
+   * When a region's own clients may be refused: a killed region from its kill to its relays ready
+   * again, a region whose relays were restarted while cut off from their kill to both ready.
+   */
+  down?: DownWindow;
 }
+
+export interface DownWindow {
+  region: string;
+  start: number;
+  end: number;
+}
+
+/** Quiet time after a heal before the next fault, whatever the plan says (docs/RELIABILITY.md). */
+export const MIN_GAP_MS = 4000;
 
 function mode(link: RegionLink, delayMs: number): ProxyMode {
   return link === 'slow' ? { kind: 'slow', delayMs } : { kind: link };
@@ -37,9 +52,10 @@ export class RegionNemesis {
   /** Plays the faults in order until the schedule or `runMs` ends; every fault started is healed. */
   async run(faults: readonly RegionFault[], runMs: number): Promise<void> {
     const { history } = this;
+    let healed = -MIN_GAP_MS;
     for (const f of faults) {
       if (this.stopped) return;
-      await sleep(f.at - history.now());
+      await sleep(Math.max(f.at, healed + MIN_GAP_MS) - history.now());
       if (this.stopped || history.now() + f.durationMs > runMs) return;
       const start = history.now();
       const done: RegionExecutedFault = { id: f.id, start, end: start, kind: regionKindOf(f.spec), text: describeRegionFault(f, this.mesh.regions), notes: [] };
@@ -54,13 +70,29 @@ export class RegionNemesis {
       }
       await sleep(start + f.durationMs - history.now());
       await heal().catch((e: unknown) => void done.notes.push(`could not heal: ${e instanceof Error ? e.message.slice(0, 300) : String(e)}`));
-      done.end = history.now();
+      done.end = healed = history.now();
+      if (done.down !== undefined && done.down.end === Number.POSITIVE_INFINITY) done.down.end = done.end;
       history.record('fault', `#${f.id}`, `healed ${done.text}${done.notes.length > 0 ? ` (${done.notes.join('; ')})` : ''}`);
     }
   }
 
   stop(): void {
     this.stopped = true;
+  }
+
+  /** `killAfterMs` into the cut, the region's relays killed and started again; resolves when both are ready (history time). */
+  private async restartWhileCut(f: RegionFault, region: string, killAfterMs: number, done: RegionExecutedFault): Promise<number> {
+    const { history } = this;
+    await sleep(done.start + killAfterMs - history.now());
+    const down = { region, start: history.now(), end: Number.POSITIVE_INFINITY };
+    done.down = down;
+    history.record('fault', `#${f.id}`, `${region}'s ingress and gateway SIGKILLed, started again while ${region} is cut off`);
+    await this.mesh.restartRelays(region, (text) => void done.notes.push(text));
+    down.end = history.now();
+    const took = `${((down.end - down.start) / 1000).toFixed(1)} s`;
+    done.notes.push(`${region}'s relays ready ${took} after their kill, still cut off`);
+    history.record('fault', `#${f.id}`, `${region}'s ingress and gateway ready again (${took}), still cut off`);
+    return down.end;
   }
 
   private async begin(f: RegionFault, done: RegionExecutedFault): Promise<() => Promise<void>> {
@@ -78,13 +110,29 @@ export class RegionNemesis {
       }
       case 'kill-region': {
         const region = regions[s.region]!;
-        done.killed = region;
+        const down = { region, start: done.start, end: Number.POSITIVE_INFINITY };
+        done.down = down;
         await this.mesh.killRegion(region);
         this.onDown(region);
         return async () => {
           const t0 = this.history.now();
           await this.mesh.restartRegion(region, (text) => void done.notes.push(text));
-          done.notes.push(`${region} and its relays back ${((this.history.now() - t0) / 1000).toFixed(1)} s after the restart began`);
+          down.end = this.history.now();
+          done.notes.push(`${region} and its relays back ${((down.end - t0) / 1000).toFixed(1)} s after the restart began`);
+        };
+      }
+      case 'restart-cut': {
+        const region = regions[s.region]!;
+        sc.isolate(region, { kind: 'cut' });
+        this.onDown(region);
+        const restarted = this.restartWhileCut(f, region, s.killAfterMs, done);
+        restarted.catch(() => undefined);
+        return async () => {
+          try {
+            await sleep((await restarted) + s.holdMs - this.history.now());
+          } finally {
+            sc.heal();
+          }
         };
       }
     }

@@ -81,7 +81,7 @@ export class RegionReader {
   private open(startId: string | null, region: number): LiveClient {
     const { history } = this.o;
     const gateway = this.o.gateway(this.o.regions[region]!);
-    const record: ClientRecord<string> = { id: `${this.name}#${this.clients.length + 1}`, reader: this.name, account: this.name, channel: this.o.channel, startId, frames: [], opens: [], closed: null };
+    const record: ClientRecord<string> = { id: `${this.name}#${this.clients.length + 1}`, reader: this.name, account: this.name, channel: this.o.channel, region: this.o.regions[region]!, startId, frames: [], opens: [], closed: null };
     this.clients.push(record);
     const client = new RelayClient({
       url: gateway.url,

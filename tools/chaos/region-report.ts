@@ -17,7 +17,7 @@ const AROUND_MS = 5000;
 export interface RegionReport {
   header: ReportHeader & { regions: readonly string[] };
   faults: { total: number; byKind: Record<string, number>; list: Array<{ id: number; kind: string; text: string; start: number; end: number; notes: string[] }> };
-  operations: RegionCampaignResult['checked']['writes'] & { refusedAttempts: RegionCampaignResult['refusedAttempts']; perSecond: number; readers: RegionCampaignResult['checked']['readers']; streams: RegionCampaignResult['checked']['streams']; logEntries: Record<string, number> };
+  operations: RegionCampaignResult['checked']['writes'] & { failedOver: number; refusedAttempts: RegionCampaignResult['refusedAttempts']; perSecond: number; readers: RegionCampaignResult['checked']['readers']; streams: RegionCampaignResult['checked']['streams']; logEntries: Record<string, number> };
   anomalies: { total: number; byClass: Record<string, number>; list: Array<Anomaly & { history?: HistoryEvent[] }> };
 }
 
@@ -38,6 +38,8 @@ export function buildRegionReport(header: RegionReport['header'], r: RegionCampa
     faults: { total: r.faults.length, byKind, list: r.faults.map((f) => ({ id: f.id, kind: f.kind, text: f.text, start: f.start, end: f.end, notes: f.notes })) },
     operations: {
       ...r.checked.writes,
+      // POSTs sent to a second region (writers.ts `route`), whatever their outcome.
+      failedOver: r.ops.filter((op) => new Set(op.origins ?? []).size > 1).length,
       refusedAttempts: r.refusedAttempts,
       perSecond: Math.round((r.checked.writes.acknowledged / (r.workloadMs / 1000)) * 10) / 10,
       readers: r.checked.readers,
@@ -68,9 +70,9 @@ export function formatRegionReport(report: RegionReport, file: string): string {
   for (const [kind, n] of Object.entries(faults.byKind)) lines.push(`  ${kind.padEnd(26)} ${n}`);
   for (const f of faults.list) lines.push(`    ${at(f.start).padStart(10)} ${f.text}${f.notes.length > 0 ? ` (${f.notes.join('; ')})` : ''}`);
   lines.push('', 'operations checked:');
-  lines.push(`  acknowledged POSTs   ${o.acknowledged} (${o.perSecond}/s; ${o.entries} entries), present ${o.present}, lost ${o.lost}, duplicated ${o.duplicated}`);
+  lines.push(`  acknowledged POSTs   ${o.acknowledged} (${o.perSecond}/s; ${o.entries} entries), present ${o.present}, lost ${o.lost}, duplicated ${o.duplicated}; ${o.failedOver} sent to a second region, ${o.repeatedAllowed} of them stored in both`);
   lines.push(`  unanswered POSTs     ${o.unknownStored + o.unknownAbsent} (stored ${o.unknownStored}, not stored ${o.unknownAbsent}); refused for good ${o.failed}`);
-  lines.push(`  POST attempts        ${o.refusedAttempts.all} refused or failed, ${o.refusedAttempts.whileUp} of them while their region was up`);
+  lines.push(`  refusals             ${o.refusedAttempts.all} POST attempts refused or failed, ${o.refusedAttempts.reconnects} streams reconnected; ${o.refusedAttempts.whileUp} of them while their region was up`);
   lines.push(`  frames received      ${o.readers.frames} by ${o.readers.clients} reader clients; ${o.readers.caughtUp} running at the end, caught up in every region`);
   lines.push(`  second streams       ${o.streams.takeovers} takeovers on ${o.streams.contested} accounts; ${o.streams.lateFrames} frames on an older stream within the grace or during a fault`);
   lines.push(`  region logs          ${Object.entries(o.logEntries).map(([r, n]) => `${r} ${n}`).join(', ')} entries`);

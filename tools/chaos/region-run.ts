@@ -35,6 +35,8 @@ export async function runRegionsFromCli(o: RegionRunOptions): Promise<never> {
       pace: [40, 120],
       moveEvery: [6000, 15_000],
       takeovers: 2,
+      // Of each region's two writers, the second fails over to the next region when its own refuses or does not answer.
+      failOverWriters: 1,
       ...(o.kinds !== undefined ? { kinds: o.kinds } : {}),
       ...(o.natsServer !== undefined ? { natsServer: o.natsServer } : {}),
       signal: o.signal,

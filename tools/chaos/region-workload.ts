@@ -1,5 +1,6 @@
 // The region campaign's clients: on each channel, writers posting in their own region (its ingress
-// only: docs/REGIONS.md promises order per sender within a region) and readers in every region; now
+// only: docs/REGIONS.md promises order per sender within a region; some send a POST their region
+// refused or did not answer to the next region's instead) and readers in every region; now
 // and then a reader moves to another region resuming from its id, and the readers of a region cut
 // off or lost move out of it (the players' fail-over). Writers are the one-log campaign's (writers.ts).
 
@@ -21,6 +22,11 @@ export interface RegionWorkloadOptions {
   moveEvery: [number, number];
   /** Readers of a region cut off or lost that move out of it. */
   takeovers: number;
+  /**
+   * Of each region's writers, how many (the last ones) fail over: a POST refused or unanswered by
+   * its region's ingress is sent again, with its Idempotency-Key, to the next region's, until answered.
+   */
+  failOverWriters?: number;
 }
 
 export class RegionWorkload {
@@ -43,9 +49,13 @@ export class RegionWorkload {
       const channel = `chaos-${c + 1}.example.net`;
       for (const [h, region] of mesh.regions.entries()) {
         const ingress = mesh.relay(region, 'ingress').url;
+        const away = mesh.relay(mesh.regions[(h + 1) % mesh.regions.length]!, 'ingress').url;
         for (let i = 0; i < o.writersPerRegion; i++) {
           const random = Random.derive(o.seed, `writer ${c} ${region} ${i}`);
-          this.writers.push(new Writer({ name: `w${c + 1}${region}_${i + 1}`, channel, key: mesh.key, ingresses: () => [ingress], history, random, pace: o.pace }));
+          const failsOver = i >= o.writersPerRegion - (o.failOverWriters ?? 0);
+          // Its first attempt at home, every later one (each after a refusal or a failure) in the next region.
+          const route = failsOver ? { route: (attempt: number): string => (attempt === 1 ? ingress : away) } : {};
+          this.writers.push(new Writer({ name: `w${c + 1}${region}_${i + 1}`, channel, key: mesh.key, ingresses: () => [ingress], history, random, pace: o.pace, ...route }));
         }
         for (let i = 0; i < o.readersPerRegion; i++) {
           this.readers.push(new RegionReader({ name: `r${c + 1}${region}_${i + 1}`, channel, key: mesh.key, regions: mesh.regions, home: h, gateway, history }));

@@ -21,6 +21,12 @@ export interface WriterOptions {
   random: Random;
   /** Pause between one answer and the next operation (ms). */
   pace: [number, number];
+  /**
+   * Where an operation's attempt `n` (1: its first) goes, instead of the next ingress in turn: a
+   * region's writer that fails over (region-workload.ts). Each attempt's origin is then kept in the
+   * operation's `origins`.
+   */
+  route?: (attempt: number) => string;
 }
 
 /** The same origin-relative path on another relay process. */
@@ -61,9 +67,12 @@ export class Writer {
 
   private async fetch(url: string, init: FetchInit): Promise<Response> {
     const ingresses = this.o.ingresses();
-    const origin = ingresses[this.turn++ % ingresses.length]!;
     const op = this.current;
-    if (op !== null) op.attempts++;
+    const origin = this.o.route !== undefined && op !== null ? this.o.route(op.attempts + 1) : ingresses[this.turn++ % ingresses.length]!;
+    if (op !== null) {
+      op.attempts++;
+      if (this.o.route !== undefined) (op.origins ??= []).push(origin);
+    }
     const where = new URL(origin).port;
     try {
       const res = await fetch(onOrigin(url, origin), init);
