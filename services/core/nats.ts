@@ -36,6 +36,11 @@ export interface NatsContext {
   inboxPrefix: string;
   /** The region this process reads and writes as (null: a mesh without regions); the operator's tools: the home region. */
   region: string | null;
+  /**
+   * How long JetStream's meta group has been silent, as the start-up watched it (cut-off-start.ts):
+   * what runs at start after it (the gateway's claim sweep) goes on from there, not from zero.
+   */
+  metaSilence: MetaSilence;
 }
 
 export { connectNats };
@@ -73,7 +78,7 @@ export async function openNatsContext(config: NatsConfig, name: string, logger: 
     if (durability !== null) logger.info({ durability }, durabilityStatement(durability));
     const claims = findings.found.get(kvStream(claimsBucket(region)));
     const claimTtlMs = claims === undefined || claims.config.max_age === 0 ? null : Math.round(claims.config.max_age / 1e6);
-    return { nc, js, jsm, buckets: await bindBuckets(js, region, credentials.bansWritten), credentials, findings: { claimTtlMs, durability }, inboxPrefix: inboxPrefix(roleOf(config, options)), region };
+    return { nc, js, jsm, buckets: await bindBuckets(js, region, credentials.bansWritten), credentials, findings: { claimTtlMs, durability }, inboxPrefix: inboxPrefix(roleOf(config, options)), region, metaSilence: silence };
   } catch (e) {
     await nc.close().catch(() => undefined);
     throw e;

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { checkOrCutOff, CUT_OFF_AFTER_MS, MetaSilence } from '../../services/core/cut-off-start.js';
 import type { LayoutFindings } from '../../services/core/nats-check.js';
 import { createLogger } from '../../services/core/logger.js';
+import { ClaimIndex } from '../../services/gateway/ownership/claim-index.js';
+import { MemoryClaimStore } from '../helpers/memory-claim-store.js';
 
 const quiet = createLogger({ level: 'silent', pretty: false });
 const refused = (): Error => new JetStreamApiError({ code: 503, err_code: 10008, description: 'JetStream system temporarily unavailable' });
@@ -61,5 +63,29 @@ describe('starting in a region cut off', () => {
 
   it('never skips the check without regions', async () => {
     expect(await run(['refused', 'refused', 'refused', 'refused', 'ok'], false, CUT_OFF_AFTER_MS)).toEqual(['retry', 'retry', 'retry', 'retry', 'checked']);
+  });
+});
+
+describe("a gateway's sweep of its previous life after a start cut off", () => {
+  // A campaign run found a gateway in a region cut off ready 32-36 s after its start: its claim sweep
+  // waited the meta group's silence out again from zero, after the start-up had waited it out.
+  it("goes on from the start-up's watch of the silence: one refused read, then the claims are left to age out", async () => {
+    let t = 0;
+    const silence = new MetaSilence(() => t);
+    silence.lasting(refused());
+    t = CUT_OFF_AFTER_MS;
+    let reads = 0;
+    const log = {
+      append: () => undefined,
+      read: async (): Promise<Set<string>> => {
+        reads++;
+        throw refused();
+      },
+    };
+    const liveness = { isAlive: () => true, hearing: () => true, mirror: { values: () => [] } };
+    const index = new ClaimIndex({ log, store: new MemoryClaimStore(), nodeId: 'gw-cut', liveness, logger: quiet, notices: { tell: () => undefined }, inRegions: true, metaSilence: silence });
+    await index.start(60_000);
+    index.stop();
+    expect(reads).toBe(1);
   });
 });

@@ -32,6 +32,8 @@ export interface ClaimIndexOptions {
   timers?: Timers;
   /** In a mesh of regions, where this region may be cut off from the others at start. */
   inRegions?: boolean;
+  /** The start-up's watch of the meta group's silence: the sweep does not wait it out again. */
+  metaSilence?: MetaSilence;
 }
 
 /** What the ownership rules tell the index. */
@@ -59,7 +61,9 @@ export class ClaimIndex implements ClaimNotes {
   /** Clears what this node's previous life left, then sweeps for stopped gateways every `sweepEveryMs`. */
   async start(sweepEveryMs: number): Promise<void> {
     // A cluster just started may time a request out (seen in CI on a fresh three-node cluster).
-    const silence = new MetaSilence();
+    // In a region cut off, the start-up has already waited the meta group's silence out: a sweep of
+    // its own made a gateway there wait it out twice (a stranger's campaign run: 32-36 s to ready).
+    const silence = this.o.metaSilence ?? new MetaSilence();
     await retry(() => this.sweepPreviousLife(silence), this.o.logger);
     this.timer = setInterval(() => void this.sweepDead().catch((err: unknown) => this.o.logger.warn({ err }, 'sweeping the claims of stopped gateways failed')), sweepEveryMs).unref();
   }

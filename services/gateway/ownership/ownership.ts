@@ -22,6 +22,7 @@
 
 import type { Counter } from 'prom-client';
 import type { Logger } from '../../core/logger.js';
+import type { MetaSilence } from '../../core/cut-off-start.js';
 import type { NatsContext } from '../../core/nats.js';
 import { GATEWAY_ROLES, type NodeLiveness } from '../../core/node-liveness.js';
 import type { ClaimedStream } from './claim-keys.js';
@@ -73,6 +74,8 @@ export interface OwnershipParts {
   timers?: Timers;
   /** With regions: the claims told to and heard from the other regions. */
   regionClaims?: RegionClaims;
+  /** The start-up's watch of the meta group's silence (core/nats.ts). */
+  metaSilence?: MetaSilence;
 }
 
 export class Ownership {
@@ -90,6 +93,7 @@ export class Ownership {
       store: NatsClaimStore.of(nats),
       notices: new NatsClaimNotices(nats.nc, o.nodeId, o.received, o.logger),
       indexLog: new NatsClaimIndexLog({ ...nats, logger: o.logger }),
+      metaSilence: nats.metaSilence,
       census: new OwnerCensus({
         nc: nats.nc,
         nodeId: o.nodeId,
@@ -128,6 +132,7 @@ export class Ownership {
       timers,
       notices: this.notices,
       inRegions: p.regionClaims !== undefined,
+      ...(p.metaSilence === undefined ? {} : { metaSilence: p.metaSilence }),
     });
     this.rules = new ClaimRules({
       store,
