@@ -7,6 +7,7 @@ import { isPayloadType } from '../../schemas/payload-types.js';
 import { parseEventId } from '../../schemas/event-id.js';
 import { normaliseUuid } from '../../schemas/uuid.js';
 import type { LogEntry } from './log-entry.js';
+import { fromSequence } from './log-reader.js';
 import { parseSince, parseWholeNumber } from './units.js';
 
 export interface LogQueryInput {
@@ -45,14 +46,10 @@ export function parseLogQuery(input: LogQueryInput, fromNow: boolean, spell: (fi
   const keep = filters(input, spell);
   if (regions !== null && input.fromSeq !== undefined && input.since === undefined) {
     const seqs = regionSequences(input.fromSeq, regions, spell);
-    return { startIn: (region) => (region !== null && seqs.has(region) ? fromSeq(seqs.get(region)!) : { deliver_policy: DeliverPolicy.All }), keep };
+    return { startIn: (region) => (region !== null && seqs.has(region) ? fromSequence(seqs.get(region)!) : { deliver_policy: DeliverPolicy.All }), keep };
   }
   const start = startFrom(input, fromNow, spell);
   return { startIn: () => start, keep };
-}
-
-function fromSeq(seq: number): Partial<OrderedConsumerOptions> {
-  return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, seq) };
 }
 
 function regionSequences(text: string, regions: readonly string[], spell: (field: LogQueryField) => string): ReadonlyMap<string, number> {
@@ -74,7 +71,7 @@ function startFrom(q: LogQueryInput, fromNow: boolean, spell: (field: LogQueryFi
     if (seq === null) {
       throw new LogQueryError('fromSeq', `${spell('fromSeq')} must be a stream sequence number, digits only, at most ${Number.MAX_SAFE_INTEGER} (got "${q.fromSeq}").`);
     }
-    return fromSeq(seq);
+    return fromSequence(seq);
   }
   if (q.since !== undefined) {
     const since = parseSince(q.since);

@@ -1,9 +1,9 @@
-// The one way anything reads the event log: an async iterator over a range of one subject filter,
-// on an ordered consumer that is deleted from the server when the read ends, however it ends (the
-// range read, the reader broke off, threw, or was closed from outside). Left to itself an ordered
-// consumer outlives its reader by minutes on the server: a resume storm or a console that tails
-// every few seconds would pile them up. Used by the gateway (replay, gap fill), the admin service
-// (replay, tail) and `relay replay`/`tail`.
+// The operator's way of reading the event log: an async iterator over a range of one subject filter
+// of one stream, on an ordered consumer that is deleted from the server when the read ends, however
+// it ends (the range read, the reader broke off, threw, or was closed from outside). Left to itself
+// an ordered consumer outlives its reader by minutes on the server: a console that tails every few
+// seconds would pile them up. Used by the admin service (replay, tail) and `relay replay`/`tail`,
+// through core/operator-read.ts; the gateway reads by message gets instead (core/log-walk.ts).
 
 import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamClient, type JsMsg, type OrderedConsumerOptions } from '@nats-io/jetstream';
 import { STREAM_NAME } from './subjects.js';
