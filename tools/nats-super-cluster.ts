@@ -43,7 +43,9 @@ export interface SuperCluster {
   heal(): void;
   /** SIGKILL every server of the region: the whole region lost. */
   kill(name: string): Promise<void>;
-  /** Start a killed region again with its ports and stores. */
+  /** SIGTERM every server of the region: a region shut down, its servers saying goodbye. */
+  shutDown(name: string): Promise<void>;
+  /** Start a killed or stopped region again with its ports and stores. */
   restart(name: string): Promise<void>;
   /** Until every server has an outbound gateway connection to every other region. */
   connected(timeoutMs?: number): Promise<void>;
@@ -164,6 +166,11 @@ async function startOnce(baseDir: string, names: readonly string[], options: Sup
     async kill(name) {
       const region = regionOf(name);
       await Promise.all(region.nodes.map((n) => n.kill()));
+      region.nodes = [];
+    },
+    async shutDown(name) {
+      const region = regionOf(name);
+      await Promise.all(region.nodes.map((n) => n.stop()));
       region.nodes = [];
     },
     async restart(name) {

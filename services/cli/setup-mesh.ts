@@ -38,7 +38,7 @@ export async function setupMesh(opts: { dryRun?: boolean; json?: boolean; rebuil
       if (dryRun) throw new CliError('--rebuild-feeds changes streams: it has no dry run (a plain --dry-run says which buckets lack their feed).', 2);
       for (const plan of layout) if (plan.bucket !== undefined) await rebuildWithFeed(jsm, plan, logger);
     }
-    const outcomes = await retry(() => setupNats(jsm, layout, { dryRun }), logger, 3).catch((e: unknown) => {
+    const outcomes = await retry(() => setupNats(jsm, layout, { dryRun, onWait: (sentence) => logger.warn(sentence) }), logger, 3).catch((e: unknown) => {
       if (e instanceof NatsSetupError) throw new CliError(e.message);
       throw e;
     });

@@ -55,3 +55,13 @@ export function isStreamNameInUse(err: unknown): boolean {
 export function isNoPlacement(err: unknown): boolean {
   return err instanceof JetStreamApiError && err.code === NO_SUITABLE_PEERS;
 }
+
+/**
+ * A placement refused because the region's servers are known but not yet (or no longer) seen as
+ * online: right after a super-cluster starts, before its servers' first statistics reach the meta
+ * leader, nats-server 2.9 refuses with "no suitable peers for placement, peer offline" (seen in CI).
+ * A cluster name no server has is refused without the reason.
+ */
+export function isPlacementPeerOffline(err: unknown): boolean {
+  return isNoPlacement(err) && err instanceof JetStreamApiError && /peer offline/i.test(err.message);
+}

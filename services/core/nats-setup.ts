@@ -5,7 +5,7 @@
 // nothing and says so. Data is kept: only limits and the shape the services need are changed.
 
 import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
-import { isNoPlacement, isStreamNameInUse } from './jetstream-errors.js';
+import { isNoPlacement, isPlacementPeerOffline, isStreamNameInUse } from './jetstream-errors.js';
 import { NatsSetupError } from './nats-refusal.js';
 import type { Logger } from './logger.js';
 import { connectNats, retry, type NatsConfig } from './nats.js';
@@ -26,13 +26,20 @@ export interface SetupOutcome {
 /** Fields that JetStream cannot change on an existing stream. */
 const FIXED: ReadonlySet<keyof StreamLimits> = new Set(['storage']);
 
-export async function setupNats(jsm: JetStreamManager, layout: StreamPlan[], options: { dryRun?: boolean } = {}): Promise<SetupOutcome[]> {
+export interface SetupOptions {
+  dryRun?: boolean;
+  /** Told, once per stream, that its region's servers are offline to JetStream and setup waits for them. */
+  onWait?: (sentence: string) => void;
+}
+
+export async function setupNats(jsm: JetStreamManager, layout: StreamPlan[], options: SetupOptions = {}): Promise<SetupOutcome[]> {
   const outcomes: SetupOutcome[] = [];
-  for (const plan of layout) outcomes.push(await setupStream(jsm, plan, options.dryRun === true));
+  for (const plan of layout) outcomes.push(await setupStream(jsm, plan, options));
   return outcomes;
 }
 
-async function setupStream(jsm: JetStreamManager, plan: StreamPlan, dryRun: boolean): Promise<SetupOutcome> {
+async function setupStream(jsm: JetStreamManager, plan: StreamPlan, options: SetupOptions): Promise<SetupOutcome> {
+  const dryRun = options.dryRun === true;
   const outcome: SetupOutcome = { stream: plan.stream, label: plan.label, action: 'unchanged', changes: [], notes: [] };
   const existing = await jsm.streams.info(plan.stream).catch((e: unknown) => {
     if (e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound) return null;
@@ -42,13 +49,7 @@ async function setupStream(jsm: JetStreamManager, plan: StreamPlan, dryRun: bool
     outcome.action = 'created';
     outcome.changes.push(`create ${plan.label}`);
     if (!dryRun) {
-      await jsm.streams.add(newStreamConfig(plan)).catch((e: unknown) => {
-        // Created meanwhile by another setup.
-        if (isStreamNameInUse(e)) return;
-        const region = plan.shape.placement?.cluster;
-        if (region !== undefined && isNoPlacement(e)) throw new NatsSetupError(noRoomIn(plan, region), e);
-        throw e;
-      });
+      await addStream(jsm, plan, options.onWait);
     }
     return outcome;
   }
@@ -82,6 +83,35 @@ async function setupStream(jsm: JetStreamManager, plan: StreamPlan, dryRun: bool
 function noRoomIn(plan: StreamPlan, region: string): string {
   const replicas = plan.limits.num_replicas;
   return `${plan.label} cannot be placed in region ${region}: JetStream has no ${replicas === 1 ? 'server' : `${replicas} servers`} with JetStream in a NATS cluster named ${JSON.stringify(region)}. Each region of REGIONS is a cluster of that name in one super-cluster (docs/REGIONS.md); check the servers' cluster names and gateways.`;
+}
+
+/** How long a region whose servers JetStream knows but sees offline is waited for before setup gives up. */
+const PEERS_ONLINE_WAIT_MS = 45_000;
+
+async function addStream(jsm: JetStreamManager, plan: StreamPlan, onWait: SetupOptions['onWait']): Promise<void> {
+  const region = plan.shape.placement?.cluster;
+  const deadline = Date.now() + PEERS_ONLINE_WAIT_MS;
+  for (let wait = 250; ; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      await jsm.streams.add(newStreamConfig(plan));
+      return;
+    } catch (e) {
+      // Created meanwhile by another setup.
+      if (isStreamNameInUse(e)) return;
+      if (region === undefined || !isNoPlacement(e)) throw e;
+      // A super-cluster just started (or a region restarting): its servers come online in seconds.
+      if (isPlacementPeerOffline(e) && Date.now() + wait < deadline) {
+        if (wait === 250) onWait?.(`${plan.label} waits for region ${region}: JetStream sees its servers offline (starting, or shut down); up to ${PEERS_ONLINE_WAIT_MS / 1000} s.`);
+        await new Promise((r) => setTimeout(r, wait));
+        continue;
+      }
+      throw new NatsSetupError(isPlacementPeerOffline(e) ? offlineIn(plan, region) : noRoomIn(plan, region), e);
+    }
+  }
+}
+
+function offlineIn(plan: StreamPlan, region: string): string {
+  return `${plan.label} cannot be placed in region ${region}: JetStream has seen its servers offline for ${PEERS_ONLINE_WAIT_MS / 1000} s. Start them (or check the gateways between the regions) and run setup again.`;
 }
 
 /** What the services need of the stream's shape that it lacks, and can be changed in place. */
@@ -121,7 +151,7 @@ export async function setUpFromConfig(config: NatsConfig, logger: Logger, option
   const nc = await connectNats(config, 'relay-setup', logger, { role: 'cli', ...(options.failFast === true ? { failFast: true } : {}) });
   try {
     const jsm = await jetstreamManager(nc);
-    return await retry(() => setupNats(jsm, natsLayout(config), options), logger, options.failFast === true ? 3 : 40);
+    return await retry(() => setupNats(jsm, natsLayout(config), { ...options, onWait: (sentence) => logger.warn(sentence) }), logger, options.failFast === true ? 3 : 40);
   } finally {
     await nc.close().catch(() => undefined);
   }

@@ -48,3 +48,11 @@ export async function runCliJsonLines<T>(args: string[], env: Record<string, str
   if (r.code !== 0) throw new Error(`relay ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return r.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T);
 }
+
+/**
+ * What `relay setup` wrote to stderr besides saying it waits for a region's servers to come online to
+ * JetStream, which a super-cluster just started may still have offline (services/core/nats-setup.ts).
+ */
+export function setupComplaints(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => line !== '' && !/waits for region \w+: JetStream sees its servers offline/.test(line));
+}
