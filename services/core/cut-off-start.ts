@@ -18,9 +18,15 @@ import type { LayoutFindings } from './nats-check.js';
 export const CUT_OFF_AFTER_MS = 15_000;
 const PAUSE_MS = 500;
 
-/** Whether the meta group has been unavailable, without a break, for CUT_OFF_AFTER_MS. */
+/**
+ * Whether the meta group has been unavailable, without a break, for CUT_OFF_AFTER_MS. Once it has,
+ * the start-up has concluded its region is cut off, and a later refusal is that cut again: a stream
+ * leader's answer in between (the layout's check) does not make the next step wait it out anew (a
+ * campaign run found a gateway ready 31-37 s after starting cut off for want of this).
+ */
 export class MetaSilence {
   private since: number | null = null;
+  private cutOff = false;
   constructor(private readonly now: () => number = Date.now) {}
 
   /** Notes an outcome (null: an answer); true once the meta group has been unavailable long enough. */
@@ -30,7 +36,8 @@ export class MetaSilence {
       return false;
     }
     this.since ??= this.now();
-    return this.now() - this.since >= CUT_OFF_AFTER_MS;
+    this.cutOff ||= this.now() - this.since >= CUT_OFF_AFTER_MS;
+    return this.cutOff;
   }
 }
 

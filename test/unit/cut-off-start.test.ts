@@ -88,4 +88,27 @@ describe("a gateway's sweep of its previous life after a start cut off", () => {
     index.stop();
     expect(reads).toBe(1);
   });
+
+  it('takes a refused read as the cut the start-up concluded, though a check was answered in between', async () => {
+    let t = 0;
+    const silence = new MetaSilence(() => t);
+    silence.lasting(refused());
+    t = CUT_OFF_AFTER_MS;
+    expect(silence.lasting(refused())).toBe(true);
+    // The layout's check, answered by the streams' leaders in the region.
+    expect(silence.lasting(null)).toBe(false);
+    t += 1_000;
+    expect(silence.lasting(refused())).toBe(true);
+  });
+
+  it('waits a mesh starting cold out anew after an answer, when it never concluded a cut', async () => {
+    let t = 0;
+    const silence = new MetaSilence(() => t);
+    silence.lasting(refused());
+    t = CUT_OFF_AFTER_MS - 1;
+    expect(silence.lasting(refused())).toBe(false);
+    expect(silence.lasting(null)).toBe(false);
+    t += 1_000;
+    expect(silence.lasting(refused())).toBe(false);
+  });
 });
