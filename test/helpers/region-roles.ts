@@ -34,8 +34,14 @@ export async function startRolesMesh(dir: string, regions: readonly string[], me
     }),
   });
   const as = (role: Role, region: string): Record<string, string> => ({ NATS_URL: sc.region(region).url, NATS_USER: role, NATS_PASSWORD: passwords.get(region)!.get(role)! });
-  const setup = await runCli(['setup'], { ...mesh, ...as('cli', setUpIn) }, 120_000);
-  expect(setup.code, setup.stderr).toBe(0);
+  try {
+    const setup = await runCli(['setup'], { ...mesh, ...as('cli', setUpIn) }, 120_000);
+    expect(setup.code, setup.stderr).toBe(0);
+  } catch (e) {
+    // Not left running for the files after (a CI run's failed set-up left its servers).
+    await sc.stop();
+    throw e;
+  }
   return { sc, as };
 }
 

@@ -21,6 +21,7 @@ import { clientHeaders, newPlayer, postTo, type Player } from '../helpers/client
 import { startProfileApi, type FakeProfileApi } from '../helpers/profile-api.js';
 import { startRolesMesh, type Role, type RolesMesh } from '../helpers/region-roles.js';
 import { openStream, type SseStream } from '../helpers/sse-client.js';
+import { within } from '../helpers/within.js';
 
 const REGIONS = ['a', 'b', 'c'] as const;
 type RegionName = (typeof REGIONS)[number];
@@ -118,18 +119,19 @@ describe('keys and bans across regions', () => {
     // c's copy, which a mirror fills a moment later: the cut waits for it (a copy lagging at the cut
     // is the next test's subject).
     await vi.waitFor(async () => expect(await copyHolds('c', 'relay-bans-a', oscar.uuid)).toBe(true), { timeout: APPLIED_MS, interval: 200 });
-    await ingresses.get('c')!.close();
+    await within(30_000, "closing c's ingress", ingresses.get('c')!.close());
     await cutOff('c', async () => {
-      const ingress = await service('ingress', 'c');
+      // Each waits out 15 s of the meta group's silence (services/core/cut-off-start.ts).
+      const ingress = await within(60_000, "starting c's ingress cut off", service('ingress', 'c'));
       ingresses.set('c', ingress);
-      const gateway = await service('gateway', 'c');
+      const gateway = await within(60_000, "starting c's gateway cut off", service('gateway', 'c'));
       try {
-        expect(await verdict('c', oscar)).toBe('403 banned');
+        expect(await within(10_000, "c's ingress answering a banned player", verdict('c', oscar))).toBe('403 banned');
         const stream = await openStream(gateway.url, { headers: clientHeaders(peggy, key, CHANNEL) });
         opened.push(stream);
         expect(stream.status).toBe(200);
         await stream.ready(30_000);
-        expect(await verdict('c', peggy)).toBe('200');
+        expect(await within(10_000, "c's ingress answering a player", verdict('c', peggy))).toBe('200');
         // Ready there too: an orchestrator keeps it in rotation for the region's players.
         expect((await fetch(new URL('/readyz', gateway.url))).status).toBe(200);
         const first = await stream.nextPair({ timeoutMs: 30_000 });
@@ -142,7 +144,7 @@ describe('keys and bans across regions', () => {
         expect(resumed.status).toBe(200);
         expect((await resumed.nextPair({ timeoutMs: 60_000 })).data['message']).toBe('while away');
       } finally {
-        await gateway.close();
+        await within(30_000, "closing c's gateway", gateway.close());
       }
     });
     await sc.connected(60_000);
