@@ -121,10 +121,14 @@ describe('keys and bans across regions', () => {
     await vi.waitFor(async () => expect(await copyHolds('c', 'relay-bans-a', oscar.uuid)).toBe(true), { timeout: APPLIED_MS, interval: 200 });
     await within(30_000, "closing c's ingress", ingresses.get('c')!.close());
     await cutOff('c', async () => {
-      // Each waits out 15 s of the meta group's silence (services/core/cut-off-start.ts).
-      const ingress = await within(60_000, "starting c's ingress cut off", service('ingress', 'c'));
-      ingresses.set('c', ingress);
-      const gateway = await within(60_000, "starting c's gateway cut off", service('gateway', 'c'));
+      // Each waits out 15 s of the meta group's silence (services/core/cut-off-start.ts), side by side.
+      const started = await Promise.allSettled([within(60_000, "starting c's ingress cut off", service('ingress', 'c')), within(60_000, "starting c's gateway cut off", service('gateway', 'c'))]);
+      const [ingress, gateway] = started.map((s) => (s.status === 'fulfilled' ? s.value : null));
+      if (ingress) ingresses.set('c', ingress);
+      if (!ingress || !gateway) {
+        await gateway?.close();
+        throw started.find((s) => s.status === 'rejected')?.reason;
+      }
       try {
         expect(await within(10_000, "c's ingress answering a banned player", verdict('c', oscar))).toBe('403 banned');
         const stream = await openStream(gateway.url, { headers: clientHeaders(peggy, key, CHANNEL) });
