@@ -2,6 +2,7 @@
 // public, DESIGN.md section 6). Real relay, real profile API server (test/helpers/profile-api.ts),
 // real sockets from distinct loopback addresses (127.0.0.2 and up).
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil as eventually } from '../tools/poll.js';
 import { postFrom } from './helpers/clients.js';
@@ -19,13 +20,13 @@ afterAll(async () => {
 });
 
 /** Sends a whole POST from `from`, then destroys the connection once the relay is asking about `token`. */
-async function postAndLeave(r: RelayFixture, from: string, token: string): Promise<void> {
-  const body = JSON.stringify(chat);
+async function postAndLeave(r: RelayFixture, from: string, token: string, headers: Record<string, string> = { authorization: `Bearer ${token}`, 'x-irc-multiplayer-server': 'left.example.net' }, payload: unknown = chat): Promise<void> {
+  const body = JSON.stringify(payload);
   const req = request(new URL('/', r.url), {
     method: 'POST',
     localAddress: from,
     agent: false,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-irc-multiplayer-server': 'left.example.net' },
+    headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
   });
   req.on('error', () => undefined);
   req.end(body);
@@ -45,6 +46,69 @@ describe('a POST whose client leaves during the session check (leak.mjs)', () =>
       await own.profile.answered(answersBefore + 3);
       await eventually(async () => (await readMetrics(own.url)).get('relay_posts_in_flight') === 0, 'the in-flight POSTs to be cleared');
       await own.server.ingress!.drain();
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('a POST whose client leaves before it is stored', () => {
+  // Guards: a client that gave up on a slow ingress (the region campaign's paused one) and sent its
+  // POST to another region's ingress had it stored in both, and every reader heard it twice.
+  it('is not stored: the channel hears only what comes after', async () => {
+    const own = await RelayFixture.start({ nats: relay.nats });
+    try {
+      const key = await own.createKey();
+      const channel = 'left-before-stored.example.net';
+      const listener = await own.open(own.headers(own.player(), key, channel));
+      await listener.ready();
+      own.profile.setDelay(200);
+      const leaver = own.player();
+      const answersBefore = own.profile.calls.length;
+      await postAndLeave(own, '127.0.0.23', leaver.token, own.headers(leaver, key, channel), { type: 'chat', message: 'abandoned' });
+      await own.profile.answered(answersBefore + 1);
+      await eventually(async () => (await readMetrics(own.url)).get('relay_posts_in_flight') === 0, 'the abandoned POST to be settled');
+      own.profile.setDelay(0);
+      expect((await own.post({ type: 'chat', message: 'after' }, own.headers(own.player(), key, channel))).status).toBe(200);
+      expect((await listener.nextPair()).data['message']).toBe('after');
+      listener.close();
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('a keyed POST whose connection is closed right behind it', () => {
+  // The close arrives in the same read as the request, after it: the session is known, so nothing
+  // waits before the Idempotency-Key's record, after whose round trip the close has been read.
+  it('is not stored, and its key runs again when resent', async () => {
+    const own = await RelayFixture.start({ nats: relay.nats });
+    try {
+      const key = await own.createKey();
+      const channel = 'closed-behind.example.net';
+      const sender = own.player();
+      const headers = own.headers(sender, key, channel);
+      expect((await own.post({ type: 'chat', message: 'known' }, headers)).status).toBe(200);
+      const listener = await own.open(own.headers(own.player(), key, channel));
+      await listener.ready();
+      const body = JSON.stringify({ type: 'chat', message: 'abandoned' });
+      const head = Object.entries({ ...headers, host: new URL(own.url).host, 'idempotency-key': 'closed-behind-1', 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) })
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
+      const socket = connect(Number(new URL(own.url).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.end(`POST / HTTP/1.1\r\n${head}\r\n${body}`);
+      socket.resume();
+      await closed;
+      await eventually(async () => (await readMetrics(own.url)).get('relay_posts_in_flight') === 0, 'the abandoned POST to be settled');
+      expect((await own.post({ type: 'chat', message: 'after' }, headers)).status).toBe(200);
+      expect((await listener.nextPair()).data['message']).toBe('after');
+      const resent = await own.post({ type: 'chat', message: 'abandoned' }, { ...headers, 'idempotency-key': 'closed-behind-1' });
+      expect(resent.status).toBe(200);
+      expect((await listener.nextPair()).data['message']).toBe('abandoned');
+      listener.close();
     } finally {
       await own.close();
     }

@@ -139,6 +139,7 @@ export class Ingress {
       throw new RelayError('rate_limited', `${what} from this account; slow down.`, { retryAfter: decision.retryAfter });
     }
 
+    if (clientLeft(request)) throw leftUnstored();
     void reply.code(200);
     const dropped = banned.length;
     const traced = postTrace(request, this.core.tracing.tracer);
@@ -146,6 +147,9 @@ export class Ingress {
     const print = fingerprint([...entries, ...banned]);
     const reservation = await this.idempotency.reserve(sender, key, print);
     if (reservation.kind === 'replay') return reservation.answer;
+    // After the record's round trip a close that came in the same read as the request has been seen
+    // (a resend here runs again: the record has no answer).
+    if (clientLeft(request)) throw leftUnstored();
     const answer = await this.publish(entries, dropped, `${sender}:${key}`, traced);
     await this.idempotency.complete(sender, key, print, answer);
     return answer;
@@ -171,4 +175,20 @@ export class Ingress {
     this.limiter.stop();
     this.acks.close();
   }
+}
+
+/**
+ * Whether the client closed its connection before its POST is stored. One that gave up waiting (an
+ * ingress paused or slow) has likely sent it again elsewhere, perhaps to another region, whose
+ * Idempotency-Key records are its own: stored here too, it would be heard twice (the region
+ * campaign's `ingress pause` stored every such POST so). An HTTP/1.1 client does not half-close a
+ * connection it wants an answer on (Node's server takes it as an abort too).
+ */
+function clientLeft(request: FastifyRequest): boolean {
+  const socket = request.raw.socket;
+  return socket.destroyed || socket.readableEnded;
+}
+
+function leftUnstored(): RelayError {
+  return new RelayError('unavailable', 'The client closed the connection before its payloads were stored; nothing was stored.');
 }
