@@ -204,3 +204,23 @@ describe('the refusals while a region\'s relays restart cut off', () => {
     expect(r.anomalies[1]!.text).toBe('r1a_2#3 in region a, which was up: reconnecting in 250 ms: network');
   });
 });
+
+describe("the refusals while a region's ingress is paused", () => {
+  // c's ingress paused from 5000 to 16000; its gateway runs throughout.
+  const regionOf = (): string => 'c';
+  const down = [{ region: 'c', start: 5000, end: 16_000, writesOnly: true }];
+  const ev = (t: number, kind: 'op' | 'stream', subject: string, text: string): { t: number; kind: 'op' | 'stream'; subject: string; text: string } => ({ t, kind, subject, text });
+
+  it("excuses its writers' unanswered attempts, and not a reader's stream on its gateway, which was never paused", () => {
+    const r = checkRegionRefusals(
+      [
+        ev(13_100, 'op', 'w1c_3:12', 'attempt 1 to :4000 failed: the relay did not answer within 8000 ms'),
+        ev(9000, 'stream', 'r1c_1#1', 'reconnecting in 250 ms: network'),
+        ev(18_000, 'op', 'w1c_3:13', 'attempt 1 to :4000 refused 503 unavailable'),
+      ],
+      regionOf,
+      down,
+    );
+    expect(r.anomalies.map((a) => a.subjects[0])).toEqual(['r1c_1#1', 'w1c_3:13']);
+  });
+});

@@ -41,6 +41,17 @@ describe('the region fault schedule', () => {
     }
   });
 
+  it("pauses a region's ingress longer than a writer waits for an answer (8 s), so the POST it holds fails over", () => {
+    const faults = planRegionFaults(3, HALF_HOUR, 3, ['ingress pause']);
+    expect(faults.length).toBeGreaterThan(10);
+    for (const f of faults) {
+      expect(f.spec.kind).toBe('pause-ingress');
+      expect(f.durationMs).toBeGreaterThanOrEqual(9000);
+      expect(f.durationMs).toBeLessThanOrEqual(14_000);
+      expect(describeRegionFault(f, ['a', 'b', 'c'])).toMatch(/^#\d+ ingress pause \([abc]\) for \d+\.\d s$/);
+    }
+  });
+
   it('plans the other kinds of a seed as before the restart was added', () => {
     // The draws of the kinds asked for are unchanged: a seed given with --kinds repeats its old plan.
     // Seed 4's plan as it was (docs/RELIABILITY.md: "9: 4 kills, 5 cuts").

@@ -3,7 +3,7 @@
 // docs/REGIONS.md "Writes stay local"). So every POST attempt a writer makes to a region's ingress
 // (its own, or the next when it fails over) must be answered 2xx, and every reader's stream on its region's gateway must stay open
 // (or end evicted), unless that region was down at the time: killed, or its relays restarting while
-// it was cut off. Each attempt refused or failed otherwise, and each stream of such a region that
+// it was cut off; its writes alone while its ingress was paused. Each attempt refused or failed otherwise, and each stream of such a region that
 // had to reconnect, is a `refused-while-up`, quoted with the refusal.
 
 import type { HistoryEvent } from './history.js';
@@ -22,7 +22,7 @@ const RECONNECT = /^reconnecting in \d+ ms: /;
 export function checkRegionRefusals(
   events: readonly HistoryEvent[],
   regionOf: (e: HistoryEvent) => string | null,
-  down: ReadonlyArray<{ region: string; start: number; end: number }>,
+  down: ReadonlyArray<{ region: string; start: number; end: number; writesOnly?: boolean }>,
   slackMs = 1000,
 ): { attempts: number; reconnects: number; anomalies: Anomaly[] } {
   const anomalies: Anomaly[] = [];
@@ -36,7 +36,7 @@ export function checkRegionRefusals(
     if (region === null) continue;
     if (write) attempts++;
     else reconnects++;
-    const excused = down.some((d) => d.region === region && e.t >= d.start - slackMs && e.t <= d.end + slackMs);
+    const excused = down.some((d) => d.region === region && (write || d.writesOnly !== true) && e.t >= d.start - slackMs && e.t <= d.end + slackMs);
     if (!excused) anomalies.push({ class: 'refused-while-up', t: e.t, subjects: [e.subject], text: `${e.subject} in region ${region}, which was up: ${e.text}` });
   }
   return { attempts, reconnects, anomalies };

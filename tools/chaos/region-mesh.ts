@@ -169,6 +169,13 @@ export class RegionMesh {
     );
   }
 
+  /** The region's ingress stopped where it is (SIGSTOP) or let run on (SIGCONT); its sockets stay open. */
+  signalIngress(region: string, signal: 'SIGSTOP' | 'SIGCONT'): void {
+    const ingress = this.relays.find((s) => s.region === region && s.role === 'ingress');
+    if (ingress?.proc === null || ingress === undefined) throw new Error(`${region}'s ingress is not running`);
+    ingress.proc.child.kill(signal);
+  }
+
   /** Its servers started with their stores, then (once its gateways are up) its relays. */
   async restartRegion(region: string, note: (text: string) => void): Promise<void> {
     await this.sc.restart(region);

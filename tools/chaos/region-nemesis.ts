@@ -18,7 +18,8 @@ export interface RegionExecutedFault extends FaultWindow {
   notes: string[];
   /**
    * When a region's own clients may be refused: a killed region from its kill to its relays ready
-   * again, a region whose relays were restarted while cut off from their kill to both ready.
+   * again, a region whose relays were restarted while cut off from their kill to both ready, a
+   * region's writers while its ingress is paused.
    */
   down?: DownWindow;
 }
@@ -27,6 +28,8 @@ export interface DownWindow {
   region: string;
   start: number;
   end: number;
+  /** Only its writes may be refused (its ingress paused); its readers' streams must hold. */
+  writesOnly?: boolean;
 }
 
 /** Quiet time after a heal before the next fault, whatever the plan says (docs/RELIABILITY.md). */
@@ -119,6 +122,16 @@ export class RegionNemesis {
           await this.mesh.restartRegion(region, (text) => void done.notes.push(text));
           down.end = this.history.now();
           done.notes.push(`${region} and its relays back ${((down.end - t0) / 1000).toFixed(1)} s after the restart began`);
+        };
+      }
+      case 'pause-ingress': {
+        const region = regions[s.region]!;
+        const down: DownWindow = { region, start: done.start, end: Number.POSITIVE_INFINITY, writesOnly: true };
+        done.down = down;
+        this.mesh.signalIngress(region, 'SIGSTOP');
+        return async () => {
+          this.mesh.signalIngress(region, 'SIGCONT');
+          down.end = this.history.now();
         };
       }
       case 'restart-cut': {

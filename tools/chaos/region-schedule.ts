@@ -20,7 +20,12 @@ export type RegionFaultSpec =
    * while it stays cut off (they start unchecked after CUT_OFF_AFTER_MS of meta silence), the cut
    * held `holdMs` after both are ready, then healed.
    */
-  | { kind: 'restart-cut'; region: number; killAfterMs: number; holdMs: number };
+  | { kind: 'restart-cut'; region: number; killAfterMs: number; holdMs: number }
+  /**
+   * A region's ingress paused (SIGSTOP) longer than a writer waits for an answer, then continued: the
+   * POSTs it holds fail over to the next region, and it may still store them once it runs again.
+   */
+  | { kind: 'pause-ingress'; region: number };
 
 export interface RegionFault {
   id: number;
@@ -29,11 +34,12 @@ export interface RegionFault {
   spec: RegionFaultSpec;
 }
 
-export const REGION_FAULT_KINDS = ['region cut', 'region blackhole', 'region slow', 'link cut', 'link blackhole', 'region kill', 'region restart cut'] as const;
+export const REGION_FAULT_KINDS = ['region cut', 'region blackhole', 'region slow', 'link cut', 'link blackhole', 'region kill', 'region restart cut', 'ingress pause'] as const;
 export type RegionFaultKind = (typeof REGION_FAULT_KINDS)[number];
 
 export function regionKindOf(spec: RegionFaultSpec): RegionFaultKind {
   if (spec.kind === 'restart-cut') return 'region restart cut';
+  if (spec.kind === 'pause-ingress') return 'ingress pause';
   return spec.kind === 'kill-region' ? 'region kill' : spec.kind === 'isolate' ? `region ${spec.link}` : spec.link === 'slow' ? 'region slow' : `link ${spec.link}`;
 }
 
@@ -42,12 +48,15 @@ const DURATION: Record<Exclude<RegionFaultSpec['kind'], 'restart-cut'>, [number,
   isolate: [4000, 15_000],
   link: [4000, 12_000],
   'kill-region': [3000, 10_000],
+  // Past the writers' 8 s watchdog (writers.ts), so the POST in flight is sent again elsewhere.
+  'pause-ingress': [9000, 14_000],
 };
 /**
  * A restart while cut off: the kill 1-5 s into the cut (before and after the link check, 2 s, sees
  * it), the cut held 3-10 s once both relays are ready again. The plan counts their start as the meta
- * silence waited out twice (a gateway waits it for its checks, then again to sweep its previous
- * life's claims: 31-37 s measured) plus 5 s; the nemesis heals no sooner than `holdMs` after they are ready.
+ * silence waited out twice (as a gateway did before its sweep took the start-up's conclusion of a
+ * cut: 31-37 s measured then, 17-22 s now) plus 5 s, kept so a seed plans as it did; the nemesis
+ * heals no sooner than `holdMs` after they are ready.
  */
 const KILL_AFTER: [number, number] = [1000, 5000];
 const HOLD: [number, number] = [3000, 10_000];
@@ -70,6 +79,8 @@ function specFor(kind: RegionFaultKind, r: Random, regions: number): RegionFault
       return { kind: 'kill-region', region };
     case 'region restart cut':
       return { kind: 'restart-cut', region, killAfterMs: r.int(KILL_AFTER[0], KILL_AFTER[1]), holdMs: r.int(HOLD[0], HOLD[1]) };
+    case 'ingress pause':
+      return { kind: 'pause-ingress', region };
   }
 }
 
@@ -93,6 +104,6 @@ export function planRegionFaults(seed: number, runMs: number, regions: number, k
 export function describeRegionFault(f: RegionFault, names: readonly string[]): string {
   const s = f.spec;
   if (s.kind === 'restart-cut') return `#${f.id} ${regionKindOf(s)} (${names[s.region]}: relays killed at +${(s.killAfterMs / 1000).toFixed(1)} s, cut held ${(s.holdMs / 1000).toFixed(1)} s once ready) for ~${(f.durationMs / 1000).toFixed(1)} s`;
-  const what = s.kind === 'kill-region' ? names[s.region] : s.kind === 'isolate' ? `${names[s.region]}${s.link === 'slow' ? ` +${s.delayMs} ms` : ''}` : `${names[s.a]}<->${names[s.b]}`;
+  const what = s.kind === 'kill-region' || s.kind === 'pause-ingress' ? names[s.region] : s.kind === 'isolate' ? `${names[s.region]}${s.link === 'slow' ? ` +${s.delayMs} ms` : ''}` : `${names[s.a]}<->${names[s.b]}`;
   return `#${f.id} ${regionKindOf(s)} (${what}) for ${(f.durationMs / 1000).toFixed(1)} s`;
 }
