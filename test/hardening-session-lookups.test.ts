@@ -52,6 +52,9 @@ describe('a POST whose client leaves during the session check (leak.mjs)', () =>
   });
 });
 
+/** How an ingress counts a POST it did not store because its client had left. */
+const UNAVAILABLE = 'relay_refusals_total{code="unavailable"}';
+
 describe('a POST whose client leaves before it is stored', () => {
   // Guards: a client that gave up on a slow ingress (the region campaign's paused one) and sent its
   // POST to another region's ingress had it stored in both, and every reader heard it twice.
@@ -67,7 +70,7 @@ describe('a POST whose client leaves before it is stored', () => {
       const answersBefore = own.profile.calls.length;
       await postAndLeave(own, '127.0.0.23', leaver.token, own.headers(leaver, key, channel), { type: 'chat', message: 'abandoned' });
       await own.profile.answered(answersBefore + 1);
-      await eventually(async () => (await readMetrics(own.url)).get('relay_posts_in_flight') === 0, 'the abandoned POST to be settled');
+      await eventually(async () => (await readMetrics(own.url)).get(UNAVAILABLE) === 1, 'the abandoned POST to be refused');
       own.profile.setDelay(0);
       expect((await own.post({ type: 'chat', message: 'after' }, own.headers(own.player(), key, channel))).status).toBe(200);
       expect((await listener.nextPair()).data['message']).toBe('after');
@@ -102,7 +105,7 @@ describe('a keyed POST whose connection is closed right behind it', () => {
       socket.end(`POST / HTTP/1.1\r\n${head}\r\n${body}`);
       socket.resume();
       await closed;
-      await eventually(async () => (await readMetrics(own.url)).get('relay_posts_in_flight') === 0, 'the abandoned POST to be settled');
+      await eventually(async () => (await readMetrics(own.url)).get(UNAVAILABLE) === 1, 'the abandoned POST to be refused');
       expect((await own.post({ type: 'chat', message: 'after' }, headers)).status).toBe(200);
       expect((await listener.nextPair()).data['message']).toBe('after');
       const resent = await own.post({ type: 'chat', message: 'abandoned' }, { ...headers, 'idempotency-key': 'closed-behind-1' });

@@ -13,7 +13,8 @@ import type { LayoutFindings } from './nats-check.js';
 /**
  * How long the meta group must leave a service's requests refused or unanswered, with no answer of
  * another kind between, before the service starts unchecked: longer than a super-cluster starting
- * cold takes to elect its meta leader, so a mesh just started is checked as always.
+ * cold takes to elect its meta leader, so a mesh just started is checked as always. Once concluded,
+ * the cut stands for the rest of the start-up (MetaSilence).
  */
 export const CUT_OFF_AFTER_MS = 15_000;
 const PAUSE_MS = 500;

@@ -119,6 +119,8 @@ export async function retry<T>(fn: () => Promise<T>, logger: Logger, attempts = 
       // Permissions do not change while we wait: say which subject the role lacks, at once.
       const refused = permissionViolationOf(e);
       if (refused !== null) throw new NatsSetupError(permissionSentence(refused), e);
+      // A setup problem already said in a sentence, after its own wait (a region's servers offline).
+      if (e instanceof NatsSetupError) throw e;
       if (i >= attempts) throw e;
       if (i === 1 || i % 10 === 0) logger.warn({ err: e, attempt: i }, 'JetStream not ready, retrying');
       await new Promise((r) => setTimeout(r, Math.min(250 * i, 2000)));

@@ -190,5 +190,6 @@ function clientLeft(request: FastifyRequest): boolean {
 }
 
 function leftUnstored(): RelayError {
-  return new RelayError('unavailable', 'The client closed the connection before its payloads were stored; nothing was stored.');
+  // Counted with the session check's own "client closed" refusal (until-aborted.ts); nobody reads it.
+  return new RelayError('unavailable', 'The client closed the connection before its payloads were stored; nothing was stored.', { retryAfter: 1 });
 }

@@ -1,7 +1,8 @@
 // With regions, a service starts unchecked only once JetStream's meta group has refused or left
-// unanswered its checks for CUT_OFF_AFTER_MS without a break (a region cut off): an answer of any
-// other kind starts the wait again, so a super-cluster still electing its meta leader is waited
-// for, and without regions nothing is ever skipped.
+// unanswered its checks for CUT_OFF_AFTER_MS without a break (a region cut off): until then an
+// answer of any other kind starts the wait again, so a super-cluster still electing its meta leader
+// is waited for; once concluded, the cut stands for the rest of the start-up; and without regions
+// nothing is ever skipped.
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { TimeoutError } from '@nats-io/nats-core';
 import { describe, expect, it } from 'vitest';

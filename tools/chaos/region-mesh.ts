@@ -172,7 +172,7 @@ export class RegionMesh {
   /** The region's ingress stopped where it is (SIGSTOP) or let run on (SIGCONT); its sockets stay open. */
   signalIngress(region: string, signal: 'SIGSTOP' | 'SIGCONT'): void {
     const ingress = this.relays.find((s) => s.region === region && s.role === 'ingress');
-    if (ingress?.proc === null || ingress === undefined) throw new Error(`${region}'s ingress is not running`);
+    if (ingress === undefined || ingress.proc === null) throw new Error(`${region}'s ingress is not running`);
     ingress.proc.child.kill(signal);
   }
 
@@ -201,6 +201,8 @@ export class RegionMesh {
 
   async stop(): Promise<void> {
     for (const s of this.relays) s.ending = true;
+    // A paused ingress (`ingress pause`) would never act on its SIGTERM.
+    for (const s of this.relays) s.proc?.child.kill('SIGCONT');
     await Promise.all(this.relays.map(async (s) => s.proc?.stop()));
     await this.sc.stop();
   }
