@@ -203,10 +203,13 @@ export class SseStream {
    * Throws if a data event arrives without its meta event immediately before it.
    */
   async nextPair(options: { timeoutMs?: number; serverKeepalives?: boolean } = {}): Promise<Pair> {
+    // One deadline for the pair: keepalive pairs skipped on the way do not start it again.
+    const deadline = Date.now() + (options.timeoutMs ?? 5000);
+    const left = (): number => Math.max(1, deadline - Date.now());
     for (;;) {
-      const meta = await this.nextEvent(options.timeoutMs);
+      const meta = await this.nextEvent(left());
       if (meta.event !== 'meta') throw new Error(`expected a meta event, got ${JSON.stringify(meta)}`);
-      const data = await this.nextEvent(options.timeoutMs);
+      const data = await this.nextEvent(left());
       if (data.event !== null) throw new Error(`expected an unnamed data event after meta, got ${JSON.stringify(data)}`);
       const pair: Pair = {
         meta: JSON.parse(meta.data) as Meta,
