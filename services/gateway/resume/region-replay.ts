@@ -9,7 +9,9 @@
 //
 // Sequences mean the same in every region (a copy keeps its origin's numbers), so a client resumes
 // at any gateway of any region. An id past what a region's own log holds (made up, or of a log since
-// recreated) is clamped to its newest sequence, or the region's frames would never reach the stream;
+// recreated) is clamped to where the group is there, or the region's frames would never reach the
+// stream: not to the log's newest, which may already hold frames stored after the stream opened and
+// still on their way to the group (a CI run's stream never got the frame its client posted next);
 // a region that does not answer (cut off, lost) is not clamped: its copy may lag what the client had.
 
 import type { JetStreamManager } from '@nats-io/jetstream';
@@ -38,7 +40,7 @@ export async function replayRegions(stream: ClientStream, asked: LogPosition, o:
   if (group === null) return 0;
   await group.started;
   const target = group.position.copy();
-  const from = await clamped(o, asked, target);
+  const from = await clamped(o, stream, asked, target);
   const at = from.copy();
   let sent = 0;
   for (const range of from.lacks(target, logs.order)) {
@@ -63,8 +65,12 @@ export async function replayRegions(stream: ClientStream, asked: LogPosition, o:
 /** Asks of a region's log that answered with an error (a leader being elected) before giving up. */
 const CLAMP_TRIES = 3;
 
-/** `from`, where it is past `target` in a region, no further than what that region's own log holds. */
-async function clamped(o: RegionReplayOptions, from: LogPosition, target: LogPosition): Promise<LogPosition> {
+/**
+ * `from`, where it is past `target` in a region beyond what that region's own log holds, lowered to
+ * where the group was there when the stream began holding its live frames: `target`, or before the
+ * first frame of that region the stream holds (heard after it opened), which is then sent too.
+ */
+async function clamped(o: RegionReplayOptions, stream: ClientStream, from: LogPosition, target: LogPosition): Promise<LogPosition> {
   const out = from.copy();
   await Promise.all(
     o.logs.all().map(async (log) => {
@@ -74,7 +80,8 @@ async function clamped(o: RegionReplayOptions, from: LogPosition, target: LogPos
         try {
           // The region's own log may be read from a replica when its leader gets are refused (log-walk.ts).
           const newest = await newestOn(o.jsm, log.origin, log.subjects, log.local && log.origin === log.stream);
-          if (newest < asked) out.lower(log.region, newest);
+          const held = stream.firstHeld(log.region);
+          if (newest < asked) out.lower(log.region, Math.min(newest, target.get(log.region), held === null ? Infinity : held - 1));
           return;
         } catch (err) {
           // Unanswered (cut off, lost): the region may hold what the client had, so the id stands.

@@ -195,6 +195,11 @@ export class ClientStream implements ConnectionListener {
     this.heldLive = [];
   }
 
+  /** The sequence of the first live frame of `region` held since the hold began (null: none yet). */
+  firstHeld(region: string): number | null {
+    return this.heldLive?.find((f) => f.region === region)?.seq ?? null;
+  }
+
   /** The client has every frame up to `seq`: none of them is sent again (held or live). */
   resumeAfter(seq: number): void {
     if (seq > this.lastSeq) this.lastSeq = seq;
