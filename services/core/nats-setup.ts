@@ -99,13 +99,14 @@ async function addStream(jsm: JetStreamManager, plan: StreamPlan, onWait: SetupO
       // Created meanwhile by another setup.
       if (isStreamNameInUse(e)) return;
       if (region === undefined || !isNoPlacement(e)) throw e;
+      const offline = isPlacementPeerOffline(e);
       // A super-cluster just started (or a region restarting): its servers come online in seconds.
-      if (isPlacementPeerOffline(e) && Date.now() + wait < deadline) {
+      if (offline && Date.now() + wait < deadline) {
         if (wait === 250) onWait?.(`${plan.label} waits for region ${region}: JetStream sees its servers offline (starting, or shut down); up to ${PEERS_ONLINE_WAIT_MS / 1000} s.`);
         await new Promise((r) => setTimeout(r, wait));
         continue;
       }
-      throw new NatsSetupError(isPlacementPeerOffline(e) ? offlineIn(plan, region) : noRoomIn(plan, region), e);
+      throw new NatsSetupError(offline ? offlineIn(plan, region) : noRoomIn(plan, region), e);
     }
   }
 }

@@ -140,6 +140,9 @@ describe('the copies of each region\'s log', () => {
   });
 });
 
+/** One event of a writer's attempt ('op') or a reader's stream ('stream'), at `t`. */
+const ev = (t: number, kind: 'op' | 'stream', subject: string, text: string): HistoryEvent => ({ t, kind, subject, text });
+
 describe('the refusals of a region that is up', () => {
   it('excuses an attempt that failed while its region was killed, and names one refused while it was up', () => {
     // An attempt is the region of the ingress it was sent to: port 4000 is c's, 4001 a's.
@@ -162,7 +165,6 @@ describe('the refusals while a region\'s relays restart cut off', () => {
   const regionOf = (e: HistoryEvent): string | null =>
     e.kind === 'op' ? (({ '4000': 'c', '4001': 'a' })[/:(\d+) /.exec(e.text)?.[1] ?? ''] ?? null) : e.subject.startsWith('r1c_') ? 'c' : e.subject.startsWith('r1a_') ? 'a' : null;
   const down = [{ region: 'c', start: 3000, end: 21_000 }];
-  const ev = (t: number, kind: 'op' | 'stream', subject: string, text: string): { t: number; kind: 'op' | 'stream'; subject: string; text: string } => ({ t, kind, subject, text });
 
   it("excuses the restarted region's own writers and readers from the kill to both relays ready", () => {
     const r = checkRegionRefusals(
@@ -209,7 +211,6 @@ describe("the refusals while a region's ingress is paused", () => {
   // c's ingress paused from 5000 to 16000; its gateway runs throughout.
   const regionOf = (): string => 'c';
   const down = [{ region: 'c', start: 5000, end: 16_000, writesOnly: true }];
-  const ev = (t: number, kind: 'op' | 'stream', subject: string, text: string): { t: number; kind: 'op' | 'stream'; subject: string; text: string } => ({ t, kind, subject, text });
 
   it("excuses its writers' unanswered attempts, and not a reader's stream on its gateway, which was never paused", () => {
     const r = checkRegionRefusals(

@@ -3,7 +3,8 @@
 // A link fault sets the super-cluster's proxies; a region's kill takes its servers and its relays,
 // and its heal starts the servers, waits for the gateways, then starts the relays. A restart while
 // cut off cuts the region, kills its relays a moment later and starts them again there, and heals
-// the cut only once they have been ready a while. A fault starts no sooner than 4 s after the
+// the cut only once they have been ready a while. An ingress pause stops the region's ingress
+// (SIGSTOP) and its heal lets it run on (SIGCONT). A fault starts no sooner than 4 s after the
 // previous heal, however late that heal came.
 
 import type { History } from './history.js';

@@ -80,8 +80,9 @@ async function clamped(o: RegionReplayOptions, stream: ClientStream, from: LogPo
         try {
           // The region's own log may be read from a replica when its leader gets are refused (log-walk.ts).
           const newest = await newestOn(o.jsm, log.origin, log.subjects, log.local && log.origin === log.stream);
+          if (newest >= asked) return;
           const held = stream.firstHeld(log.region);
-          if (newest < asked) out.lower(log.region, Math.min(newest, target.get(log.region), held === null ? Infinity : held - 1));
+          out.lower(log.region, Math.min(newest, target.get(log.region), held === null ? Infinity : held - 1));
           return;
         } catch (err) {
           // Unanswered (cut off, lost): the region may hold what the client had, so the id stands.
