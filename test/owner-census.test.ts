@@ -51,6 +51,7 @@ async function gateway(nodeId: string, streams: Streams, o: Partial<OwnerCensusO
 /** A NATS client that hears every question: it plays gateways of its own. */
 async function listener(onQuestion: (q: { id: string; from: string }, nc: NatsConnection) => void): Promise<void> {
   const nc = await conn();
+  // A lone question (as in most tests here) travels in the one-question form: census-messages.ts.
   nc.subscribe(OWNER_CENSUS_ASK, { callback: (_err, m: Msg) => onQuestion(m.json<{ id: string; from: string }>(), nc) });
   await nc.flush();
 }
@@ -198,6 +199,36 @@ describe('the owner census', () => {
     // Then a good question: the only one answered.
     nc.publish(OWNER_CENSUS_ASK, JSON.stringify({ id: 'x.2', from: 'x', owner: 'acct', channel: 'c' }));
     await expect.poll(() => answers, { timeout: 5000 }).toEqual([`${OWNER_CENSUS_ANSWER_PREFIX}x`]);
+  });
+
+  it('the questions of one turn travel together, a message of at most 256, and each is answered', async () => {
+    const messages: number[] = [];
+    await listener((m) => messages.push('questions' in m ? (m as { questions: unknown[] }).questions.length : 1));
+    const holdings: Streams = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`acct-${i}`, Array.from({ length: i % 4 }, (_x, j) => ({ channel: `c${j}` }))]));
+    await gateway('b', holdings);
+    const a = await gateway('a', {}, { peers: () => ['b'] });
+    const answers = await Promise.all(Array.from({ length: 300 }, (_, i) => a.remote(`acct-${i}`, 'c1')));
+    expect(answers).toEqual(Array.from({ length: 300 }, (_, i) => ({ count: i % 4, holdsKey: i % 4 >= 2 })));
+    await expect.poll(() => messages).toEqual([256, 44]);
+  });
+
+  it('counts, and is counted by, a gateway that reads only one question a message (an earlier version, in a rolling upgrade)', async () => {
+    // The earlier version: one question a message, answered alone; anything else does not parse for it.
+    await listener((m, nc) => {
+      const v = m as { id?: string; from: string; owner?: string };
+      if (v.id === undefined || v.owner === undefined) return;
+      nc.publish(OWNER_CENSUS_ANSWER_PREFIX + v.from, JSON.stringify({ id: v.id, node: 'old', count: v.owner === 'acct' ? 2 : 0, holdsKey: false }));
+    });
+    const a = await gateway('a', {}, { peers: () => ['old'], waitMs: 5000 });
+    expect(await a.remote('acct', 'c')).toEqual({ count: 2, holdsKey: false });
+    // Its questions are answered in its form.
+    await gateway('b', { acct: [{ channel: 'c' }] });
+    const nc = await conn();
+    const heard: unknown[] = [];
+    nc.subscribe(`${OWNER_CENSUS_ANSWER_PREFIX}old`, { callback: (_e, msg) => void heard.push(msg.json()) });
+    await nc.flush();
+    nc.publish(OWNER_CENSUS_ASK, JSON.stringify({ id: 'old.7', from: 'old', owner: 'acct', channel: 'c' }));
+    await expect.poll(() => heard).toContainEqual({ id: 'old.7', node: 'b', count: 1, holdsKey: true });
   });
 
   it('a question still waiting when the census closes resolves with what it heard, and a closed census asks nobody', async () => {

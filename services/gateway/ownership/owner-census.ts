@@ -1,9 +1,10 @@
 // Each owner's streams on the other gateways, for MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY:
-// asked of them when a stream opens, not written anywhere. An open publishes one question on
-// `relay.owner-census.ask` (owner, channel); every gateway counts that owner's streams in its
-// registry plus its own opens of the owner still waiting for their census, and answers on the
-// asker's subject, `relay.owner-census.answer.<node>` (census-messages.ts has both shapes). The
-// asker waits for the gateways it takes for alive, at most CENSUS_WAIT_MS.
+// asked of them when a stream opens, not written anywhere. An open asks a question (owner, channel)
+// on `relay.owner-census.ask`, sent with the other questions of its turn of the event loop; every
+// gateway counts that owner's streams in its registry plus its own opens of the owner still waiting
+// for their census, and answers on the asker's subject, `relay.owner-census.answer.<node>`
+// (census-messages.ts has the shapes). The asker waits for the gateways it takes for alive, at most
+// CENSUS_WAIT_MS.
 //
 // Why not a record per owner in a bucket (what this replaced): every open and every close wrote it,
 // a replicated write each, as many as the claims themselves; in a cluster storm they were half the
@@ -29,7 +30,7 @@ import { guarded, loggedThrows } from '../../core/guarded-callback.js';
 import type { Logger } from '../../core/logger.js';
 import { OWNER_CENSUS_ANSWER_PREFIX, OWNER_CENSUS_ASK } from '../../core/subjects.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
-import { parseAnswer, parseQuestion } from './census-messages.js';
+import { answersMessage, MAX_QUESTIONS_PER_MESSAGE, parseAnswers, parseQuestions, questionsMessage, type CensusAnswer, type CensusQuestion } from './census-messages.js';
 
 /** How long an open waits for the other gateways' answers. */
 export const CENSUS_WAIT_MS = 1000;
@@ -73,6 +74,8 @@ export class OwnerCensus {
   private readonly asking = new Map<string, number>();
   /** Peers that missed a question: not waited for until they answer one. */
   private readonly silent = new Set<string>();
+  /** Questions of this turn, sent together once it is over. */
+  private unsent: CensusQuestion[] = [];
   private seq = 0;
   private subs: Subscription[] = [];
   private closed = false;
@@ -124,12 +127,8 @@ export class OwnerCensus {
         });
       };
       this.asked.set(id, { waiting, heard: new Set(), holdings, done });
-      try {
-        // Asked even when every peer is silent: an answer is how a silent peer is waited for again.
-        this.o.nc.publish(OWNER_CENSUS_ASK, JSON.stringify({ id, from: this.o.nodeId, owner, channel }));
-      } catch {
-        // The connection is closing (this node is stopping): nobody will answer; the wait ends it.
-      }
+      // Asked even when every peer is silent: an answer is how a silent peer is waited for again.
+      if (this.unsent.push({ id, owner, channel }) === 1) this.timers.afterTurn(() => this.send());
       if (waiting.size === 0) done();
     });
   }
@@ -137,33 +136,54 @@ export class OwnerCensus {
   /** Stops answering and asking; questions still waiting resolve with what they heard. */
   close(): void {
     this.closed = true;
+    this.unsent = [];
     for (const s of this.subs) s.unsubscribe();
     this.subs = [];
     for (const q of [...this.asked.values()]) q.done();
   }
 
+  private send(): void {
+    const unsent = this.unsent;
+    this.unsent = [];
+    for (let i = 0; i < unsent.length; i += MAX_QUESTIONS_PER_MESSAGE) {
+      try {
+        this.o.nc.publish(OWNER_CENSUS_ASK, questionsMessage(this.o.nodeId, unsent.slice(i, i + MAX_QUESTIONS_PER_MESSAGE)));
+      } catch {
+        // The connection is closing (this node is stopping): nobody will answer; the wait ends it.
+      }
+    }
+  }
+
+  /** Counted as each question is read: what this node holds at that moment. */
   private answer(text: string): void {
-    const q = parseQuestion(text);
-    if (q === null || q.from === this.o.nodeId) return;
-    const mine = this.o.local(q.owner);
-    const count = mine.length + (this.asking.get(q.owner) ?? 0);
-    const holdsKey = q.channel !== null && mine.some((s) => s.channel === q.channel);
+    const m = parseQuestions(text);
+    if (m === null || m.from === this.o.nodeId) return;
+    const answers: CensusAnswer[] = m.questions.map((q) => {
+      const mine = this.o.local(q.owner);
+      const count = mine.length + (this.asking.get(q.owner) ?? 0);
+      return { id: q.id, count, holdsKey: q.channel !== null && mine.some((s) => s.channel === q.channel) };
+    });
     try {
-      this.o.nc.publish(OWNER_CENSUS_ANSWER_PREFIX + q.from, JSON.stringify({ id: q.id, node: this.o.nodeId, count, holdsKey }));
+      this.o.nc.publish(OWNER_CENSUS_ANSWER_PREFIX + m.from, answersMessage(this.o.nodeId, answers, m.single));
     } catch {
       // Closing: the asker's wait ends without this answer.
     }
   }
 
   private heard(text: string): void {
-    const a = parseAnswer(text);
-    if (a === null || a.node === this.o.nodeId || !a.id.startsWith(this.prefix)) return;
+    const m = parseAnswers(text);
+    if (m === null || m.node === this.o.nodeId) return;
+    for (const a of m.answers) this.heardOne(m.node, a);
+  }
+
+  private heardOne(node: string, a: CensusAnswer): void {
+    if (!a.id.startsWith(this.prefix)) return;
     // An answer to any question of this process, late or not: the node answers again.
-    this.silent.delete(a.node);
+    this.silent.delete(node);
     const q = this.asked.get(a.id);
-    if (q === undefined || q.heard.has(a.node)) return;
-    q.heard.add(a.node);
-    q.waiting.delete(a.node);
+    if (q === undefined || q.heard.has(node)) return;
+    q.heard.add(node);
+    q.waiting.delete(node);
     q.holdings.count += a.count;
     q.holdings.holdsKey ||= a.holdsKey;
     if (q.waiting.size === 0) q.done();
