@@ -161,10 +161,14 @@ export async function scaleScenario(opts: ScenarioOptions): Promise<ScenarioResu
     stopped = true;
     const ownership = await ownershipPhase(total, opts);
     const n = (groups * per).toLocaleString('en-US');
+    // Issue 29's targets: a storm back within 40 s on one server (50 s on the cluster), none refused;
+    // 2,500 opens/s (2,000 on the cluster); 8 KB of RSS per stream right after the opens and at rest.
     const targets: Target[] = [
-      { name: `scale: ${n} resuming streams back after a storm`, value: storm.failed === 0 && storm.opened === groups * per ? storm.ms / 1000 : Infinity, bound: opts.cluster ? 50 : 45, kind: 'max', unit: ' s' },
-      { name: 'scale: authenticated opens/s with resume (all gateways)', value: (first.opened / first.ms) * 1000, bound: 2000, kind: 'min', unit: '/s' },
+      { name: `scale: ${n} resuming streams back after a storm, none refused`, value: storm.failed === 0 && storm.refused === 0 && storm.opened === groups * per ? storm.ms / 1000 : Infinity, bound: opts.cluster ? 50 : 40, kind: 'max', unit: ' s' },
+      { name: 'scale: authenticated opens/s with resume (all gateways)', value: (first.opened / first.ms) * 1000, bound: opts.cluster ? 2000 : 2500, kind: 'min', unit: '/s' },
+      { name: `scale: gateway KB (RSS) per idle stream at ${n}, right after the opens`, value: rssPerStream / 1000, bound: 8, kind: 'max', unit: ' KB' },
       { name: `scale: gateway KB (RSS) per idle stream at ${n}, at rest`, value: rssAtRest / 1000, bound: 8, kind: 'max', unit: ' KB' },
+      { name: `scale: gateway KiB of heap per idle stream at ${n}`, value: heapPerStream / 1024, bound: 5, kind: 'max', unit: ' KiB' },
       { name: 'scale: eviction p99 while every claim is renewed every 30 s', value: ownership.failures === 0 ? ownership.p99 : Infinity, bound: 50, kind: 'max', unit: ' ms' },
     ];
     const text =
