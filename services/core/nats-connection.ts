@@ -15,6 +15,13 @@ import { inboxPrefix, type NatsRole } from './subjects.js';
 /** Handshakes a server may leave unfinished at start before the setting is blamed (each waits `timeout`). */
 const UNANSWERED_TRIES = 2;
 const CONNECT_TIMEOUT_MS = 5000;
+/** nats-server's default payload limit, until the connection has said its own. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+/** The largest message the server takes on this connection (its max_payload). */
+export function maxPayload(nc: Pick<NatsConnection, 'info'>): number {
+  return nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+}
 
 type NatsSettings = RelayConfig['nats'];
 

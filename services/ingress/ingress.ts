@@ -18,9 +18,7 @@ import { postTrace, tracePosts, type PostTrace } from './post-tracing.js';
 import { PartialPublish, partialPublishError, Publisher } from './publisher.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import { writtenLog } from '../core/subjects.js';
-
-/** NATS's own default, until the server has told us its max_payload. */
-const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+import { maxPayload } from '../core/nats-connection.js';
 
 /** What a POST can be answered (relay_posts_total's outcome): 200 stored, or the status of a code a POST can get. */
 export const POST_STATUSES = ['200', ...new Set(HTTP_ERROR_CODES.filter((c) => HTTP_ERRORS[c].on.some((verb) => verb === 'POST')).map((c) => String(HTTP_ERRORS[c].status)))];
@@ -127,7 +125,7 @@ export class Ingress {
       channel,
       batchMax: config.ingress.batchMax,
       entryMaxBytes: config.ingress.entryMaxBytes,
-      maxPayload: nats.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD,
+      maxPayload: maxPayload(nats.nc),
       isBanned: (uuid) => bans.activeBan(uuid) !== undefined,
     });
 

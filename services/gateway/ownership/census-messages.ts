@@ -1,14 +1,12 @@
 // The owner census's two messages as they travel between gateways (owner-census.ts): questions,
-// published on relay.owner-census.ask, and answers, on the asker's subject. A gateway sends the
-// questions of one turn of its event loop together, and each message of questions gets one message
-// of answers in the same form:
-//  - one question: `{id, from, owner, channel}`, answered `{id, node, count, holdsKey}` (what
-//    every version of the census reads, so gateways of two versions count each other when opens
-//    are few, as in a rolling upgrade);
+// published on relay.owner-census.ask, and answers, on the asker's subject. Each message of
+// questions gets one message of answers in the same form (or several, by size):
+//  - one question: `{id, from, owner, channel}`, answered `{id, node, count, holdsKey, batches:
+//    true}`, what every version of the census reads (the earlier one ignores `batches`);
 //  - several: `{from, questions: [{id, owner, channel}, ...]}`, answered `{node, answers: [{id,
-//    count, holdsKey}, ...]}`, at most MAX_QUESTIONS_PER_MESSAGE. In a burst of opens the census
-//    then costs a message per peer per turn, not per open (docs/BENCHMARKS.md section 7 has the
-//    opens a second of six gateways each way).
+//    count, holdsKey}, ...]}`, at most MAX_QUESTIONS_PER_MESSAGE and NATS's max_payload. The census
+//    sends these only to a mesh whose every gateway has said it reads them (`batches`), so gateways
+//    of two versions count each other in a rolling upgrade.
 // Whatever arrives is read as untrusted: a message that does not parse, or has a field of the wrong
 // kind anywhere, is dropped whole.
 
@@ -27,20 +25,55 @@ export interface CensusAnswer {
   readonly holdsKey: boolean;
 }
 
-/** Questions (or answers) in one message, at most: a few hundred bytes each, far below NATS's payload limit. */
+/** Questions (or answers) in one message, at most; fewer when NATS's max_payload is smaller. */
 export const MAX_QUESTIONS_PER_MESSAGE = 256;
 
-/** What RELAY_NODE_ID allows (config/schema.ts), with room: `from` names a subject token. */
+/** What RELAY_NODE_ID allows (config/schema.ts), with room: `from` and `node` name subject tokens. */
 const NODE_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-export function questionsMessage(from: string, questions: readonly CensusQuestion[]): string {
-  if (questions.length === 1) return JSON.stringify({ ...questions[0], from });
-  return JSON.stringify({ from, questions });
+/** A turn's questions as messages: each alone, or (to a mesh that reads them) together within `maxBytes`. */
+export function questionsMessages(from: string, questions: readonly CensusQuestion[], together: boolean, maxBytes: number): string[] {
+  if (!together) return questions.map((q) => JSON.stringify({ ...q, from }));
+  return packed(questions, maxBytes, `{"from":${JSON.stringify(from)},"questions":[`, (q) => JSON.stringify({ ...q, from }));
 }
 
-export function answersMessage(node: string, answers: readonly CensusAnswer[], single: boolean): string {
-  if (single) return JSON.stringify({ ...answers[0], node });
-  return JSON.stringify({ node, answers });
+/** Answers to one message of questions, in its form: `single` for the one-question form. */
+export function answersMessages(node: string, answers: readonly CensusAnswer[], single: boolean, maxBytes: number): string[] {
+  if (single) return [JSON.stringify({ ...answers[0], node, batches: true })];
+  return packed(answers, maxBytes, `{"node":${JSON.stringify(node)},"answers":[`, (a) => JSON.stringify({ ...a, node, batches: true }));
+}
+
+/**
+ * Items as few messages `head` + items + `]}` as fit `maxBytes` and MAX_QUESTIONS_PER_MESSAGE; a
+ * message of one item is in the one-item form (`alone`). An item too large for any message still
+ * goes, alone: NATS refuses it, and the census tells.
+ */
+function packed<T>(items: readonly T[], maxBytes: number, head: string, alone: (item: T) => string): string[] {
+  const out: string[] = [];
+  let first = 0;
+  let parts: string[] = [];
+  let bytes = 0;
+  const flush = (): void => {
+    if (parts.length === 1) out.push(alone(items[first]!));
+    else if (parts.length > 1) out.push(`${head}${parts.join(',')}]}`);
+  };
+  items.forEach((item, i) => {
+    const part = JSON.stringify(item);
+    // The part and its comma; the message's own `]}` counted below.
+    const size = Buffer.byteLength(part) + 1;
+    if (parts.length > 0 && (parts.length === MAX_QUESTIONS_PER_MESSAGE || bytes + size + 2 > maxBytes)) {
+      flush();
+      parts = [];
+    }
+    if (parts.length === 0) {
+      first = i;
+      bytes = Buffer.byteLength(head);
+    }
+    parts.push(part);
+    bytes += size;
+  });
+  flush();
+  return out;
 }
 
 /** The questions of one message, and whether it was the one-question form (answered in kind). */
@@ -55,16 +88,16 @@ export function parseQuestions(text: string): { from: string; questions: CensusQ
   return questions === null ? null : { from: v.from, questions, single: false };
 }
 
-/** The answers of one message, either form. */
-export function parseAnswers(text: string): { node: string; answers: CensusAnswer[] } | null {
+/** The answers of one message, either form, and whether their node reads several questions a message. */
+export function parseAnswers(text: string): { node: string; answers: CensusAnswer[]; batches: boolean } | null {
   const v = parseObject(text);
-  if (v === null || typeof v.node !== 'string') return null;
+  if (v === null || typeof v.node !== 'string' || !NODE_ID.test(v.node)) return null;
   if (v.answers === undefined) {
     const a = answer(v);
-    return a === null ? null : { node: v.node, answers: [a] };
+    return a === null ? null : { node: v.node, answers: [a], batches: v.batches === true };
   }
   const answers = listOf(v.answers, answer);
-  return answers === null ? null : { node: v.node, answers };
+  return answers === null ? null : { node: v.node, answers, batches: true };
 }
 
 function question(v: Record<string, unknown>): CensusQuestion | null {

@@ -8,10 +8,8 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../../core/logger.js';
 import { walkLog } from '../../core/log-walk.js';
+import { maxPayload } from '../../core/nats-connection.js';
 import { claimIndex } from '../../core/subjects.js';
-
-/** nats-server's default payload limit, when the connection has not said its own. */
-const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 export interface ClaimIndexLog {
   /** Adds keys to the node's list; handed to the connection before this returns, not acknowledged. */
@@ -58,7 +56,7 @@ export class NatsClaimIndexLog implements ClaimIndexLog {
 
   /** The server's payload limit, with room for the protocol around it. */
   private maxPayload(): number {
-    return Math.max(1024, (this.o.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - 1024);
+    return Math.max(1024, maxPayload(this.o.nc) - 1024);
   }
 }
 

@@ -1,6 +1,7 @@
 // Each owner's streams on the other gateways, for MAX_STREAMS_PER_ACCOUNT and MAX_STREAMS_PER_KEY:
 // asked of them when a stream opens, not written anywhere. An open asks a question (owner, channel)
-// on `relay.owner-census.ask`, sent with the other questions of its turn of the event loop; every
+// on `relay.owner-census.ask`, sent with the other questions of its turn of the event loop (in one
+// message when every peer has said it reads them, one by one to a mesh with an earlier version); every
 // gateway counts that owner's streams in its registry plus its own opens of the owner still waiting
 // for their census, and answers on the asker's subject, `relay.owner-census.answer.<node>`
 // (census-messages.ts has the shapes). The asker waits for the gateways it takes for alive, at most
@@ -22,15 +23,18 @@
 //    and not waited for again until it answers a question: after a crash, only the opens of the
 //    first wait pay it, not every reconnect until the node timeout.
 // Answers come from gateway credentials only (infra/nats/permissions.conf); one that does not parse,
-// answers no question of this process, or repeats a node is ignored.
+// answers no question of this process, or repeats a node is ignored. A node's name in an answer is
+// its own word: whoever holds a gateway credential can answer as any node, as it could hold streams.
+// An answer from a node not waited for still counts (one taken for dead that was only paused).
 
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { guarded, loggedThrows } from '../../core/guarded-callback.js';
 import type { Logger } from '../../core/logger.js';
+import { maxPayload } from '../../core/nats-connection.js';
 import { OWNER_CENSUS_ANSWER_PREFIX, OWNER_CENSUS_ASK } from '../../core/subjects.js';
 import { systemTimers, type Timers } from '../../core/timers.js';
-import { answersMessage, MAX_QUESTIONS_PER_MESSAGE, parseAnswers, parseQuestions, questionsMessage, type CensusAnswer, type CensusQuestion } from './census-messages.js';
+import { answersMessages, parseAnswers, parseQuestions, questionsMessages, type CensusAnswer, type CensusQuestion } from './census-messages.js';
 
 /** How long an open waits for the other gateways' answers. */
 export const CENSUS_WAIT_MS = 1000;
@@ -74,12 +78,15 @@ export class OwnerCensus {
   private readonly asking = new Map<string, number>();
   /** Peers that missed a question: not waited for until they answer one. */
   private readonly silent = new Set<string>();
+  /** Peers whose last answer said they read several questions a message. */
+  private readonly readsBatches = new Set<string>();
   /** Questions of this turn, sent together once it is over. */
   private unsent: CensusQuestion[] = [];
   private seq = 0;
   private subs: Subscription[] = [];
   private closed = false;
   private toldError = false;
+  private toldSend = false;
 
   constructor(o: OwnerCensusOptions) {
     this.o = o;
@@ -109,6 +116,8 @@ export class OwnerCensus {
       const cancel = this.timers.after(this.o.waitMs ?? CENSUS_WAIT_MS, () => {
         for (const node of waiting) {
           this.silent.add(node);
+          // It may be back as another version: asked one question a message until it says.
+          this.readsBatches.delete(node);
           this.o.unanswered?.(node);
         }
         done();
@@ -145,12 +154,21 @@ export class OwnerCensus {
   private send(): void {
     const unsent = this.unsent;
     this.unsent = [];
-    for (let i = 0; i < unsent.length; i += MAX_QUESTIONS_PER_MESSAGE) {
-      try {
-        this.o.nc.publish(OWNER_CENSUS_ASK, questionsMessage(this.o.nodeId, unsent.slice(i, i + MAX_QUESTIONS_PER_MESSAGE)));
-      } catch {
-        // The connection is closing (this node is stopping): nobody will answer; the wait ends it.
-      }
+    let together = true;
+    for (const node of this.o.peers()) if (node !== this.o.nodeId && !this.readsBatches.has(node)) together = false;
+    for (const text of questionsMessages(this.o.nodeId, unsent, together, maxPayload(this.o.nc))) this.publish(OWNER_CENSUS_ASK, text);
+  }
+
+  private publish(subject: string, text: string): void {
+    const { nc } = this.o;
+    try {
+      nc.publish(subject, text);
+    } catch (err) {
+      // Closing (this node is stopping): the waits end what is unanswered. Anything else (a message
+      // over the server's max_payload) is told once: the peers it was for are counted as silent.
+      if (nc.isClosed() || nc.isDraining() || this.toldSend) return;
+      this.toldSend = true;
+      this.o.logger.warn({ err }, 'an owner census message could not be sent: the gateways it was for count as not answering');
     }
   }
 
@@ -163,16 +181,14 @@ export class OwnerCensus {
       const count = mine.length + (this.asking.get(q.owner) ?? 0);
       return { id: q.id, count, holdsKey: q.channel !== null && mine.some((s) => s.channel === q.channel) };
     });
-    try {
-      this.o.nc.publish(OWNER_CENSUS_ANSWER_PREFIX + m.from, answersMessage(this.o.nodeId, answers, m.single));
-    } catch {
-      // Closing: the asker's wait ends without this answer.
-    }
+    for (const text of answersMessages(this.o.nodeId, answers, m.single, maxPayload(this.o.nc))) this.publish(OWNER_CENSUS_ANSWER_PREFIX + m.from, text);
   }
 
   private heard(text: string): void {
     const m = parseAnswers(text);
     if (m === null || m.node === this.o.nodeId) return;
+    if (m.batches) this.readsBatches.add(m.node);
+    else this.readsBatches.delete(m.node);
     for (const a of m.answers) this.heardOne(m.node, a);
   }
 
