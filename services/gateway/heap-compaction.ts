@@ -20,10 +20,14 @@ import { compactHeap, compactionUnavailable, oldSpaceCommitted } from '../core/c
 import type { Logger } from '../core/logger.js';
 import { systemTimers, type CancelTimer, type Timers } from '../core/timers.js';
 
-/** How often the opens of the last period are looked at. */
-export const CHECK_EVERY_MS = 5000;
+/**
+ * How often the opens of the last period are looked at: the compaction comes within two of them
+ * after the opens stop (with 5 s periods it came 5-10 s after them, and the memory a storm left
+ * was read high all that while).
+ */
+export const CHECK_EVERY_MS = 1000;
 /** A burst is `burstOpens` opens within this many check periods (a minute). */
-export const BURST_WINDOW_PERIODS = 12;
+export const BURST_WINDOW_PERIODS = 60;
 /** A period with fewer opens than this share of the burst's busiest period ends the burst. */
 const QUIET_SHARE = 0.1;
 /** A burst is worth a pause if it opened at least this share of the streams held. */
