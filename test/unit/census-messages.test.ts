@@ -45,6 +45,17 @@ describe('census messages', () => {
     expect(texts.flatMap((t) => parseAnswers(t)?.answers ?? [])).toEqual(answers);
   });
 
+  it('a message exactly at the limit goes whole, and one byte less splits it', () => {
+    const two = [q(1), q(2)];
+    const limit = Buffer.byteLength(questionsMessages('gw1', two, true, MiB)[0]!);
+    expect(questionsMessages('gw1', two, true, limit).map((t) => parseQuestions(t)?.questions.length)).toEqual([2]);
+    expect(questionsMessages('gw1', two, true, limit - 1).map((t) => parseQuestions(t)?.questions.length)).toEqual([1, 1]);
+    const answers = [{ id: 'p.1', count: 1, holdsKey: true }, { id: 'p.2', count: 0, holdsKey: false }];
+    const answerLimit = Buffer.byteLength(answersMessages('gw2', answers, false, MiB)[0]!);
+    expect(answersMessages('gw2', answers, false, answerLimit)).toHaveLength(1);
+    expect(answersMessages('gw2', answers, false, answerLimit - 1)).toHaveLength(2);
+  });
+
   it('never puts more than MAX_QUESTIONS_PER_MESSAGE in one message, whatever the payload limit', () => {
     const questions = Array.from({ length: 600 }, (_, i) => q(i));
     expect(questionsMessages('gw1', questions, true, 64 * MiB).map((t) => parseQuestions(t)?.questions.length)).toEqual([256, 256, 88]);

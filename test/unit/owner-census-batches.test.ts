@@ -11,6 +11,7 @@ import type { Timers } from '../../services/core/timers.js';
 type Callback = (err: Error | null, msg: { string(): string }) => void;
 
 function rig(o: { peers: string[]; maxPayload?: number; closed?: boolean }) {
+  // o.peers may change between calls: the gateways taken for alive at each moment.
   const callbacks = new Map<string, Callback>();
   const published: string[] = [];
   const maxPayload = o.maxPayload ?? 1024 * 1024;
@@ -29,7 +30,7 @@ function rig(o: { peers: string[]; maxPayload?: number; closed?: boolean }) {
   const waits: Array<() => void> = [];
   const timers: Timers = { after: (_ms, fire) => (waits.push(fire), () => void waits.splice(waits.indexOf(fire) >>> 0, 1)), afterTurn: (fire) => void turns.push(fire) };
   const warnings: string[] = [];
-  const census = new OwnerCensus({ nc, nodeId: 'a', peers: () => o.peers, local: () => [], logger: { warn: (_f: object, m: string) => void warnings.push(m) } as never, timers });
+  const census = new OwnerCensus({ nc, nodeId: 'a', peers: () => [...o.peers], local: () => [], logger: { warn: (_f: object, m: string) => void warnings.push(m) } as never, timers });
   census.listen();
   const endTurn = (): void => {
     for (const fire of turns.splice(0)) fire();
@@ -43,7 +44,7 @@ function rig(o: { peers: string[]; maxPayload?: number; closed?: boolean }) {
   const ask = (n: number): void => {
     for (let i = 0; i < n; i++) void census.remote(`acct-${i}`, `c${i}.example.net`);
   };
-  return { census, endTurn, sent, published, answerAs, ask, waits, warnings };
+  return { census, endTurn, sent, published, answer, answerAs, ask, waits, warnings };
 }
 
 /** The id of the one question just published. */
@@ -99,6 +100,49 @@ describe('the owner census sends a turn’s questions together', () => {
     expect(r.sent()).toEqual([2]);
     // Nobody answers those two: the wait ends them, b is silent, and may be back as anything.
     for (const fire of r.waits.splice(0)) fire();
+    r.ask(2);
+    r.endTurn();
+    expect(r.sent()).toEqual([1, 1]);
+  });
+
+  it('asks one by one a turn whose questions were asked of a peer not known to read more, though it left before the turn ended', () => {
+    const o = { peers: ['b', 'old'] };
+    const r = rig(o);
+    r.ask(1);
+    r.endTurn();
+    r.answerAs('b', idOf(r.published[0]!), 'now');
+    r.sent();
+    r.ask(2);
+    o.peers = ['b'];
+    r.endTurn();
+    expect(r.sent()).toEqual([1, 1]);
+    r.ask(2);
+    r.endTurn();
+    expect(r.sent()).toEqual([2]);
+  });
+
+  it('forgets a node gone from the mesh: back under the same id, it is asked one by one until it says again', () => {
+    const o = { peers: ['b', 'c'] };
+    const r = rig(o);
+    r.ask(1);
+    r.endTurn();
+    const id = idOf(r.published[0]!);
+    r.answerAs('b', id, 'now');
+    r.answerAs('c', id, 'now');
+    r.sent();
+    o.peers = ['c'];
+    r.ask(2);
+    r.endTurn();
+    expect(r.sent()).toEqual([2]);
+    o.peers = ['b', 'c'];
+    r.ask(2);
+    r.endTurn();
+    expect(r.sent()).toEqual([1, 1]);
+  });
+
+  it('takes no word on batches from an answer to no question of this process', () => {
+    const r = rig({ peers: ['b'] });
+    r.answer({ node: 'b', answers: [{ id: 'another-process.1', count: 0, holdsKey: false }, { id: 'another-process.2', count: 0, holdsKey: false }] });
     r.ask(2);
     r.endTurn();
     expect(r.sent()).toEqual([1, 1]);

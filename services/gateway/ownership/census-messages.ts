@@ -59,9 +59,9 @@ function packed<T>(items: readonly T[], maxBytes: number, head: string, alone: (
   };
   items.forEach((item, i) => {
     const part = JSON.stringify(item);
-    // The part and its comma; the message's own `]}` counted below.
+    // The part and a comma; the message is `bytes` less the last comma, plus `]}`.
     const size = Buffer.byteLength(part) + 1;
-    if (parts.length > 0 && (parts.length === MAX_QUESTIONS_PER_MESSAGE || bytes + size + 2 > maxBytes)) {
+    if (parts.length > 0 && (parts.length === MAX_QUESTIONS_PER_MESSAGE || bytes + size + 1 > maxBytes)) {
       flush();
       parts = [];
     }

@@ -82,6 +82,8 @@ export class OwnerCensus {
   private readonly readsBatches = new Set<string>();
   /** Questions of this turn, sent together once it is over. */
   private unsent: CensusQuestion[] = [];
+  /** A question of this turn was asked of a peer not known then to read several a message. */
+  private unsentAlone = false;
   private seq = 0;
   private subs: Subscription[] = [];
   private closed = false;
@@ -110,6 +112,7 @@ export class OwnerCensus {
     peers.delete(this.o.nodeId);
     if (this.closed || peers.size === 0) return Promise.resolve(holdings);
     const waiting = new Set([...peers].filter((n) => !this.silent.has(n)));
+    for (const n of peers) if (!this.readsBatches.has(n)) this.unsentAlone = true;
     const id = this.prefix + ++this.seq;
     this.asking.set(owner, (this.asking.get(owner) ?? 0) + 1);
     return new Promise((resolve) => {
@@ -153,9 +156,13 @@ export class OwnerCensus {
 
   private send(): void {
     const unsent = this.unsent;
+    let together = !this.unsentAlone;
     this.unsent = [];
-    let together = true;
-    for (const node of this.o.peers()) if (node !== this.o.nodeId && !this.readsBatches.has(node)) together = false;
+    this.unsentAlone = false;
+    const peers = new Set(this.o.peers());
+    // A node gone from the mesh is forgotten (a restart comes back under a new id, by default).
+    for (const known of [this.silent, this.readsBatches]) for (const node of known) if (!peers.has(node)) known.delete(node);
+    for (const node of peers) if (node !== this.o.nodeId && !this.readsBatches.has(node)) together = false;
     for (const text of questionsMessages(this.o.nodeId, unsent, together, maxPayload(this.o.nc))) this.publish(OWNER_CENSUS_ASK, text);
   }
 
@@ -187,15 +194,17 @@ export class OwnerCensus {
   private heard(text: string): void {
     const m = parseAnswers(text);
     if (m === null || m.node === this.o.nodeId) return;
+    const mine = m.answers.filter((a) => a.id.startsWith(this.prefix));
+    if (mine.length === 0) return;
+    // An answer to any question of this process, late or not: the node answers again, and says
+    // whether it reads several questions a message.
+    this.silent.delete(m.node);
     if (m.batches) this.readsBatches.add(m.node);
     else this.readsBatches.delete(m.node);
-    for (const a of m.answers) this.heardOne(m.node, a);
+    for (const a of mine) this.heardOne(m.node, a);
   }
 
   private heardOne(node: string, a: CensusAnswer): void {
-    if (!a.id.startsWith(this.prefix)) return;
-    // An answer to any question of this process, late or not: the node answers again.
-    this.silent.delete(node);
     const q = this.asked.get(a.id);
     if (q === undefined || q.heard.has(node)) return;
     q.heard.add(node);
