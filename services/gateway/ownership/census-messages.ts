@@ -10,6 +10,8 @@
 // Whatever arrives is read as untrusted: a message that does not parse, or has a field of the wrong
 // kind anywhere, is dropped whole.
 
+import { messageRuns } from '../../core/message-runs.js';
+
 /** A gateway's question: how many streams `owner` holds, and whether one is on `channel`. */
 export interface CensusQuestion {
   /** The asking process's own prefix and a count: unique across restarts of one node id. */
@@ -33,47 +35,23 @@ const NODE_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** A turn's questions as messages: each alone, or (to a mesh that reads them) together within `maxBytes`. */
 export function questionsMessages(from: string, questions: readonly CensusQuestion[], together: boolean, maxBytes: number): string[] {
-  if (!together) return questions.map((q) => JSON.stringify({ ...q, from }));
-  return packed(questions, maxBytes, `{"from":${JSON.stringify(from)},"questions":[`, (q) => JSON.stringify({ ...q, from }));
+  const alone = (q: CensusQuestion): string => JSON.stringify({ ...q, from });
+  if (!together) return questions.map(alone);
+  return packed(questions, maxBytes, `{"from":${JSON.stringify(from)},"questions":[`, alone);
 }
 
 /** Answers to one message of questions, in its form: `single` for the one-question form. */
 export function answersMessages(node: string, answers: readonly CensusAnswer[], single: boolean, maxBytes: number): string[] {
-  if (single) return [JSON.stringify({ ...answers[0], node, batches: true })];
-  return packed(answers, maxBytes, `{"node":${JSON.stringify(node)},"answers":[`, (a) => JSON.stringify({ ...a, node, batches: true }));
+  const alone = (a: CensusAnswer): string => JSON.stringify({ ...a, node, batches: true });
+  if (single) return [alone(answers[0]!)];
+  return packed(answers, maxBytes, `{"node":${JSON.stringify(node)},"answers":[`, alone);
 }
 
-/**
- * Items as few messages `head` + items + `]}` as fit `maxBytes` and MAX_QUESTIONS_PER_MESSAGE; a
- * message of one item is in the one-item form (`alone`). An item too large for any message still
- * goes, alone: NATS refuses it, and the census tells.
- */
+/** Items in as few messages `head` + items + `]}` as fit; a message of one item in its one-item form (`alone`). */
 function packed<T>(items: readonly T[], maxBytes: number, head: string, alone: (item: T) => string): string[] {
-  const out: string[] = [];
-  let first = 0;
-  let parts: string[] = [];
-  let bytes = 0;
-  const flush = (): void => {
-    if (parts.length === 1) out.push(alone(items[first]!));
-    else if (parts.length > 1) out.push(`${head}${parts.join(',')}]}`);
-  };
-  items.forEach((item, i) => {
-    const part = JSON.stringify(item);
-    // The part and a comma; the message is `bytes` less the last comma, plus `]}`.
-    const size = Buffer.byteLength(part) + 1;
-    if (parts.length > 0 && (parts.length === MAX_QUESTIONS_PER_MESSAGE || bytes + size + 1 > maxBytes)) {
-      flush();
-      parts = [];
-    }
-    if (parts.length === 0) {
-      first = i;
-      bytes = Buffer.byteLength(head);
-    }
-    parts.push(part);
-    bytes += size;
-  });
-  flush();
-  return out;
+  const parts = items.map((item) => JSON.stringify(item));
+  const runs = messageRuns(parts, Buffer.byteLength(head) + 2, maxBytes, MAX_QUESTIONS_PER_MESSAGE);
+  return runs.map(([s, e]) => (e - s === 1 ? alone(items[s]!) : `${head}${parts.slice(s, e).join(',')}]}`));
 }
 
 /** The questions of one message, and whether it was the one-question form (answered in kind). */

@@ -112,7 +112,7 @@ export class OwnerCensus {
     peers.delete(this.o.nodeId);
     if (this.closed || peers.size === 0) return Promise.resolve(holdings);
     const waiting = new Set([...peers].filter((n) => !this.silent.has(n)));
-    for (const n of peers) if (!this.readsBatches.has(n)) this.unsentAlone = true;
+    if (!this.unsentAlone) for (const n of peers) if (!this.readsBatches.has(n)) this.unsentAlone = true;
     const id = this.prefix + ++this.seq;
     this.asking.set(owner, (this.asking.get(owner) ?? 0) + 1);
     return new Promise((resolve) => {

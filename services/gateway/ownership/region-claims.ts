@@ -18,6 +18,8 @@
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { guarded, loggedThrows } from '../../core/guarded-callback.js';
 import type { Logger } from '../../core/logger.js';
+import { joinedRuns } from '../../core/message-runs.js';
+import { maxPayload } from '../../core/nats-connection.js';
 import { regionClaimsSubject } from '../../core/subjects.js';
 import { systemTimers, type CancelTimer, type Timers } from '../../core/timers.js';
 import { isSoloKey, streamClaimKey, type ClaimedStream } from './claim-keys.js';
@@ -196,7 +198,7 @@ export class NatsRegionClaimLinks implements RegionClaimLinks {
 
   announce(to: string, claims: readonly RegionClaim[]): void {
     if (this.nc.isClosed()) return; // this node is stopping: as a message lost, the backstop would resend
-    const limit = Math.min(MAX_MESSAGE_BYTES, this.nc.info?.max_payload ?? MAX_MESSAGE_BYTES);
+    const limit = Math.min(MAX_MESSAGE_BYTES, maxPayload(this.nc));
     try {
       for (const text of encodeAnnouncements(claims, limit)) this.nc.publish(regionClaimsSubject(to, this.here), text);
     } catch (err) {
@@ -212,23 +214,7 @@ export class NatsRegionClaimLinks implements RegionClaimLinks {
 
 /** `{"claims":[[key,conn,node,openedAt],...]}`, split to stay under `maxBytes`. */
 export function encodeAnnouncements(claims: readonly RegionClaim[], maxBytes = MAX_MESSAGE_BYTES): string[] {
-  const head = '{"claims":[';
-  const out: string[] = [];
-  let items: string[] = [];
-  let bytes = head.length;
-  for (const c of claims) {
-    const item = JSON.stringify([c.key, c.conn, c.node, c.openedAt]);
-    const size = Buffer.byteLength(item) + 1;
-    if (items.length > 0 && bytes + size + 2 > maxBytes) {
-      out.push(`${head}${items.join(',')}]}`);
-      items = [];
-      bytes = head.length;
-    }
-    items.push(item);
-    bytes += size;
-  }
-  if (items.length > 0) out.push(`${head}${items.join(',')}]}`);
-  return out;
+  return joinedRuns(claims.map((c) => JSON.stringify([c.key, c.conn, c.node, c.openedAt])), '{"claims":[', ']}', maxBytes);
 }
 
 /** An announcement's claims, or null when it is not one; entries of the wrong shape are passed over. */
