@@ -7,50 +7,28 @@
 //
 // With regions (docs/REGIONS.md) the group hears every region's log (heard-logs.ts): gaps are per
 // region's subject as before, reads go to this region's copy of the log, and the group's position
-// (the last sequence dispatched in each region) is every frame's id. A new group first reads where
-// its channel is in each region, so its first frame's id names every region; until then live
-// messages wait. Regions keep no resume window: a resume reads the copies (resume/region-replay.ts).
+// (the last sequence dispatched in each region) is every frame's id. A new group reads where its
+// channel is in each region before it subscribes (group-start.ts); its streams are told they hear
+// the channel once the server has the subscription (`hearing`). Regions keep no resume window: a
+// resume reads the copies (resume/region-replay.ts).
 
-import type { JetStreamManager } from '@nats-io/jetstream';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
-import type { Tracer } from '@opentelemetry/api';
-import type { MetaShape } from '../../../schemas/meta.js';
 import { guarded } from '../../core/guarded-callback.js';
-import { newestOn, type WalkedMsg } from '../../core/log-walk.js';
-import { originAhead } from './copy-lag.js';
-import type { Logger, ThrottledWarnings } from '../../core/logger.js';
-import type { RelayMetrics } from '../../core/metrics.js';
+import type { WalkedMsg } from '../../core/log-walk.js';
+import { lookAgain, startingPoints, type GroupStartContext } from './group-start.js';
 import { LIVE_PREFIX } from '../../core/subjects.js';
 import { LogPosition } from '../stream/log-position.js';
-import type { HeardLog, HeardLogs } from './heard-logs.js';
+import type { GroupContext } from './group-context.js';
+import type { HeardLog } from './heard-logs.js';
 import { readRange } from './log-range.js';
-import { ChannelWindow, type ResumeWindows } from './resume-window.js';
+import { ChannelWindow } from './resume-window.js';
 import type { ClientStream } from '../stream/client-stream.js';
-import type { TurnFlusher } from '../stream/turn-flusher.js';
 import { deliveryContext, fanOut } from './fan-out.js';
 import { frameFromMessage } from './frame.js';
-import type { LiveHold } from './live-hold.js';
 import { republished } from './republished.js';
 
 /** Key of the group of bridge streams that hear every channel. */
 export const ALL_CHANNELS = '*';
-
-/** What every group of a gateway shares: one object for all rather than fields on each. */
-export interface GroupContext {
-  /** Reads the log by message gets: a gateway may not create consumers (core/log-walk.ts). */
-  readonly jsm: JetStreamManager;
-  readonly logger: Logger;
-  readonly warnings: ThrottledWarnings;
-  readonly metrics: RelayMetrics;
-  readonly windows: ResumeWindows;
-  readonly flusher: TurnFlusher;
-  /** Null while tracing is off. */
-  readonly tracer: Tracer | null;
-  readonly metaShape: MetaShape;
-  /** While held, live messages wait (live-hold.ts). */
-  readonly hold: LiveHold;
-  readonly logs: HeardLogs;
-}
 
 export class ChannelGroup {
   readonly key: string;
@@ -58,15 +36,17 @@ export class ChannelGroup {
   readonly window = new ChannelWindow();
   /** The last sequence dispatched in each log (catch-up, and with regions every frame's id). */
   readonly position = new LogPosition();
-  /** Settles once the group knows where its channel is in every log (at once without regions). */
+  /** Settles once the group knows where its channel is in every log (at once without regions); never rejects. */
   readonly started: Promise<void>;
+  /** Settles once the server has the subscription: from then on nothing stored on the channel is missed. */
+  readonly hearing: Promise<void>;
   private readonly context: GroupContext;
   /** The channel, null for every channel (the bridges' group). */
   private readonly channel: string | null;
-  private readonly sub: Subscription;
+  private sub: Subscription | null = null;
   /** Last sequence dispatched per stored subject (gap detection). */
   private readonly lastBySubject = new Map<string, number>();
-  /** While a gap is being filled (or the group starts), live messages wait here, in order. */
+  /** While a gap is being filled, live messages wait here, in order. */
   private backlog: Msg[] | null = null;
   /**
    * With regions, a channel's gap holds only its own region's messages (one subject per region):
@@ -78,11 +58,40 @@ export class ChannelGroup {
   /** With regions: logs whose start could not be read and nothing has been heard of since (no catch-up from 0). */
   private readonly unstarted = new Set<string>();
   private closed = false;
+  private heard = false;
 
   constructor(key: string, nc: NatsConnection, context: GroupContext) {
     this.key = key;
     this.context = context;
     this.channel = key === ALL_CHANNELS ? null : key;
+    if (context.logs.regional) {
+      this.started = this.start();
+      this.hearing = this.started
+        .then(() => {
+          this.subscribe(nc);
+          return nc.flush();
+        })
+        .then(() => {
+          const started = context.logs.all().filter((l) => !this.unstarted.has(l.region));
+          lookAgain(this.startContext(), started, (r) => this.position.get(r), () => this.closed, (r) => this.catchUp(r));
+        });
+    } else {
+      this.subscribe(nc);
+      this.started = Promise.resolve();
+      this.hearing = nc.flush();
+    }
+    this.hearing = this.hearing.then(() => void (this.heard = true));
+  }
+
+  /** Whether the server has the subscription (a stream joining need not wait for `hearing`). */
+  get isHearing(): boolean {
+    return this.heard;
+  }
+
+  /** From here on every frame stored on the channel reaches the group. */
+  private subscribe(nc: NatsConnection): void {
+    if (this.closed) return;
+    const { context, key } = this;
     this.sub = nc.subscribe(context.logs.liveSubject(this.channel), {
       callback: guarded(
         (err, msg) => {
@@ -95,7 +104,6 @@ export class ChannelGroup {
         (err, subject) => context.warnings.warn(`threw-${key}`, { err, channel: key, subject }, 'delivering a live message failed; the channel goes on'),
       ),
     });
-    this.started = context.logs.regional ? this.start() : Promise.resolve();
   }
 
   /** No gap is being filled: the window holds everything it says it covers. */
@@ -105,30 +113,18 @@ export class ChannelGroup {
 
   /** Where the channel is in each region's log as this region holds it: the group starts there. */
   private async start(): Promise<void> {
-    this.backlog = [];
-    const { jsm, logger, logs } = this.context;
-    await Promise.all(
-      logs.all().map(async (log) => {
-        const filter = logs.filter(log, this.channel);
-        try {
-          const seq = await newestOn(jsm, log.stream, filter, log.local);
-          this.position.advance(log.region, seq);
-          if (this.channel !== null && seq > 0) this.lastBySubject.set(filter, seq);
-        } catch (err) {
-          // Its frames still come live; an id then names the region from its first frame heard.
-          this.unstarted.add(log.region);
-          logger.warn({ err, channel: this.key, log: log.stream }, 'could not read where a channel is in a log; starting from its first frame heard');
-        }
-      }),
-    );
-    this.drainBacklog();
-    // A copy read just now may lag its origin by frames this group will never hear live (copy-lag.ts).
-    for (const log of logs.all().filter((l) => l.copy && !this.unstarted.has(l.region))) {
-      const known = (): number => this.position.get(log.region);
-      void originAhead(jsm, log, logs.filter(log, this.channel), known, () => this.closed)
-        .then((ahead) => (ahead === null ? undefined : this.catchUp(log.region)))
-        .catch((err: unknown) => logger.warn({ err, channel: this.key, log: log.stream }, "catching up with a copy behind its origin at the group's start failed"));
+    const points = await startingPoints(this.startContext());
+    for (const log of this.context.logs.all()) {
+      const seq = points.get(log);
+      // Not read: its frames still come live; an id then names the region from its first frame heard.
+      if (seq === undefined) this.unstarted.add(log.region);
+      else this.position.advance(log.region, seq);
+      if (seq !== undefined && this.channel !== null && seq > 0) this.lastBySubject.set(this.context.logs.filter(log, this.channel), seq);
     }
+  }
+
+  private startContext(): GroupStartContext {
+    return { ...this.context, channel: this.channel, key: this.key };
   }
 
   private onLive(msg: Msg): void {
@@ -262,7 +258,7 @@ export class ChannelGroup {
   /** Stops hearing the channel; the window's frames stop counting against the budget. */
   close(): void {
     this.closed = true;
-    this.sub.unsubscribe();
+    this.sub?.unsubscribe();
     this.context.windows.drop(this.window);
   }
 }

@@ -13,7 +13,8 @@ import type { RelayMetrics } from '../../core/metrics.js';
 import type { ChannelWindow, ResumeWindows } from './resume-window.js';
 import type { ClientStream } from '../stream/client-stream.js';
 import type { TurnFlusher } from '../stream/turn-flusher.js';
-import { ALL_CHANNELS, ChannelGroup, type GroupContext } from './channel-group.js';
+import { ALL_CHANNELS, ChannelGroup } from './channel-group.js';
+import type { GroupContext } from './group-context.js';
 import type { HeardLogs } from './heard-logs.js';
 import type { Frame } from './frame.js';
 import { LiveHold } from './live-hold.js';
@@ -54,8 +55,8 @@ export class ChannelHub {
 
   /**
    * Adds a stream to its channel's group, subscribing the node when it is the first. Returns what to
-   * wait for before the stream can count on hearing the channel (the new subscription reaching the
-   * server), or null when it already does.
+   * wait for before the stream can count on hearing the channel (the group's subscription reaching
+   * the server; with regions, after the group has read where it starts), or null when it already does.
    */
   join(stream: ClientStream): Promise<void> | null {
     if (stream.closed) return null;
@@ -65,12 +66,10 @@ export class ChannelHub {
       group = new ChannelGroup(key, this.nc, this.context);
       this.groups.set(key, group);
       this.metrics.channelSubscriptions.set(this.groups.size);
-      group.streams.add(stream);
-      // The server must know the subscription before a replay decides where live delivery starts.
-      return this.nc.flush();
     }
     group.streams.add(stream);
-    return null;
+    // The server must know the subscription before a replay decides where live delivery starts.
+    return group.isHearing ? null : group.hearing;
   }
 
   leave(stream: ClientStream): void {

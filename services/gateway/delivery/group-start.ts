@@ -1,0 +1,56 @@
+// With regions (docs/REGIONS.md), where a new channel group starts. It first reads where its channel
+// is in each region's log as this region holds it, so its first frame's id names every region, and
+// subscribes to the live subjects only then: a frame stored between a subscription and a later read
+// would be both read and heard, and dropped as seen (a CI run's stream in a region cut off, ready,
+// never got the frame its client posted next, while the reads waited for leader gets to be refused).
+// Once subscribed, each log is asked again: a frame stored between the read and the subscription
+// would otherwise show only when the channel's next frame reveals the gap, which a quiet channel may
+// never send. This region's log answers for itself (the subscription reached its server first: the
+// question follows it on the same route); a copy may lag its origin by frames the group will never
+// hear live, so the origin is asked (copy-lag.ts).
+
+import type { JetStreamManager } from '@nats-io/jetstream';
+import { newestOn } from '../../core/log-walk.js';
+import type { Logger } from '../../core/logger.js';
+import { originAhead } from './copy-lag.js';
+import type { HeardLog, HeardLogs } from './heard-logs.js';
+
+export interface GroupStartContext {
+  readonly jsm: JetStreamManager;
+  readonly logs: HeardLogs;
+  readonly logger: Logger;
+  /** The channel, null for every channel (the bridges' group). */
+  readonly channel: string | null;
+  /** The group's key, for the log lines. */
+  readonly key: string;
+}
+
+/** The newest sequence on the channel in each log; a log that could not be read is left out (its frames still come live). */
+export async function startingPoints(o: GroupStartContext): Promise<Map<HeardLog, number>> {
+  const { jsm, logs, logger } = o;
+  const points = new Map<HeardLog, number>();
+  await Promise.all(
+    logs.all().map(async (log) => {
+      try {
+        points.set(log, await newestOn(jsm, log.stream, logs.filter(log, o.channel), log.local));
+      } catch (err) {
+        logger.warn({ err, channel: o.key, log: log.stream }, 'could not read where a channel is in a log; starting from its first frame heard');
+      }
+    }),
+  );
+  return points;
+}
+
+/** Once subscribed: asks each started log again, and catches the group up in each that holds more than it knows. */
+export function lookAgain(o: GroupStartContext, started: readonly HeardLog[], known: (region: string) => number, stopped: () => boolean, catchUp: (region: string) => Promise<void>): void {
+  const { jsm, logs, logger } = o;
+  for (const log of started) {
+    const filter = logs.filter(log, o.channel);
+    const ahead = log.copy
+      ? originAhead(jsm, log, filter, () => known(log.region), stopped)
+      : newestOn(jsm, log.stream, filter, log.local).then((seq) => (seq > known(log.region) ? seq : null));
+    void ahead
+      .then((seq) => (seq === null || stopped() ? undefined : catchUp(log.region)))
+      .catch((err: unknown) => logger.warn({ err, channel: o.key, log: log.stream }, 'catching up with what a log stored as the group subscribed failed'));
+  }
+}

@@ -1,0 +1,74 @@
+// With regions, a channel's group first reads where its channel is in every region's log, and the
+// gateway sends a stream its `ready` once the group hears the channel (delivery/channel-hub.ts join).
+// A frame its client posts once ready must reach it however slowly those reads are answered: a CI
+// run's stream in a region cut off (leader gets refused, direct gets after) never got the frame its
+// client posted next, which the group's late read had counted as seen. NATS is played by fakes
+// (test/helpers/region-group-fakes.ts) so the reads can be held unanswered at will.
+
+import { describe, expect, it } from 'vitest';
+import { FakeLogs, hub, listener, ORDER } from '../helpers/region-group-fakes.js';
+
+/** Resolves at the next get the logs are asked. */
+function nextGet(logs: FakeLogs): Promise<void> {
+  return new Promise((resolve) => (logs.onGet = resolve));
+}
+
+describe("a channel group's start with regions", () => {
+  it('delivers the frame a client posts as soon as it is told ready, though the reads of where the channel is were answered after it was stored', async () => {
+    const logs = new FakeLogs();
+    logs.held.set('RELAY_REGION_US', [5]);
+    let answer!: () => void;
+    logs.gate = new Promise((resolve) => (answer = resolve));
+    const asked = nextGet(logs);
+    const h = hub(logs);
+    const { stream, got, until } = listener();
+    const joined = h.join(stream);
+    expect(joined).not.toBeNull();
+    // The client posts the moment it is ready; the group's reads are answered only after.
+    const posted = joined!.then(() => logs.store(6));
+    await asked;
+    answer();
+    await posted;
+    await until(1);
+    expect(got).toEqual(['us6']);
+    expect(h.groupOf(stream)!.position.id(ORDER)).toBe('a:10.b:20.us:6');
+    h.close();
+  });
+
+  it('delivers a frame stored between those reads and the subscription though nothing follows it (a quiet channel), then the next, each once', async () => {
+    const logs = new FakeLogs();
+    logs.held.set('RELAY_REGION_US', [5]);
+    const h = hub(logs);
+    const { stream, got, until } = listener();
+    let reads = 0;
+    // The third read (one per region) is answered just before 6 is stored: 6 is neither read nor heard live.
+    logs.onGet = () => void (++reads === ORDER.length && queueMicrotask(() => logs.store(6)));
+    await h.join(stream);
+    expect(logs.held.get('RELAY_REGION_US')).toEqual([5, 6]);
+    await until(1);
+    expect(got).toEqual(['us6']);
+    logs.store(7);
+    await until(2);
+    expect(got).toEqual(['us6', 'us7']);
+    expect(h.groupOf(stream)!.position.id(ORDER)).toBe('a:10.b:20.us:7');
+    h.close();
+  });
+
+  it('makes a second stream joining while the group starts wait for it too, and one joining later not at all', async () => {
+    const logs = new FakeLogs();
+    let answer!: () => void;
+    logs.gate = new Promise((resolve) => (answer = resolve));
+    const h = hub(logs);
+    const first = listener();
+    const second = listener();
+    const joined = h.join(first.stream);
+    expect(logs.subscribed).toBe(false);
+    const alsoJoined = h.join(second.stream);
+    expect(alsoJoined).not.toBeNull();
+    answer();
+    await Promise.all([joined, alsoJoined]);
+    expect(logs.subscribed).toBe(true);
+    expect(h.join(listener().stream)).toBeNull();
+    h.close();
+  });
+});
