@@ -72,7 +72,7 @@ export class FakeLogs {
     this.live!(null, { subject: `live.${subjectIn(region)}`, headers: m.headers, data: m.data, reply: undefined } as unknown as Msg);
   }
 
-  /** A frame stored in this region's own log: RePublished to whoever listens now. */
+  /** A frame stored on the channel in this region's own log: RePublished to whoever listens now. */
   store(seq: number): void {
     const seqs = this.held.get('RELAY_REGION_US')!;
     const previous = seqs.at(-1) ?? 0;
@@ -102,16 +102,16 @@ export class FakeLogs {
   } as unknown as JetStreamManager;
 }
 
-/** A stream listening to the channel, and what it got ('<region><seq>'). */
-export function listener(): { stream: ClientStream; got: string[]; until: (n: number) => Promise<void> } {
+/** A stream listening to the channel (null: a bridge's, to every channel), and what it got ('<region><seq>'). */
+export function listener(channel: string | null = CHANNEL): { stream: ClientStream; got: string[]; until: (n: number) => Promise<void> } {
   const got: string[] = [];
   let wake = (): void => undefined;
   const stream = {
     account: 'listener',
-    channel: CHANNEL,
+    channel,
     closed: false,
     receiveMask: 0xffff,
-    bridge: false,
+    bridge: channel === null,
     deliver: (f: StreamFrame) => {
       got.push(`${f.region!}${f.seq}`);
       wake();

@@ -54,20 +54,43 @@ describe("a channel group's start with regions", () => {
     h.close();
   });
 
-  it('makes a second stream joining while the group starts wait for it too, and one joining later not at all', async () => {
+  it("delivers to a bridge's group, which sees no gap, a frame stored between those reads and the subscription though a later one is heard first", async () => {
     const logs = new FakeLogs();
+    logs.held.set('RELAY_REGION_US', [5]);
+    const h = hub(logs);
+    const { stream, got, until } = listener(null);
+    let reads = 0;
+    logs.onGet = () => void (++reads === ORDER.length && queueMicrotask(() => logs.store(6)));
+    await h.join(stream);
+    // Heard live before the group has read what came before it.
+    logs.store(7);
+    await until(2);
+    expect(got).toEqual(['us6', 'us7']);
+    logs.store(8);
+    await until(3);
+    expect(got).toEqual(['us6', 'us7', 'us8']);
+    h.close();
+  });
+
+  it('tells a second stream joining while the group starts that it is ready only once the group hears, and one joining later at once', async () => {
+    const logs = new FakeLogs();
+    logs.held.set('RELAY_REGION_US', [5]);
     let answer!: () => void;
     logs.gate = new Promise((resolve) => (answer = resolve));
+    const asked = nextGet(logs);
     const h = hub(logs);
     const first = listener();
     const second = listener();
     const joined = h.join(first.stream);
-    expect(logs.subscribed).toBe(false);
     const alsoJoined = h.join(second.stream);
     expect(alsoJoined).not.toBeNull();
+    // The second client posts the moment it is ready.
+    const posted = alsoJoined!.then(() => logs.store(6));
+    await asked;
     answer();
-    await Promise.all([joined, alsoJoined]);
-    expect(logs.subscribed).toBe(true);
+    await Promise.all([joined, posted]);
+    await Promise.all([first.until(1), second.until(1)]);
+    expect([first.got, second.got]).toEqual([['us6'], ['us6']]);
     expect(h.join(listener().stream)).toBeNull();
     h.close();
   });

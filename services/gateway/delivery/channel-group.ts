@@ -15,7 +15,7 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import { guarded } from '../../core/guarded-callback.js';
 import type { WalkedMsg } from '../../core/log-walk.js';
-import { lookAgain, startingPoints, type GroupStartContext } from './group-start.js';
+import { followCopies, startingPoints } from './group-start.js';
 import { LIVE_PREFIX } from '../../core/subjects.js';
 import { LogPosition } from '../stream/log-position.js';
 import type { GroupContext } from './group-context.js';
@@ -66,15 +66,7 @@ export class ChannelGroup {
     this.channel = key === ALL_CHANNELS ? null : key;
     if (context.logs.regional) {
       this.started = this.start();
-      this.hearing = this.started
-        .then(() => {
-          this.subscribe(nc);
-          return nc.flush();
-        })
-        .then(() => {
-          const started = context.logs.all().filter((l) => !this.unstarted.has(l.region));
-          lookAgain(this.startContext(), started, (r) => this.position.get(r), () => this.closed, (r) => this.catchUp(r));
-        });
+      this.hearing = this.started.then(() => this.subscribeFromStart(nc));
     } else {
       this.subscribe(nc);
       this.started = Promise.resolve();
@@ -113,7 +105,7 @@ export class ChannelGroup {
 
   /** Where the channel is in each region's log as this region holds it: the group starts there. */
   private async start(): Promise<void> {
-    const points = await startingPoints(this.startContext());
+    const points = await startingPoints({ ...this.context, channel: this.channel, key: this.key });
     for (const log of this.context.logs.all()) {
       const seq = points.get(log);
       // Not read: its frames still come live; an id then names the region from its first frame heard.
@@ -123,8 +115,23 @@ export class ChannelGroup {
     }
   }
 
-  private startContext(): GroupStartContext {
-    return { ...this.context, channel: this.channel, key: this.key };
+  /** With regions: subscribes; live frames wait while what was stored since the start's reads is read. */
+  private async subscribeFromStart(nc: NatsConnection): Promise<void> {
+    this.backlog = [];
+    try {
+      this.subscribe(nc);
+      await nc.flush();
+    } finally {
+      this.readSinceStart().catch((err: unknown) => this.context.logger.error({ err, channel: this.key }, "reading what a new group's channel stored as it subscribed failed"));
+    }
+  }
+
+  private async readSinceStart(): Promise<void> {
+    if (!this.closed) await this.readLogs(null);
+    this.drainBacklog();
+    const context = { ...this.context, channel: this.channel, key: this.key };
+    const started = this.context.logs.all().filter((l) => !this.unstarted.has(l.region));
+    followCopies(context, started, (r) => this.position.get(r), () => this.closed, (r) => this.catchUp(r));
   }
 
   private onLive(msg: Msg): void {
@@ -212,7 +219,6 @@ export class ChannelGroup {
    * subscription was down: after a NATS reconnect, or a region's link back (region-links.ts).
    */
   async catchUp(only: string | null = null): Promise<void> {
-    const { logs, logger } = this.context;
     await this.started;
     if (this.backlog !== null) {
       // A gap is being filled: the catch-up follows it (dropped, a link's return would go unread).
@@ -220,6 +226,13 @@ export class ChannelGroup {
       return;
     }
     this.backlog = [];
+    await this.readLogs(only);
+    this.drainBacklog();
+  }
+
+  /** Reads each log (`only`: one region's) from the group's position on; a failure is logged. */
+  private async readLogs(only: string | null): Promise<void> {
+    const { logs, logger } = this.context;
     for (const log of logs.all()) {
       if (only !== null && log.region !== only) continue;
       // Nothing known of that log: a read from its start would send the channel's whole history.
@@ -231,7 +244,6 @@ export class ChannelGroup {
         if (!logs.regional) this.window.forget();
       }
     }
-    this.drainBacklog();
   }
 
   /** Reads a range of one log into the group, skipping what it has (log-range.ts retries and waits). */

@@ -3,11 +3,10 @@
 // subscribes to the live subjects only then: a frame stored between a subscription and a later read
 // would be both read and heard, and dropped as seen (a CI run's stream in a region cut off, ready,
 // never got the frame its client posted next, while the reads waited for leader gets to be refused).
-// Once subscribed, each log is asked again: a frame stored between the read and the subscription
-// would otherwise show only when the channel's next frame reveals the gap, which a quiet channel may
-// never send. This region's log answers for itself (the subscription reached its server first: the
-// question follows it on the same route); a copy may lag its origin by frames the group will never
-// hear live, so the origin is asked (copy-lag.ts).
+// Once the server has the subscription, the group reads each log from its start while live frames
+// wait: what was stored between the read and the subscription is read (a quiet channel would never
+// show it as a gap; the bridges' group, on every subject, sees no gap at all), what came later is
+// heard. A copy may lag its origin by frames the group will never hear live (copy-lag.ts).
 
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { newestOn } from '../../core/log-walk.js';
@@ -41,16 +40,15 @@ export async function startingPoints(o: GroupStartContext): Promise<Map<HeardLog
   return points;
 }
 
-/** Once subscribed: asks each started log again, and catches the group up in each that holds more than it knows. */
-export function lookAgain(o: GroupStartContext, started: readonly HeardLog[], known: (region: string) => number, stopped: () => boolean, catchUp: (region: string) => Promise<void>): void {
+/**
+ * A copy read at the start may lag its origin by frames the group will never hear live: the origin
+ * is asked, and the group caught up from the copy once it holds that much (copy-lag.ts).
+ */
+export function followCopies(o: GroupStartContext, started: readonly HeardLog[], known: (region: string) => number, stopped: () => boolean, catchUp: (region: string) => Promise<void>): void {
   const { jsm, logs, logger } = o;
-  for (const log of started) {
-    const filter = logs.filter(log, o.channel);
-    const ahead = log.copy
-      ? originAhead(jsm, log, filter, () => known(log.region), stopped)
-      : newestOn(jsm, log.stream, filter, log.local).then((seq) => (seq > known(log.region) ? seq : null));
-    void ahead
-      .then((seq) => (seq === null || stopped() ? undefined : catchUp(log.region)))
-      .catch((err: unknown) => logger.warn({ err, channel: o.key, log: log.stream }, 'catching up with what a log stored as the group subscribed failed'));
+  for (const log of started.filter((l) => l.copy)) {
+    void originAhead(jsm, log, logs.filter(log, o.channel), () => known(log.region), stopped)
+      .then((ahead) => (ahead === null || stopped() ? undefined : catchUp(log.region)))
+      .catch((err: unknown) => logger.warn({ err, channel: o.key, log: log.stream }, "catching up with a copy behind its origin at the group's start failed"));
   }
 }
