@@ -51,6 +51,8 @@ export class FakeLogs {
   refusingLeaderGets = false;
   /** While set, every get waits for it (a log slow to answer), and is answered as the log is then. */
   gate: Promise<void> | null = null;
+  /** While set, every get is answered as the log is now, but only once it settles (an answer slow to arrive). */
+  late: Promise<void> | null = null;
   /** Told of each get as it is asked. */
   onGet: () => void = () => undefined;
   private live: ((err: Error | null, msg: Msg) => void) | undefined;
@@ -88,6 +90,8 @@ export class FakeLogs {
     const region = stream.slice('RELAY_REGION_'.length, at < 0 ? undefined : at).toLowerCase();
     const last = q.last_by_subj?.endsWith('>') === true ? Math.max(seqs.at(-1) ?? 0, this.newest.get(stream) ?? 0) : seqs.at(-1);
     const pick = q.last_by_subj !== undefined ? last : seqs.find((s) => s >= (q.seq ?? 1));
+    const late = this.late;
+    if (late !== null) await late;
     if (pick === undefined) return null;
     const m = stored(region, pick, 0);
     return { seq: pick, subject: subjectIn(region), header: m.headers, data: m.data };
@@ -151,7 +155,7 @@ export function group(logs: FakeLogs, hold = new LiveHold()): { group: ChannelGr
   return { group: g, live: (region, seq, previous) => logs.republish(region, seq, previous), got, until };
 }
 
-/** Gateway us's hub, whose groups a stream joins as the gateway's open does. */
+/** Gateway us's hub, whose groups a stream joins as the gateway's open does; `hub.hold` holds its live feed. */
 export function hub(logs: FakeLogs): ChannelHub {
   const { hold: _hold, warnings: _warnings, ...o } = context(logs, new LiveHold());
   return new ChannelHub({ ...o, nc: logs.nc });

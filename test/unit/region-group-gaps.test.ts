@@ -11,7 +11,7 @@ describe("a channel's gap with regions", () => {
   it("holds only its own region while the copy lags: the other region's frames go on, then the gap and what waited, once each, in order", async () => {
     const logs = new FakeLogs();
     const { group: g, live, got, until } = group(logs);
-    await g.hearing;
+    await g.caughtUp;
     expect(g.position.id(['a', 'b', 'us'])).toBe('a:10.b:20');
     // b:25 says b:23 came before it; the copy of b holds only up to 20 yet.
     live('b', 25, 23);
@@ -33,7 +33,7 @@ describe("a channel's gap with regions", () => {
     const logs = new FakeLogs();
     logs.refusingLeaderGets = true;
     const { group: g, live, got, until } = group(logs);
-    await g.hearing;
+    await g.caughtUp;
     // Found by the region chaos campaign: the group started from its first live frame, and a stream
     // resumed onto it never got what lay between its id and that frame.
     expect(g.position.id(['a', 'b', 'us'])).toBe('a:10.b:20');
@@ -50,7 +50,7 @@ describe("a channel's gap with regions", () => {
     const logs = new FakeLogs();
     const hold = new LiveHold();
     const { group: g, live, got, until } = group(logs, hold);
-    await g.hearing;
+    await g.caughtUp;
     live('b', 25, 23);
     // The gateway re-reads its claims: the whole feed waits; b's next messages arrive meanwhile.
     let endHold!: () => void;
@@ -68,13 +68,28 @@ describe("a channel's gap with regions", () => {
     g.close();
   });
 
+  it("fills a gap from a copy for a channel that region had no frame of at the start, though the frame missed was never heard live", async () => {
+    // The origin stored b:21 before the group's subscription reached region b, and the copy had not
+    // stored it yet: b:22 is the first frame heard. The group starts at 0 there, so 22 shows the gap.
+    const logs = new FakeLogs();
+    logs.held.set('RELAY_REGION_B_AT_US', []);
+    const { group: g, live, got, until } = group(logs);
+    await g.caughtUp;
+    expect(g.position.id(['a', 'b', 'us'])).toBe('a:10');
+    live('b', 22, 21);
+    logs.held.set('RELAY_REGION_B_AT_US', [21, 22]);
+    await until(2);
+    expect(got).toEqual(['b21', 'b22']);
+    g.close();
+  });
+
   it("catches up from a copy that lagged its origin when the group started, though the region sends nothing more (a quiet channel)", async () => {
     // Found by a resume onto a gateway without a group for its channel: b:21 was stored before the
     // group listened and not yet in the copy, so it was neither heard live nor seen as a gap.
     const logs = new FakeLogs();
     logs.held.set('RELAY_REGION_B', [20, 21]);
     const { group: g, got, until } = group(logs);
-    await g.hearing;
+    await g.caughtUp;
     expect(g.position.id(['a', 'b', 'us'])).toBe('a:10.b:20');
     logs.held.set('RELAY_REGION_B_AT_US', [20, 21]);
     await until(1);

@@ -72,6 +72,30 @@ describe("a channel group's start with regions", () => {
     h.close();
   });
 
+  it("keeps the order of what waited for the group's start and what a hold of the whole feed (a claim re-read) queued after it: nothing is lost", async () => {
+    const logs = new FakeLogs();
+    logs.held.set('RELAY_REGION_US', [5]);
+    const h = hub(logs);
+    // The bridges' group: a frame sent before an older one of its subject makes the older one look seen.
+    const { stream, got, until } = listener(null);
+    let reads = 0;
+    let answer!: () => void;
+    // The start's reads answer at once; what the group then reads of each log is answered late.
+    logs.onGet = () => void (++reads === ORDER.length + 1 && (logs.late = new Promise((resolve) => (answer = resolve))));
+    await h.join(stream);
+    logs.store(6);
+    let endHold!: () => void;
+    const holding = h.hold.during(() => new Promise<void>((resolve) => (endHold = resolve)));
+    logs.store(7);
+    answer();
+    await h.groupOf(stream)!.caughtUp;
+    endHold();
+    await holding;
+    await until(2);
+    expect(got).toEqual(['us6', 'us7']);
+    h.close();
+  });
+
   it('tells a second stream joining while the group starts that it is ready only once the group hears, and one joining later at once', async () => {
     const logs = new FakeLogs();
     logs.held.set('RELAY_REGION_US', [5]);

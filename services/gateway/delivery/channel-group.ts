@@ -13,9 +13,9 @@
 // resume reads the copies (resume/region-replay.ts).
 
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
-import { guarded } from '../../core/guarded-callback.js';
 import type { WalkedMsg } from '../../core/log-walk.js';
-import { followCopies, startingPoints } from './group-start.js';
+import { followCopies, readSinceStart, startingPoints } from './group-start.js';
+import { subscribeLive } from './live-subscription.js';
 import { LIVE_PREFIX } from '../../core/subjects.js';
 import { LogPosition } from '../stream/log-position.js';
 import type { GroupContext } from './group-context.js';
@@ -40,6 +40,8 @@ export class ChannelGroup {
   readonly started: Promise<void>;
   /** Settles once the server has the subscription: from then on nothing stored on the channel is missed. */
   readonly hearing: Promise<void>;
+  /** Settles once what was stored since the start has been read and the held live frames went on; never rejects. */
+  readonly caughtUp: Promise<void>;
   private readonly context: GroupContext;
   /** The channel, null for every channel (the bridges' group). */
   private readonly channel: string | null;
@@ -67,12 +69,17 @@ export class ChannelGroup {
     if (context.logs.regional) {
       this.started = this.start();
       this.hearing = this.started.then(() => this.subscribeFromStart(nc));
+      const readSinceStart = (): Promise<void> => this.readSinceStart();
+      this.caughtUp = this.hearing.then(readSinceStart, readSinceStart).catch((err: unknown) => context.logger.error({ err, channel: key }, "reading what a new group's channel stored as it subscribed failed"));
     } else {
       this.subscribe(nc);
       this.started = Promise.resolve();
       this.hearing = nc.flush();
+      this.caughtUp = this.hearing.then(undefined, () => undefined);
     }
-    this.hearing = this.hearing.then(() => void (this.heard = true));
+    // A flush refused by a reconnect fails the streams waiting for it; later ones need not wait, as
+    // the reconnect's catch-up reads what the subscription missed (silence-recovery.ts).
+    this.hearing = this.hearing.finally(() => void (this.heard = true));
   }
 
   /** Whether the server has the subscription (a stream joining need not wait for `hearing`). */
@@ -83,19 +90,7 @@ export class ChannelGroup {
   /** From here on every frame stored on the channel reaches the group. */
   private subscribe(nc: NatsConnection): void {
     if (this.closed) return;
-    const { context, key } = this;
-    this.sub = nc.subscribe(context.logs.liveSubject(this.channel), {
-      callback: guarded(
-        (err, msg) => {
-          if (err !== null) {
-            context.warnings.warn(`sub-${key}`, { err, channel: key }, 'live subscription error');
-            return;
-          }
-          this.onLive(msg);
-        },
-        (err, subject) => context.warnings.warn(`threw-${key}`, { err, channel: key, subject }, 'delivering a live message failed; the channel goes on'),
-      ),
-    });
+    this.sub = subscribeLive(nc, this.context.logs.liveSubject(this.channel), this.key, this.context.warnings, (msg) => this.onLive(msg));
   }
 
   /** No gap is being filled: the window holds everything it says it covers. */
@@ -111,27 +106,26 @@ export class ChannelGroup {
       // Not read: its frames still come live; an id then names the region from its first frame heard.
       if (seq === undefined) this.unstarted.add(log.region);
       else this.position.advance(log.region, seq);
-      if (seq !== undefined && this.channel !== null && seq > 0) this.lastBySubject.set(this.context.logs.filter(log, this.channel), seq);
+      // 0 too: a channel's first frame heard after one it missed (not yet at the origin's link) is a gap.
+      if (seq !== undefined && this.channel !== null) this.lastBySubject.set(this.context.logs.filter(log, this.channel), seq);
     }
   }
 
-  /** With regions: subscribes; live frames wait while what was stored since the start's reads is read. */
+  /** With regions: subscribes; live frames wait until what was stored since the start's reads is read. */
   private async subscribeFromStart(nc: NatsConnection): Promise<void> {
     this.backlog = [];
-    try {
-      this.subscribe(nc);
-      await nc.flush();
-    } finally {
-      this.readSinceStart().catch((err: unknown) => this.context.logger.error({ err, channel: this.key }, "reading what a new group's channel stored as it subscribed failed"));
-    }
+    this.subscribe(nc);
+    await nc.flush();
   }
 
+  /** The live frames wait meanwhile (the backlog); then a copy behind its origin is followed. */
   private async readSinceStart(): Promise<void> {
-    if (!this.closed) await this.readLogs(null);
-    this.drainBacklog();
-    const context = { ...this.context, channel: this.channel, key: this.key };
+    const o = { ...this.context, channel: this.channel, key: this.key };
     const started = this.context.logs.all().filter((l) => !this.unstarted.has(l.region));
-    followCopies(context, started, (r) => this.position.get(r), () => this.closed, (r) => this.catchUp(r));
+    const read = (log: HeardLog, stopped: () => boolean): Promise<number> => this.read(log, o.logs.filter(log, this.channel), () => this.position.get(log.region) + 1, null, stopped);
+    await readSinceStart(o, started, read, () => this.closed);
+    this.drainBacklog();
+    followCopies(o, started, (r) => this.position.get(r), () => this.closed, (r) => this.catchUp(r));
   }
 
   private onLive(msg: Msg): void {
@@ -205,12 +199,17 @@ export class ChannelGroup {
 
   /** Messages that waited, each taken as if it arrived now; one that fails costs itself only. */
   private release(msgs: readonly Msg[]): void {
-    for (const m of msgs) {
-      try {
-        this.onLive(m);
-      } catch (err) {
-        this.context.warnings.warn(`threw-${this.key}`, { err, channel: this.key, subject: m.subject }, 'delivering a live message failed; the channel goes on');
-      }
+    const { hold } = this.context;
+    // During a hold they go before what the hold queued: every message it queued arrived after them.
+    if (msgs.length > 0 && hold.held()) return hold.waitBefore(msgs.map((m) => () => this.releaseOne(m)));
+    for (const m of msgs) this.releaseOne(m);
+  }
+
+  private releaseOne(m: Msg): void {
+    try {
+      this.onLive(m);
+    } catch (err) {
+      this.context.warnings.warn(`threw-${this.key}`, { err, channel: this.key, subject: m.subject }, 'delivering a live message failed; the channel goes on');
     }
   }
 
@@ -247,9 +246,9 @@ export class ChannelGroup {
   }
 
   /** Reads a range of one log into the group, skipping what it has (log-range.ts retries and waits). */
-  private async read(log: HeardLog, filter: string, from: () => number, until: number | null): Promise<number> {
+  private async read(log: HeardLog, filter: string, from: () => number, until: number | null, stopped?: () => boolean): Promise<number> {
     const { jsm, metrics, warnings } = this.context;
-    const n = await readRange(jsm, { log, filter, from, until }, warnings, this.key, (m) => {
+    const n = await readRange(jsm, { log, filter, from, until, ...(stopped === undefined ? {} : { stopped }) }, warnings, this.key, (m) => {
       if (m.seq > (this.lastBySubject.get(m.subject) ?? 0)) this.dispatch(log, m, null);
     });
     if (n > 0) metrics.gapsFilled.inc(n);

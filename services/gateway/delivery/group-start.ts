@@ -14,6 +14,9 @@ import type { Logger } from '../../core/logger.js';
 import { originAhead } from './copy-lag.js';
 import type { HeardLog, HeardLogs } from './heard-logs.js';
 
+/** The longest a new group's live frames wait while it reads what was stored since its start. */
+export const START_HOLD_MS = 5000;
+
 export interface GroupStartContext {
   readonly jsm: JetStreamManager;
   readonly logs: HeardLogs;
@@ -38,6 +41,17 @@ export async function startingPoints(o: GroupStartContext): Promise<Map<HeardLog
     }),
   );
   return points;
+}
+
+/** Reads each started log from where the group is, side by side, for START_HOLD_MS at most (`closed`: at once). */
+export async function readSinceStart(o: GroupStartContext, started: readonly HeardLog[], read: (log: HeardLog, stopped: () => boolean) => Promise<number>, closed: () => boolean): Promise<void> {
+  const until = Date.now() + START_HOLD_MS;
+  const stopped = (): boolean => closed() || Date.now() > until;
+  await Promise.all(
+    started.map((log) =>
+      read(log, stopped).catch((err: unknown) => o.logger.warn({ err, channel: o.key, log: log.stream }, 'could not read what a log stored as a new group subscribed; later gaps are still filled')),
+    ),
+  );
 }
 
 /**

@@ -23,6 +23,11 @@ export class LiveHold {
     this.waiting.push(dispatch);
   }
 
+  /** Runs `dispatches` once the holds end, before those already waiting: they arrived before them (a group's backlog released during a hold). */
+  waitBefore(dispatches: Array<() => void>): void {
+    this.waiting.unshift(...dispatches);
+  }
+
   /** Holds the feed (from this call on, synchronously) until `work` is done. */
   async during(work: () => Promise<void>): Promise<void> {
     this.holding++;
