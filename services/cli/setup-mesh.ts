@@ -8,6 +8,7 @@ import { durabilityFacts, durabilityStatement } from '../core/durability.js';
 import { createLogger } from '../core/logger.js';
 import { checkNatsLayout } from '../core/nats-check.js';
 import { natsLayout } from '../core/nats-layout.js';
+import { isMetaUnavailable } from '../core/jetstream-errors.js';
 import { NatsSetupError } from '../core/nats-refusal.js';
 import { setupNats, type SetupOutcome } from '../core/nats-setup.js';
 import { connectNats, retry } from '../core/nats.js';
@@ -16,6 +17,12 @@ import { rebuildWithFeed } from '../core/bucket-rebuild.js';
 import { writtenLog } from '../core/subjects.js';
 import { CliError } from './cli-error.js';
 import { printJson } from './output.js';
+
+/**
+ * How long setup waits for JetStream's meta group: a region's servers back from a restart re-join it
+ * for some seconds while their streams are placed (CI saw setup refused moments after such a return).
+ */
+const META_WAIT_MS = 30_000;
 
 const WORDS: Record<SetupOutcome['action'], string> = { created: 'created', updated: 'updated', unchanged: 'as set' };
 
@@ -38,8 +45,10 @@ export async function setupMesh(opts: { dryRun?: boolean; json?: boolean; rebuil
       if (dryRun) throw new CliError('--rebuild-feeds changes streams: it has no dry run (a plain --dry-run says which buckets lack their feed).', 2);
       for (const plan of layout) if (plan.bucket !== undefined) await rebuildWithFeed(jsm, plan, logger);
     }
-    const outcomes = await retry(() => setupNats(jsm, layout, { dryRun, onWait: (sentence) => logger.warn(sentence) }), logger, 3).catch((e: unknown) => {
+    const setup = (): Promise<SetupOutcome[]> => setupNats(jsm, layout, { dryRun, onWait: (sentence) => logger.warn(sentence) });
+    const outcomes = await retry(setup, logger, 3, META_WAIT_MS).catch((e: unknown) => {
       if (e instanceof NatsSetupError) throw new CliError(e.message);
+      if (isMetaUnavailable(e)) throw new CliError(`JetStream's meta group has not answered for ${META_WAIT_MS / 1000} s (a region cut off or restarting, a leader being elected): run relay setup again once every region's servers are up and linked.`);
       throw e;
     });
     const found = dryRun ? null : await checkNatsLayout(jsm, layout, new Set());

@@ -7,6 +7,7 @@ import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io
 import { bindBuckets, type Buckets } from './kv-buckets.js';
 import { checkOrCutOff, managerOrCutOff, MetaSilence } from './cut-off-start.js';
 import { credentialPlaces, type CredentialPlaces } from './credential-places.js';
+import { isMetaUnavailable } from './jetstream-errors.js';
 import { isKvStream, kvStream } from './kv-internals.js';
 import { checkNatsLayout } from './nats-check.js';
 import { natsLayout, plansFor } from './nats-layout.js';
@@ -110,8 +111,13 @@ async function connectWithJetStream(config: NatsConfig, name: string, logger: Lo
   }
 }
 
-/** Runs `fn` again while JetStream settles (a cluster just started, a leader being elected); a missing permission fails at once. */
-export async function retry<T>(fn: () => Promise<T>, logger: Logger, attempts = 40): Promise<T> {
+/**
+ * Runs `fn` again while JetStream settles (a cluster just started, a leader being elected); a missing
+ * permission fails at once. `metaWaitMs`: past `attempts`, tries go on that long from the first while
+ * the meta group does not answer (a region's servers back from a restart re-join it).
+ */
+export async function retry<T>(fn: () => Promise<T>, logger: Logger, attempts = 40, metaWaitMs = 0): Promise<T> {
+  const metaUntil = Date.now() + metaWaitMs;
   for (let i = 1; ; i++) {
     try {
       return await fn();
@@ -121,7 +127,7 @@ export async function retry<T>(fn: () => Promise<T>, logger: Logger, attempts = 
       if (refused !== null) throw new NatsSetupError(permissionSentence(refused), e);
       // A setup problem already said in a sentence, after its own wait (a region's servers offline).
       if (e instanceof NatsSetupError) throw e;
-      if (i >= attempts) throw e;
+      if (i >= attempts && !(isMetaUnavailable(e) && Date.now() < metaUntil)) throw e;
       if (i === 1 || i % 10 === 0) logger.warn({ err: e, attempt: i }, 'JetStream not ready, retrying');
       await new Promise((r) => setTimeout(r, Math.min(250 * i, 2000)));
     }
