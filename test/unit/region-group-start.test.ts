@@ -8,26 +8,41 @@
 import { describe, expect, it } from 'vitest';
 import { FakeLogs, hub, listener, ORDER } from '../helpers/region-group-fakes.js';
 
-/** Resolves at the next get the logs are asked. */
-function nextGet(logs: FakeLogs): Promise<void> {
-  return new Promise((resolve) => (logs.onGet = resolve));
+/** Gateway us's hub over logs whose gets wait until `answerOnceAsked` (this region's log holds 5). */
+function slowToAnswer(): { logs: FakeLogs; h: ReturnType<typeof hub>; answerOnceAsked: () => Promise<void> } {
+  const logs = new FakeLogs();
+  logs.held.set('RELAY_REGION_US', [5]);
+  let answer!: () => void;
+  logs.gate = new Promise((resolve) => (answer = resolve));
+  const asked = new Promise<void>((resolve) => (logs.onGet = resolve));
+  return { logs, h: hub(logs), answerOnceAsked: () => asked.then(answer) };
+}
+
+/**
+ * A stream of gateway us joins the channel's new group (null: a bridge's, every channel); this
+ * region's log holds 5, and 6 is stored just after the group's last read of where it starts is
+ * answered, before it subscribes: 6 is neither read then nor heard live.
+ */
+async function joinedWithOneBetween(channel?: string | null): Promise<{ logs: FakeLogs; h: ReturnType<typeof hub> } & ReturnType<typeof listener>> {
+  const logs = new FakeLogs();
+  logs.held.set('RELAY_REGION_US', [5]);
+  const h = hub(logs);
+  const joining = listener(channel);
+  let reads = 0;
+  logs.onGet = () => void (++reads === ORDER.length && queueMicrotask(() => logs.store(6)));
+  await h.join(joining.stream);
+  return { logs, h, ...joining };
 }
 
 describe("a channel group's start with regions", () => {
   it('delivers the frame a client posts as soon as it is told ready, though the reads of where the channel is were answered after it was stored', async () => {
-    const logs = new FakeLogs();
-    logs.held.set('RELAY_REGION_US', [5]);
-    let answer!: () => void;
-    logs.gate = new Promise((resolve) => (answer = resolve));
-    const asked = nextGet(logs);
-    const h = hub(logs);
+    const { logs, h, answerOnceAsked } = slowToAnswer();
     const { stream, got, until } = listener();
     const joined = h.join(stream);
     expect(joined).not.toBeNull();
     // The client posts the moment it is ready; the group's reads are answered only after.
     const posted = joined!.then(() => logs.store(6));
-    await asked;
-    answer();
+    await answerOnceAsked();
     await posted;
     await until(1);
     expect(got).toEqual(['us6']);
@@ -36,14 +51,7 @@ describe("a channel group's start with regions", () => {
   });
 
   it('delivers a frame stored between those reads and the subscription though nothing follows it (a quiet channel), then the next, each once', async () => {
-    const logs = new FakeLogs();
-    logs.held.set('RELAY_REGION_US', [5]);
-    const h = hub(logs);
-    const { stream, got, until } = listener();
-    let reads = 0;
-    // The third read (one per region) is answered just before 6 is stored: 6 is neither read nor heard live.
-    logs.onGet = () => void (++reads === ORDER.length && queueMicrotask(() => logs.store(6)));
-    await h.join(stream);
+    const { logs, h, stream, got, until } = await joinedWithOneBetween();
     expect(logs.held.get('RELAY_REGION_US')).toEqual([5, 6]);
     await until(1);
     expect(got).toEqual(['us6']);
@@ -55,13 +63,7 @@ describe("a channel group's start with regions", () => {
   });
 
   it("delivers to a bridge's group, which sees no gap, a frame stored between those reads and the subscription though a later one is heard first", async () => {
-    const logs = new FakeLogs();
-    logs.held.set('RELAY_REGION_US', [5]);
-    const h = hub(logs);
-    const { stream, got, until } = listener(null);
-    let reads = 0;
-    logs.onGet = () => void (++reads === ORDER.length && queueMicrotask(() => logs.store(6)));
-    await h.join(stream);
+    const { logs, h, got, until } = await joinedWithOneBetween(null);
     // Heard live before the group has read what came before it.
     logs.store(7);
     await until(2);
@@ -97,12 +99,7 @@ describe("a channel group's start with regions", () => {
   });
 
   it('tells a second stream joining while the group starts that it is ready only once the group hears, and one joining later at once', async () => {
-    const logs = new FakeLogs();
-    logs.held.set('RELAY_REGION_US', [5]);
-    let answer!: () => void;
-    logs.gate = new Promise((resolve) => (answer = resolve));
-    const asked = nextGet(logs);
-    const h = hub(logs);
+    const { logs, h, answerOnceAsked } = slowToAnswer();
     const first = listener();
     const second = listener();
     const joined = h.join(first.stream);
@@ -110,8 +107,7 @@ describe("a channel group's start with regions", () => {
     expect(alsoJoined).not.toBeNull();
     // The second client posts the moment it is ready.
     const posted = alsoJoined!.then(() => logs.store(6));
-    await asked;
-    answer();
+    await answerOnceAsked();
     await Promise.all([joined, posted]);
     await Promise.all([first.until(1), second.until(1)]);
     expect([first.got, second.got]).toEqual([['us6'], ['us6']]);
