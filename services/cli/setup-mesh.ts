@@ -19,10 +19,16 @@ import { CliError } from './cli-error.js';
 import { printJson } from './output.js';
 
 /**
- * How long setup waits for JetStream's meta group: a region's servers back from a restart re-join it
- * for some seconds while their streams are placed (CI saw setup refused moments after such a return).
+ * How long setup waits for JetStream's meta group: a super-cluster just started, or a region's servers
+ * back from a restart, leave it without an answer for some seconds (CI saw setup refused after both).
  */
 const META_WAIT_MS = 30_000;
+
+/** What setup says when the meta group never answered. */
+function metaSilence(e: unknown): never {
+  if (isMetaUnavailable(e)) throw new CliError(`JetStream's meta group has not answered for ${META_WAIT_MS / 1000} s (a region cut off or restarting, a leader being elected, a cluster just started): run relay setup again once every region's servers are up and linked.`);
+  throw e;
+}
 
 const WORDS: Record<SetupOutcome['action'], string> = { created: 'created', updated: 'updated', unchanged: 'as set' };
 
@@ -38,7 +44,8 @@ export async function setupMesh(opts: { dryRun?: boolean; json?: boolean; rebuil
     throw new CliError(`Cannot reach NATS at ${servers} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}.`);
   }
   try {
-    const jsm = await jetstreamManager(nc);
+    // Its first question of JetStream (the account's): a super-cluster just started may not answer it yet.
+    const jsm = await retry(() => jetstreamManager(nc), logger, 3, META_WAIT_MS).catch(metaSilence);
     const layout = natsLayout(config);
     const dryRun = opts.dryRun === true;
     if (opts.rebuildFeeds === true) {
@@ -48,10 +55,9 @@ export async function setupMesh(opts: { dryRun?: boolean; json?: boolean; rebuil
     const setup = (): Promise<SetupOutcome[]> => setupNats(jsm, layout, { dryRun, onWait: (sentence) => logger.warn(sentence) });
     const outcomes = await retry(setup, logger, 3, META_WAIT_MS).catch((e: unknown) => {
       if (e instanceof NatsSetupError) throw new CliError(e.message);
-      if (isMetaUnavailable(e)) throw new CliError(`JetStream's meta group has not answered for ${META_WAIT_MS / 1000} s (a region cut off or restarting, a leader being elected): run relay setup again once every region's servers are up and linked.`);
-      throw e;
+      return metaSilence(e);
     });
-    const found = dryRun ? null : await checkNatsLayout(jsm, layout, new Set());
+    const found = dryRun ? null : await retry(() => checkNatsLayout(jsm, layout, new Set()), logger, 3, META_WAIT_MS).catch(metaSilence);
     // With regions, the durability said is of one region's log (this process's, or the home region's): setup gives every region's the same settings.
     const log = found?.found.get(writtenLog(config.regions === null ? null : (config.regions.here ?? config.regions.home)).stream);
     const buckets = [...(found?.found.entries() ?? [])].filter(([name]) => isKvStream(name)).map(([, info]) => info);
