@@ -15,6 +15,7 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { WalkedMsg } from '../../core/log-walk.js';
 import { followCopies, readSinceStart, startingPoints } from './group-start.js';
+import type { GroupStartContext } from './group-start.js';
 import { subscribeLive } from './live-subscription.js';
 import { LIVE_PREFIX } from '../../core/subjects.js';
 import { LogPosition } from '../stream/log-position.js';
@@ -43,6 +44,8 @@ export class ChannelGroup {
   /** Settles once what was stored since the start has been read and the held live frames went on; never rejects. */
   readonly caughtUp: Promise<void>;
   private readonly context: GroupContext;
+  /** What group-start.ts reads with: the gateway's context and this channel. */
+  private readonly startContext: GroupStartContext;
   /** The channel, null for every channel (the bridges' group). */
   private readonly channel: string | null;
   private sub: Subscription | null = null;
@@ -66,6 +69,7 @@ export class ChannelGroup {
     this.key = key;
     this.context = context;
     this.channel = key === ALL_CHANNELS ? null : key;
+    this.startContext = { ...context, channel: this.channel, key };
     if (context.logs.regional) {
       this.started = this.start();
       this.hearing = this.started.then(() => this.subscribeFromStart(nc));
@@ -100,7 +104,7 @@ export class ChannelGroup {
 
   /** Where the channel is in each region's log as this region holds it: the group starts there. */
   private async start(): Promise<void> {
-    const points = await startingPoints({ ...this.context, channel: this.channel, key: this.key });
+    const points = await startingPoints(this.startContext);
     for (const log of this.context.logs.all()) {
       const seq = points.get(log);
       // Not read: its frames still come live; an id then names the region from its first frame heard.
@@ -120,7 +124,7 @@ export class ChannelGroup {
 
   /** The live frames wait meanwhile (the backlog); then a copy behind its origin is followed. */
   private async readSinceStart(): Promise<void> {
-    const o = { ...this.context, channel: this.channel, key: this.key };
+    const o = this.startContext;
     const started = this.context.logs.all().filter((l) => !this.unstarted.has(l.region));
     const read = (log: HeardLog, stopped: () => boolean): Promise<number> => this.read(log, o.logs.filter(log, this.channel), () => this.position.get(log.region) + 1, null, stopped);
     await readSinceStart(o, started, read, () => this.closed);
