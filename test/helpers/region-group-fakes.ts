@@ -9,7 +9,7 @@ import { createLogger, ThrottledWarnings } from '../../services/core/logger.js';
 import { RelayMetrics } from '../../services/core/metrics.js';
 import { channelSubject } from '../../services/core/subjects.js';
 import { Header } from '../../services/core/wire-headers.js';
-import { ALL_CHANNELS, ChannelGroup } from '../../services/gateway/delivery/channel-group.js';
+import { ChannelGroup } from '../../services/gateway/delivery/channel-group.js';
 import type { GroupContext } from '../../services/gateway/delivery/group-context.js';
 import { ChannelHub } from '../../services/gateway/delivery/channel-hub.js';
 import { HeardLogs } from '../../services/gateway/delivery/heard-logs.js';
@@ -147,10 +147,10 @@ function context(logs: FakeLogs, hold: LiveHold): GroupContext {
   };
 }
 
-/** A group of gateway us on the channel (ALL_CHANNELS: the bridges' group), with one listening stream. */
-export function group(logs: FakeLogs, hold = new LiveHold(), key = CHANNEL): { group: ChannelGroup; live: FakeLogs['republish']; got: string[]; until: (n: number) => Promise<void> } {
-  const g = new ChannelGroup(key, logs.nc, context(logs, hold));
-  const { stream, got, until } = listener(key === ALL_CHANNELS ? null : key);
+/** A group of gateway us on the channel, with one listening stream. */
+export function group(logs: FakeLogs, hold = new LiveHold()): { group: ChannelGroup; live: FakeLogs['republish']; got: string[]; until: (n: number) => Promise<void> } {
+  const g = new ChannelGroup(CHANNEL, logs.nc, context(logs, hold));
+  const { stream, got, until } = listener();
   g.streams.add(stream);
   return { group: g, live: (region, seq, previous) => logs.republish(region, seq, previous), got, until };
 }

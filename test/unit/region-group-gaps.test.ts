@@ -5,7 +5,6 @@
 
 import { describe, expect, it } from 'vitest';
 import { LiveHold } from '../../services/gateway/delivery/live-hold.js';
-import { ALL_CHANNELS } from '../../services/gateway/delivery/channel-group.js';
 import { FakeLogs, group } from '../helpers/region-group-fakes.js';
 
 describe("a channel's gap with regions", () => {
@@ -81,26 +80,6 @@ describe("a channel's gap with regions", () => {
     logs.held.set('RELAY_REGION_B_AT_US', [21, 22]);
     await until(2);
     expect(got).toEqual(['b21', 'b22']);
-    g.close();
-  });
-
-  it("fills a gap in the bridges' group (every channel) though the frame missed was never heard live and its channel was never heard", async () => {
-    // The same frame as above, heard by the group of every channel: it knows no channel's place at
-    // the start, only each log's. b:22 says b:21 came before it on its channel, after the start (20).
-    const logs = new FakeLogs();
-    const { group: g, live, got, until } = group(logs, new LiveHold(), ALL_CHANNELS);
-    await g.caughtUp;
-    expect(g.position.id(['a', 'b', 'us'])).toBe('a:10.b:20');
-    // (A gap in the bridges' group holds the whole group, not only its region.)
-    live('b', 22, 21);
-    live('a', 11, 0);
-    logs.held.set('RELAY_REGION_B_AT_US', [20, 21, 22]);
-    await until(3);
-    expect(got).toEqual(['b21', 'b22', 'a11']);
-    // A channel's first frame whose previous came before the start is no gap.
-    live('b', 30, 15);
-    await until(4);
-    expect(got).toEqual(['b21', 'b22', 'a11', 'b30']);
     g.close();
   });
 

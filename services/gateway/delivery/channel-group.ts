@@ -62,8 +62,6 @@ export class ChannelGroup {
   private catchUpWanted: string | null | undefined;
   /** With regions: logs whose start could not be read and nothing has been heard of since (no catch-up from 0). */
   private readonly unstarted = new Set<string>();
-  /** With regions: where each log was read at the start (0 too: the channel had no frame there). */
-  private readonly startSeq = new Map<string, number>();
   private closed = false;
   private heard = false;
 
@@ -111,10 +109,9 @@ export class ChannelGroup {
       const seq = points.get(log);
       // Not read: its frames still come live; an id then names the region from its first frame heard.
       if (seq === undefined) this.unstarted.add(log.region);
-      else {
-        this.position.advance(log.region, seq);
-        this.startSeq.set(log.region, seq);
-      }
+      else this.position.advance(log.region, seq);
+      // 0 too: a channel's first frame heard after one it missed (not yet at the origin's link) is a gap.
+      if (seq !== undefined && this.channel !== null) this.lastBySubject.set(this.context.logs.filter(log, this.channel), seq);
     }
   }
 
@@ -156,9 +153,7 @@ export class ChannelGroup {
       return;
     }
     const { headers: h, seq, previous, subject } = live;
-    // A subject not heard yet is known up to the start: its first frame heard after one missed there
-    // (stored before the subscription reached its region, not yet in the copy) shows the gap.
-    const known = this.lastBySubject.get(subject) ?? this.startSeq.get(log.region);
+    const known = this.lastBySubject.get(subject);
     if (known !== undefined && seq <= known) return;
     if (known !== undefined && previous > known) {
       const own = logs.regional && this.channel !== null;
