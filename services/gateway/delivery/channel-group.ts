@@ -44,8 +44,6 @@ export class ChannelGroup {
   /** Settles once what was stored since the start has been read and the held live frames went on; never rejects. */
   readonly caughtUp: Promise<void>;
   private readonly context: GroupContext;
-  /** What group-start.ts reads with: the gateway's context and this channel. */
-  private readonly startContext: GroupStartContext;
   /** The channel, null for every channel (the bridges' group). */
   private readonly channel: string | null;
   private sub: Subscription | null = null;
@@ -69,7 +67,6 @@ export class ChannelGroup {
     this.key = key;
     this.context = context;
     this.channel = key === ALL_CHANNELS ? null : key;
-    this.startContext = { ...context, channel: this.channel, key };
     if (context.logs.regional) {
       this.started = this.start();
       this.hearing = this.started.then(() => this.subscribeFromStart(nc));
@@ -100,6 +97,11 @@ export class ChannelGroup {
   /** No gap is being filled: the window holds everything it says it covers. */
   get whole(): boolean {
     return this.backlog === null;
+  }
+
+  /** What group-start.ts reads with; built when read, as without regions no group reads it. */
+  private get startContext(): GroupStartContext {
+    return { ...this.context, channel: this.channel, key: this.key };
   }
 
   /** Where the channel is in each region's log as this region holds it: the group starts there. */
