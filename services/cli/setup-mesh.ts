@@ -44,8 +44,10 @@ export async function setupMesh(opts: { dryRun?: boolean; json?: boolean; rebuil
     throw new CliError(`Cannot reach NATS at ${servers} (set NATS_URL): ${e instanceof Error ? e.message : String(e)}.`);
   }
   try {
-    // Its first question of JetStream (the account's): a super-cluster just started may not answer it yet.
-    const jsm = await retry(() => jetstreamManager(nc), logger, 3, META_WAIT_MS).catch(metaSilence);
+    // Each of setup's questions of JetStream, the first (the account's) too: a super-cluster just
+    // started may not answer it yet.
+    const ask = <T>(fn: () => Promise<T>): Promise<T> => retry(fn, logger, 3, META_WAIT_MS).catch(metaSilence);
+    const jsm = await ask(() => jetstreamManager(nc));
     const layout = natsLayout(config);
     const dryRun = opts.dryRun === true;
     if (opts.rebuildFeeds === true) {
@@ -53,11 +55,11 @@ export async function setupMesh(opts: { dryRun?: boolean; json?: boolean; rebuil
       for (const plan of layout) if (plan.bucket !== undefined) await rebuildWithFeed(jsm, plan, logger);
     }
     const setup = (): Promise<SetupOutcome[]> => setupNats(jsm, layout, { dryRun, onWait: (sentence) => logger.warn(sentence) });
-    const outcomes = await retry(setup, logger, 3, META_WAIT_MS).catch((e: unknown) => {
+    const outcomes = await ask(setup).catch((e: unknown) => {
       if (e instanceof NatsSetupError) throw new CliError(e.message);
-      return metaSilence(e);
+      throw e;
     });
-    const found = dryRun ? null : await retry(() => checkNatsLayout(jsm, layout, new Set()), logger, 3, META_WAIT_MS).catch(metaSilence);
+    const found = dryRun ? null : await ask(() => checkNatsLayout(jsm, layout, new Set()));
     // With regions, the durability said is of one region's log (this process's, or the home region's): setup gives every region's the same settings.
     const log = found?.found.get(writtenLog(config.regions === null ? null : (config.regions.here ?? config.regions.home)).stream);
     const buckets = [...(found?.found.entries() ?? [])].filter(([name]) => isKvStream(name)).map(([, info]) => info);

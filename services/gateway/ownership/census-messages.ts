@@ -49,7 +49,7 @@ export function answersMessages(node: string, answers: readonly CensusAnswer[], 
 
 /** Items in as few messages `head` + items + `]}` as fit; a message of one item in its one-item form (`alone`). */
 function packed<T>(items: readonly T[], maxBytes: number, head: string, alone: (item: T) => string): string[] {
-  // Most turns ask one question: it goes in its own form, without being written twice.
+  // A lone item (most turns ask one question) is written once, in its own form.
   if (items.length === 1) return [alone(items[0]!)];
   const parts = items.map((item) => JSON.stringify(item));
   const runs = messageRuns(parts, Buffer.byteLength(head) + 2, maxBytes, MAX_QUESTIONS_PER_MESSAGE);
