@@ -169,6 +169,16 @@ describe('keys and scopes (refused plainly, never banned)', () => {
     expect((await lagging.checkFresh('relay_000000000000000000000000', 'x')).status).toBe('unknown');
   });
 
+  it('a key a lagging node has read from the bucket is known there from then on, without another read', async () => {
+    const { js, buckets } = relay.server.core.nats;
+    const lagging = new KeyStore(js, buckets.keys, relay.server.core.logger);
+    const key = await relay.createKey();
+    expect((await lagging.checkFresh(key.clientId, key.clientSecret)).status).toBe('ok');
+    // The local check reads nothing: with regions, what a region cut off from the home region still answers.
+    expect(lagging.check(key.clientId, key.clientSecret).status).toBe('ok');
+    expect(lagging.check(key.clientId, 'wrong').status).toBe('wrong_secret');
+  });
+
   it('an expired key gets 403 key_expired', async () => {
     const key = await relay.createKey(undefined, { expiresAt: new Date(Date.now() - 1000).toISOString() });
     const p = relay.player();

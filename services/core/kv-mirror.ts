@@ -162,6 +162,7 @@ export class KvMirror<T> extends EventEmitter<MirrorEvents<T>> {
   /**
    * Records a value this node has just written, before the watch brings it back: the node's very
    * next request must already see it (a ban issued here must refuse the account's next request).
+   * Also a value read from the bucket's leader that the mirror had not loaded (keys.ts).
    */
   remember(key: string, value: T, revision: number): void {
     const current = this.entries.get(key);
