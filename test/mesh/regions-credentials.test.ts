@@ -115,10 +115,13 @@ describe('keys and bans across regions', () => {
     await runCli(['bans', 'add', oscar.uuid], { ...MESH, ...as('cli', 'a') });
     await everywhere(REGIONS, oscar, '403 banned');
     await everywhere(REGIONS, peggy, '200');
-    // The running services heard the ban on the bucket's change feed; a service starting cut off reads
-    // c's copy, which a mirror fills a moment later: the cut waits for it (a copy lagging at the cut
-    // is the next test's subject).
-    await vi.waitFor(async () => expect(await copyHolds('c', 'relay-bans-a', oscar.uuid)).toBe(true), { timeout: APPLIED_MS, interval: 200 });
+    // The running services heard the ban and the key on the buckets' change feeds; a service starting
+    // cut off reads c's copies, which mirrors fill a moment later: the cut waits for both (a copy
+    // lagging at the cut is the next test's subject; a key c's copy lacks is refused with 503 there).
+    await vi.waitFor(
+      async () => expect({ ban: await copyHolds('c', 'relay-bans-a', oscar.uuid), key: await copyHolds('c', 'relay-keys', key.clientId) }).toEqual({ ban: true, key: true }),
+      { timeout: APPLIED_MS, interval: 200 },
+    );
     await within(30_000, "closing c's ingress", ingresses.get('c')!.close());
     await cutOff('c', async () => {
       // Each waits out 15 s of the meta group's silence (services/core/cut-off-start.ts), side by side.
