@@ -14,8 +14,7 @@
 
 import type { Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
 import type { WalkedMsg } from '../../core/log-walk.js';
-import { followCopies, readSinceStart, startingPoints } from './group-start.js';
-import type { GroupStartContext } from './group-start.js';
+import { followCopies, readSinceStart, startingPoints, type GroupStartContext } from './group-start.js';
 import { subscribeLive } from './live-subscription.js';
 import { LIVE_PREFIX } from '../../core/subjects.js';
 import { LogPosition } from '../stream/log-position.js';
