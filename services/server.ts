@@ -12,6 +12,7 @@ import { coreLogger, startCore, stopCore, type CoreOptions, type RelayCore } fro
 import { startPatiently } from './core/start-patience.js';
 import { natsChecks, Readiness } from './core/readiness.js';
 import { Gateway } from './gateway/gateway.js';
+import { closeEveryConnection } from './gateway/stream/bare-socket.js';
 import { Ingress } from './ingress/ingress.js';
 
 /** How often readiness is evaluated besides /readyz (for relay_ready and the heartbeat). */
@@ -132,10 +133,10 @@ async function serve(config: RelayConfig, core: RelayCore, undo: Array<() => unk
       await untilDeadline(Promise.all([gateway?.drain(), ingress?.drain()]));
       // Whatever the clients do, no connection outlives the deadline (a body that never finishes,
       // a stream that ignores its close); app.close() would otherwise wait for them.
-      if (Date.now() >= deadline) app.server.closeAllConnections();
+      if (Date.now() >= deadline) closeEveryConnection(app.server);
       const closed = app.close();
       await untilDeadline(closed);
-      app.server.closeAllConnections();
+      closeEveryConnection(app.server);
       await closed;
       await untilDeadline(Promise.resolve(gateway?.stop()));
       await untilDeadline(heartbeat.stop());

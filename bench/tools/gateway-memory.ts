@@ -1,11 +1,14 @@
 // One gateway's memory per stream, field by field: the relay as in `scale` (one gateway), N streams
 // of the scale spread opened with Last-Event-ID, then process.memoryUsage() after a forced GC, right
 // after the opens and again after WAIT ms with nothing posted (V8's memory reducer compacts what the
-// opens' garbage left once allocation is low). For finding where a change's memory went.
+// opens' garbage left once allocation is low). For finding where a change's memory went: `brkHeap`
+// is the resident part of glibc malloc's main arena ([heap] in /proc/PID/smaps), the native memory
+// outside V8's heap (a native object held per stream shows there, not in heapUsed).
 //
 //   npx tsx bench/tools/gateway-memory.ts [--streams 17000] [--wait-ms 30000] [--no-resume]
 //   BENCH_GATEWAY_FLAGS="--heapsnapshot-signal=SIGUSR1" ... then `kill -USR1` the gateway for a snapshot
 
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LoadGen } from '../lib/loadgen-client.js';
 import { channelPlan } from '../scenarios/scale-plan.js';
@@ -23,9 +26,17 @@ const waitMs = Number(values['wait-ms']);
 
 type Memory = Record<string, number>;
 
+/** Resident bytes of the process's [heap] mapping (glibc malloc's main arena). */
+function brkHeap(pid: number): number {
+  const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  const at = smaps.search(/ \[heap\]\n/);
+  const rss = at < 0 ? null : /\nRss:\s+(\d+) kB/.exec(smaps.slice(at));
+  return rss === null ? 0 : Number(rss[1]) * 1024;
+}
+
 async function memory(pid: number): Promise<Memory> {
   const m = await gatewayMemory(pid, 0);
-  return { ...m.usage, rssNow: m.rss };
+  return { ...m.usage, rssNow: m.rss, brkHeap: brkHeap(pid) };
 }
 
 const relay = await startRelay({ gateways: 1 });

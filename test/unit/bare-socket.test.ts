@@ -3,11 +3,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { takeOffHttp } from '../../services/gateway/stream/bare-socket.js';
+import { bareConnections, closeEveryConnection, takeOffHttp } from '../../services/gateway/stream/bare-socket.js';
 
 let server: Server | null = null;
 afterEach(async () => {
-  server?.closeAllConnections();
+  if (server !== null) closeEveryConnection(server);
   await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
   server = null;
 });
@@ -44,7 +44,7 @@ async function exchange(request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'): Promise<
 const serverListeners = (s: Socket): number => ['data', 'end', 'close', 'drain', 'error', 'timeout', 'resume', 'pause'].reduce((n, e) => n + s.listenerCount(e), 0);
 
 describe('taking a stream socket off the HTTP server', () => {
-  it('hands the socket over: the response lets it go, writes reach the client, and closing the server still ends it', async () => {
+  it('hands the socket over: the response lets it go, writes reach the client, and closing every connection still ends it', async () => {
     const { client, res, socket, received } = await exchange();
     expect(takeOffHttp(res, socket)).toBe('bare');
     expect(res.socket).toBeNull();
@@ -52,8 +52,40 @@ describe('taking a stream socket off the HTTP server', () => {
     await new Promise<void>((resolve) => client.on('data', () => received().includes('data: after') && resolve()));
     expect(received()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*retry: 1000\n\ndata: after\n\n$/);
     const closed = new Promise((resolve) => socket.once('close', resolve));
-    server!.closeAllConnections();
+    closeEveryConnection(server!);
     await closed;
+    expect(bareConnections(server!)).toBe(0);
+  });
+
+  it("gives the connection's HTTP parser back at once: the next connection is parsed by it, and the server's list no longer holds the stream", async () => {
+    const { res, socket } = await exchange();
+    const parser = (socket as Socket & { parser?: unknown }).parser;
+    expect(parser).toBeTruthy();
+    expect(takeOffHttp(res, socket)).toBe('bare');
+    expect((socket as Socket & { parser?: unknown }).parser).toBeNull();
+    const next = new Promise<Socket>((resolve) => server!.once('request', (req: IncomingMessage) => resolve(req.socket)));
+    const second = connect((server!.address() as AddressInfo).port, '127.0.0.1');
+    second.on('error', () => undefined);
+    second.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect((await next as Socket & { parser?: unknown }).parser).toBe(parser);
+    // Node's own closeAllConnections reaches only the connections it still parses: the second.
+    const firstClosed = new Promise((resolve) => socket.once('close', resolve));
+    server!.closeAllConnections();
+    expect(socket.destroyed).toBe(false);
+    expect(bareConnections(server!)).toBe(1);
+    closeEveryConnection(server!);
+    await firstClosed;
+    second.destroy();
+  });
+
+  it('forgets a stream socket once the client has closed it', async () => {
+    const { client, res, socket } = await exchange();
+    expect(takeOffHttp(res, socket)).toBe('bare');
+    expect(bareConnections(server!)).toBe(1);
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    client.destroy();
+    await closed;
+    expect(bareConnections(server!)).toBe(0);
   });
 
   it('leaves a socket the client reset alone (the server may have begun to let it go)', async () => {
