@@ -31,8 +31,8 @@ interface RawStream {
   ended: Promise<void>;
 }
 
-function streamRequest(headers: Record<string, string>): string {
-  const url = new URL(relay.url);
+function streamRequest(headers: Record<string, string>, on = relay): string {
+  const url = new URL(on.url);
   const lines = ['GET / HTTP/1.1', `host: ${url.host}`, 'accept: text/event-stream', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
   return lines.join('\r\n') + '\r\n\r\n';
 }
@@ -41,9 +41,9 @@ function streamRequest(headers: Record<string, string>): string {
  * Writes `first` on a raw connection whose side stays open until the test ends it (allowHalfOpen),
  * so what the relay does with its own side shows.
  */
-async function rawStream(first: string): Promise<RawStream> {
-  const url = new URL(relay.url);
-  const server = relay.server.app.server;
+async function rawStream(first: string, on = relay): Promise<RawStream> {
+  const url = new URL(on.url);
+  const server = on.server.app.server;
   const socket = connect({ host: url.hostname, port: Number(url.port), allowHalfOpen: true });
   const relaySide = new Promise<Socket>((resolve) => {
     const seen = (s: Socket): void => {
@@ -156,6 +156,27 @@ describe("a stream's connection after its head", () => {
     first.socket.destroy();
     second.close();
     await second.ended;
+  });
+
+  it('is ended by a shutdown at SHUTDOWN_TIMEOUT while its client reads nothing', async () => {
+    // Guards: the socket has left the HTTP server's list of connections, so the server's own "close
+    // every connection" at the deadline no longer reaches it; a client that read nothing then held
+    // a shutting-down relay for the close grace of the stream's socket (5 s).
+    const own = await RelayFixture.start({ nats: relay.nats, profile: relay.profile, env: { SHUTDOWN_TIMEOUT: '500ms', RATE_LIMIT_PER_SECOND: '0', RATE_LIMIT_BYTES_PER_SECOND: '0' } });
+    const ch = channel();
+    const s = await rawStream(streamRequest(own.headers(own.player(), key, ch), own), own);
+    await greeted(s);
+    s.socket.pause();
+    const chats = Array.from({ length: 10 }, () => ({ type: 'chat', message: 'q'.repeat(30_000) }));
+    const sender = own.headers(own.player(), key, ch);
+    for (let i = 0; i < 200 && s.relaySide.writableLength === 0; i++) await own.post(chats, sender);
+    expect(s.relaySide.writableLength).toBeGreaterThan(0);
+    const started = Date.now();
+    await own.close();
+    expect(s.relaySide.destroyed).toBe(true);
+    // The deadline, not the socket's own grace, ended it.
+    expect(Date.now() - started).toBeLessThan(3000);
+    s.socket.destroy();
   });
 
   it('warns of nothing when a client sends many stream requests together on one connection', async () => {

@@ -78,6 +78,30 @@ describe('taking a stream socket off the HTTP server', () => {
     second.destroy();
   });
 
+  it("lets nothing of a stream's connection reach the next connection its parser serves: not a part-sent request, nor its rest", async () => {
+    const partial = 'GET /evil HTTP/1.1\r\nHost: x\r\nX-Evil: 1\r\nHo';
+    const { client, res, socket } = await exchange('GET / HTTP/1.1\r\nHost: x\r\n\r\n' + partial);
+    const parser = (socket as Socket & { parser?: unknown }).parser;
+    expect(takeOffHttp(res, socket)).toBe('bare');
+    const seen: IncomingMessage[] = [];
+    server!.on('request', (req: IncomingMessage) => seen.push(req));
+    const next = new Promise<IncomingMessage>((resolve) => server!.once('request', resolve));
+    const second = connect((server!.address() as AddressInfo).port, '127.0.0.1');
+    second.on('error', () => undefined);
+    second.write('GET /next HTTP/1.1\r\nHost: y\r\n\r\n');
+    const req = await next;
+    expect((req.socket as Socket & { parser?: unknown }).parser).toBe(parser);
+    expect(req.url).toBe('/next');
+    expect(req.headers).toEqual({ host: 'y' });
+    // The first client sends the rest of its second request: its own connection is cut, unanswered.
+    const cut = new Promise((resolve) => socket.once('close', resolve));
+    client.write('st: x\r\n\r\n');
+    await cut;
+    expect(seen.map((r) => r.url)).toEqual(['/next']);
+    expect(req.socket.destroyed).toBe(false);
+    second.destroy();
+  });
+
   it('forgets a stream socket once the client has closed it', async () => {
     const { client, res, socket } = await exchange();
     expect(takeOffHttp(res, socket)).toBe('bare');

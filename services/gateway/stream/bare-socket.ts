@@ -5,14 +5,16 @@
 // is out. Where this Node's HTTP internals are not the ones expected below, the socket stays on the
 // server as before: only the memory differs.
 //
-// The parser goes back to Node's pool of parsers at once, as the server's own close listener would
-// have done at the socket's end: kept for the stream's life, its native half held about 8.6 KiB of
-// malloc'd memory per stream on Node 24 (measured with jemalloc's profiler; less on Node 20). That
-// also takes the socket out of the server's list of connections, so the process keeps its own set
-// of bare sockets for closeEveryConnection() at shutdown. From here the socket itself answers what
-// the server's listeners did:
-//  - bytes from the client: an SSE client sends nothing after its request, and a pipelined request
-//    would never be answered: the connection is cut (the parser, before, would have read it);
+// The parser goes back to Node's pool of parsers at once (or is closed, when the pool is full), as
+// the server's own close listener would have done at the socket's end: kept for the stream's life,
+// its native half held about 8.6 KiB of malloc'd memory per stream on Node 24 (jemalloc's heap
+// profile of a gateway; docs/BENCHMARKS.md section 7). That also takes the socket out of the
+// server's list of connections, so the process keeps its own set of bare sockets for
+// closeEveryConnection() at shutdown. From here the socket itself answers what the server's
+// listeners did:
+//  - bytes from the client after the hand-off: an SSE client sends nothing after its request, and a
+//    pipelined request would never be answered: the connection is cut (part of a second request
+//    that came with the GET goes with the parser; a whole one keeps the socket on the server);
 //  - the client's end of the connection: the socket ends too (the server does not allow half-open);
 //  - an error: the socket is destroyed, and its close ends the stream.
 
@@ -65,6 +67,9 @@ export function takeOffHttp(res: ServerResponse, socket: Socket): TakeOff {
   if (typeof freeParser !== 'function') return 'unknown_internals';
   if (parser === undefined || parser === null || s._httpMessage !== res) return 'unknown_internals';
   if (parser.incoming !== res.req || !res.req.complete) return 'still_reading';
+  // A server's own connection always names it; without one, closeEveryConnection could not find it.
+  const server = s.server ?? null;
+  if (server === null) return 'unknown_internals';
   const found: Array<readonly [string, (...args: unknown[]) => void]> = [];
   for (const [event, name] of SERVER_LISTENERS) {
     const listeners = socket.listeners(event).filter((l) => l.name === name);
@@ -73,19 +78,18 @@ export function takeOffHttp(res: ServerResponse, socket: Socket): TakeOff {
   }
   res.detachSocket(socket);
   for (const [event, listener] of found) socket.removeListener(event, listener);
-  // Freed first: the server wrapped on/addListener/prependListener to hand reading back from the
-  // parser, and called on a socket without one the wrapper puts the plain methods back.
-  freeParser(parser, null, socket);
-  socket.on('data', onClientBytes);
+  // Listening before the parser is freed: the socket never goes without an error listener.
   socket.on('end', onClientEnd);
   socket.on('error', onSocketError);
   socket.on('close', onSocketClose);
-  const server = s.server ?? null;
-  if (server !== null) {
-    let sockets = bareSockets.get(server);
-    if (sockets === undefined) bareSockets.set(server, (sockets = new Set()));
-    sockets.add(socket);
-  }
+  let sockets = bareSockets.get(server);
+  if (sockets === undefined) bareSockets.set(server, (sockets = new Set()));
+  sockets.add(socket);
+  // Freed before 'data' is listened to: the server wrapped on/addListener/prependListener to hand
+  // reading back from the parser, and called on a socket without one the wrapper puts the plain
+  // methods back.
+  freeParser(parser, null, socket);
+  socket.on('data', onClientBytes);
   // Reading was the parser's, which paused the socket as it saw fit: the socket reads for itself now.
   socket.resume();
   return 'bare';
