@@ -6,7 +6,7 @@
 
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AckPublisher, type StoredAck } from '../services/ingress/ack-publisher.js';
+import { AckPublisher, type StoredAck } from '../services/core/ack-publisher.js';
 import { createLogger } from '../services/core/logger.js';
 import { startTestNats, type TestNats } from './helpers/nats.js';
 

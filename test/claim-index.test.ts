@@ -39,7 +39,15 @@ function noticesFor(node: string): NatsClaimNotices {
   return new NatsClaimNotices(ctx.nc, node, new Counter({ name: 'claim_index_test_notices', help: 'test', registers: [] }), quiet);
 }
 
-function indexFor(node: string, store = NatsClaimStore.of(ctx)): ClaimIndex {
+const stores: NatsClaimStore[] = [];
+/** A claim store over the test's connection, closed with it. */
+function storeOf(): NatsClaimStore {
+  const store = NatsClaimStore.of(ctx, quiet);
+  stores.push(store);
+  return store;
+}
+
+function indexFor(node: string, store = storeOf()): ClaimIndex {
   return new ClaimIndex({ log: new NatsClaimIndexLog({ ...ctx, logger: quiet }), store, nodeId: node, liveness, logger: quiet, notices: noticesFor(node) });
 }
 
@@ -67,6 +75,7 @@ beforeAll(async () => {
   await liveness.start();
 });
 afterAll(async () => {
+  for (const store of stores) store.close();
   await liveness.stop();
   await watcher.close();
   await ctx.nc.drain();
@@ -77,7 +86,7 @@ describe('claim index', () => {
   it('every claimed key reaches the index before its claim reaches the bucket, and a burst of 60 opens is a handful of index messages', async () => {
     const index = indexFor('gw-order');
     await index.start(60_000);
-    const store = NatsClaimStore.of(ctx);
+    const store = storeOf();
     const notices = noticesFor('gw-order');
     const ownership = new Ownership({ store, notices, nodeId: 'gw-order', evict: () => undefined, index });
     // One watcher connection, one subscription for both: the order it hears is the order on the wire.
@@ -112,7 +121,7 @@ describe('claim index', () => {
   });
 
   it('a sweep of a dead node deletes the claims still naming it, leaves one another node took since, and a second sweep deletes nothing', async () => {
-    const store = NatsClaimStore.of(ctx);
+    const store = storeOf();
     const dead = indexFor('gw-dead', store);
     await dead.start(60_000);
     const [kept, taken] = [stream('kept.example.net'), stream('taken.example.net')];
@@ -134,7 +143,7 @@ describe('claim index', () => {
   });
 
   it('a sweep tells the swept node, on its own notice subject, of each claim it deleted: the stream and the marker’s revision', async () => {
-    const store = NatsClaimStore.of(ctx);
+    const store = storeOf();
     const dead = indexFor('gw-told', store);
     await dead.start(60_000);
     const s = stream('told.example.net');
@@ -151,7 +160,7 @@ describe('claim index', () => {
   });
 
   it('a node swept while it was only paused writes the claim of its open stream back on the sweep’s notice, and keeps the stream', async () => {
-    const store = NatsClaimStore.of(ctx);
+    const store = storeOf();
     const index = indexFor('gw-paused', store);
     await index.start(60_000);
     const notices = noticesFor('gw-paused');
@@ -174,7 +183,7 @@ describe('claim index', () => {
   });
 
   it('a sweep whose notice cannot be sent (its connection closed) still deletes and counts the claim', async () => {
-    const store = NatsClaimStore.of(ctx);
+    const store = storeOf();
     const dead = indexFor('gw-unheard', store);
     await dead.start(60_000);
     const s = stream('unheard.example.net');
@@ -190,7 +199,7 @@ describe('claim index', () => {
   });
 
   it('a gateway that cannot hear the mesh sweeps nobody, however long the others look silent', async () => {
-    const store = NatsClaimStore.of(ctx);
+    const store = storeOf();
     const silent = indexFor('gw-silent', store);
     await silent.start(60_000);
     const s = stream('silent.example.net');

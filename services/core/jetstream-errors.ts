@@ -3,6 +3,7 @@
 
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { TimeoutError } from '@nats-io/nats-core';
+import { PublishError } from './ack-publisher.js';
 
 /** JetStream's answer when a stream of that name exists already (JetStreamApiCodes has no name for it). */
 const STREAM_NAME_IN_USE = 10058;
@@ -37,7 +38,8 @@ export class RevisionConflict extends Error {
 
 /** JetStream refused a write at an expected revision (its compare-and-set). */
 export function isWrongRevision(err: unknown): boolean {
-  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
+  const code = err instanceof JetStreamApiError ? err.code : err instanceof PublishError ? err.apiCode : undefined;
+  return code === JetStreamApiCodes.StreamWrongLastSequence || code === JetStreamApiCodes.StreamWrongLastSequenceUnknown;
 }
 
 /** What a failed write at an expected revision throws: a RevisionConflict for `what`, or the error itself. */

@@ -6,7 +6,7 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { KeyRecord } from '../../schemas/records.js';
 import { RelayError } from './errors.js';
-import { readFromLeader, type LeaderEntry } from './kv-internals.js';
+import { readFromLeader, type KeyEntry } from './kv-internals.js';
 import { encodeRecord, KvMirror } from './kv-mirror.js';
 import { ThrottledWarnings, type Logger } from './logger.js';
 import { parseKeyRecord } from './records.js';
@@ -116,7 +116,7 @@ export class KeyStore {
     // Made-up ids of the right shape each cost a read: bound how many run at once (a refusal here
     // is a 503, never "unknown", so it bans nobody).
     if (this.freshReads >= MAX_FRESH_READS) throw keysUnavailable();
-    let entry: LeaderEntry | null;
+    let entry: KeyEntry | null;
     this.freshReads++;
     try {
       entry = await this.leaderRead(clientId);
@@ -151,7 +151,7 @@ export class KeyStore {
    * direct gets, which any replica answers, and a replica a moment behind would call a key created
    * a moment ago unknown, and ban its first user (seen on a three-node cluster).
    */
-  private async leaderRead(clientId: string): Promise<LeaderEntry | null> {
+  private async leaderRead(clientId: string): Promise<KeyEntry | null> {
     this.jsm ??= await this.js.jetstreamManager(false); // checked at start; a region cut off does not answer it
     return readFromLeader(this.jsm, BUCKET_KEYS, clientId);
   }

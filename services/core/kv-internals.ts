@@ -8,11 +8,15 @@
 //    announced) would answer with the state before it;
 //  - a delete marker with a header of the relay's own (kv.delete() sends none): who left a claim,
 //    and the marker's revision (kv.delete() answers nothing);
-//  - the bucket's stream itself: for setup, readiness, and how many messages it holds.
+//  - the bucket's stream itself: for setup, readiness, and how many messages it holds;
+//  - a gateway's claim reads and writes, at thousands a second, without the client's cost per request
+//    (nats-replies.ts): the same direct get and compare-and-set publish the KV client sends.
 // Everything else goes through the KV client's typed calls.
 
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { Empty, headers, type MsgHdrs } from '@nats-io/nats-core';
+import { Empty, headers, type Msg, type MsgHdrs } from '@nats-io/nats-core';
+import { readAck, PublishError } from './ack-publisher.js';
+import type { NatsReplies } from './nats-replies.js';
 
 const KV_STREAM_PREFIX = 'KV_';
 const KV_OPERATION = 'KV-Operation';
@@ -62,8 +66,8 @@ export function isKey(key: string): boolean {
   return key !== '' && !key.split('.').some((t) => t === '*' || t === '>' || t === '');
 }
 
-/** A key's latest message as the stream leader holds it. */
-export interface LeaderEntry {
+/** A key's latest message (as the stream leader holds it, from readFromLeader). */
+export interface KeyEntry {
   readonly operation: string;
   readonly revision: number;
   readonly headers: MsgHdrs | undefined;
@@ -71,15 +75,59 @@ export interface LeaderEntry {
 }
 
 /** The key's latest message, read from the bucket's stream leader; null when it has none. */
-export async function readFromLeader(jsm: JetStreamManager, bucket: string, key: string): Promise<LeaderEntry | null> {
+export async function readFromLeader(jsm: JetStreamManager, bucket: string, key: string): Promise<KeyEntry | null> {
   const m = await jsm.streams.getMessage(kvStream(bucket), { last_by_subj: kvSubject(bucket, key) });
   return m === null ? null : { operation: kvOperation(m.header), revision: m.seq, headers: m.header, json: () => m.json<unknown>() };
 }
 
+/** JetStream's compare-and-set header: the write lands only if the key's latest message is at this sequence (0: none). */
+const EXPECTED_REVISION = 'Nats-Expected-Last-Subject-Sequence';
+
+/** How long the client's own calls wait for JetStream (its `timeout`, 5 s unless the process set one): a request by hand waits the same. */
+export function requestTimeoutMs(js: JetStreamClient): number {
+  return js.getOptions().timeout ?? 5000;
+}
+
+/** Where replies go and how long a read or write of a key may wait for its answer. */
+export interface KeyRequests {
+  readonly replies: NatsReplies;
+  /** The JetStream API's subject prefix (`$JS.API`, or a domain's). */
+  readonly apiPrefix: string;
+  readonly timeoutMs: number;
+}
+
+async function publishAt(r: KeyRequests, bucket: string, key: string, data: string | Uint8Array, h: MsgHdrs, revision: number): Promise<number> {
+  h.set(EXPECTED_REVISION, String(revision));
+  const ack = readAck(await r.replies.request(kvSubject(bucket, key), data, h, r.timeoutMs));
+  if (ack instanceof PublishError) throw ack;
+  return ack.seq;
+}
+
+/** What kv.put with previousSeq publishes: `data` written if the key is at `revision` (0: absent); resolves to the new revision. */
+export function putAt(r: KeyRequests, bucket: string, key: string, data: string | Uint8Array, revision: number): Promise<number> {
+  return publishAt(r, bucket, key, data, headers(), revision);
+}
+
 /** What kv.delete publishes (a marker at an expected revision), with headers of the caller's on it; resolves to the marker's revision. */
-export async function deleteWithHeaders(js: JetStreamClient, bucket: string, key: string, revision: number, extra: Readonly<Record<string, string>>): Promise<number> {
+export function deleteAt(r: KeyRequests, bucket: string, key: string, revision: number, extra: Readonly<Record<string, string>>): Promise<number> {
   const h = headers();
   h.set(KV_OPERATION, 'DEL');
   for (const [name, value] of Object.entries(extra)) h.set(name, value);
-  return (await js.publish(kvSubject(bucket, key), Empty, { headers: h, expect: { lastSubjectSequence: revision } })).seq;
+  return publishAt(r, bucket, key, Empty, h, revision);
+}
+
+/** JetStream's status on a direct get of a subject that holds no message. */
+const NOT_FOUND = 404;
+
+/** The key's latest message as any replica holds it (what kv.get reads: a direct get); null when it has none. */
+export async function readLatest(r: KeyRequests, bucket: string, key: string): Promise<KeyEntry | null> {
+  const m: Msg = await r.replies.request(`${r.apiPrefix}.DIRECT.GET.${kvStream(bucket)}.${kvSubject(bucket, key)}`, Empty, undefined, r.timeoutMs);
+  const h = m.headers;
+  if (h !== undefined && h.code !== 0) {
+    if (h.code === NOT_FOUND) return null;
+    throw new Error(`direct get of ${key} refused: ${h.code} ${h.description}`);
+  }
+  const revision = Number(h?.get('Nats-Sequence'));
+  if (!Number.isSafeInteger(revision) || revision <= 0) throw new Error(`direct get of ${key} answered without a sequence`);
+  return { operation: kvOperation(h), revision, headers: h, json: () => m.json<unknown>() };
 }

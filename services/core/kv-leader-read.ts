@@ -4,7 +4,7 @@
 
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { isKey, kvStream, kvSubject, readFromLeader, type BucketReading, type FeedRecord } from './kv-internals.js';
+import { isKey, kvStream, kvSubject, readFromLeader, requestTimeoutMs, type BucketReading, type FeedRecord } from './kv-internals.js';
 import type { Logger } from './logger.js';
 
 /** Leader reads in flight at once: enough to load thousands of keys quickly, not to swamp the leader. */
@@ -40,7 +40,7 @@ async function listKeys(nc: NatsConnection, js: JetStreamClient, bucket: string,
   const prefix = kvSubject(bucket, '');
   const page = async (offset: number): Promise<InfoPage> => {
     const body = JSON.stringify({ subjects_filter: kvSubject(bucket, '>'), offset });
-    const answer = (await nc.request(`${js.apiPrefix}.STREAM.INFO.${kvStream(bucket)}`, body, { timeout: js.getOptions().timeout ?? 5000 })).json<InfoPage>();
+    const answer = (await nc.request(`${js.apiPrefix}.STREAM.INFO.${kvStream(bucket)}`, body, { timeout: requestTimeoutMs(js) })).json<InfoPage>();
     if (answer.error !== undefined) throw new Error(`STREAM.INFO ${kvStream(bucket)}: ${answer.error.description} (${answer.error.code})`);
     return answer;
   };

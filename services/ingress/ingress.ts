@@ -12,7 +12,7 @@ import { ownerOf } from '../core/owner.js';
 import { startAtZero } from '../core/metrics.js';
 import type { RelayCore } from '../core/runtime.js';
 import { planBatch, type PlannedEntry } from './batch.js';
-import { AckPublisher } from './ack-publisher.js';
+import { AckPublisher } from '../core/ack-publisher.js';
 import { fingerprint, idempotencyKey, IdempotencyStore } from './idempotency.js';
 import { postTrace, tracePosts, type PostTrace } from './post-tracing.js';
 import { PartialPublish, partialPublishError, Publisher } from './publisher.js';

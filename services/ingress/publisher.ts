@@ -11,7 +11,7 @@ import { ThrottledWarnings, type Logger } from '../core/logger.js';
 import type { RelayMetrics } from '../core/metrics.js';
 import type { WrittenLog } from '../core/subjects.js';
 import { Header } from '../core/wire-headers.js';
-import { PublishError, type AckPublisher } from './ack-publisher.js';
+import { PublishError, type AckPublisher } from '../core/ack-publisher.js';
 import type { PlannedEntry } from './batch.js';
 import { SpanAttr } from '../core/span-attributes.js';
 import { describePost, startPublishSpan, type PostTrace } from './post-tracing.js';

@@ -32,9 +32,9 @@ function sweep(node: string): Promise<number> {
   const quiet = createLogger({ level: 'silent', pretty: false });
   const liveness = { isAlive: () => false, hearing: () => true, mirror: { values: () => [] } };
   const notices = new NatsClaimNotices(nats.nc, 'test-sweeper', new Counter({ name: 'mesh_test_notices', help: 'test', registers: [] }), quiet);
-  const store = NatsClaimStore.of(nats);
+  const store = NatsClaimStore.of(nats, quiet);
   const index = new ClaimIndex({ log: new NatsClaimIndexLog({ ...nats, logger: quiet }), store, nodeId: 'test-sweeper', liveness, logger: quiet, notices });
-  return index.sweepNode(node);
+  return index.sweepNode(node).finally(() => store.close());
 }
 
 async function claimOf(uuid: string, channel: string): Promise<StreamClaim | null> {

@@ -4,13 +4,14 @@
 // Tests run the same rules over an in-memory store with the same revision semantics
 // (test/helpers/memory-claim-store.ts).
 
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { StreamClaim } from '../../../schemas/records.js';
 import { conflictOr } from '../../core/jetstream-errors.js';
-import { deleteWithHeaders, readFromLeader } from '../../core/kv-internals.js';
+import { deleteAt, putAt, readFromLeader, readLatest, requestTimeoutMs, type KeyEntry, type KeyRequests } from '../../core/kv-internals.js';
 import { encodeRecord } from '../../core/kv-mirror.js';
+import type { Logger } from '../../core/logger.js';
 import type { NatsContext } from '../../core/nats.js';
+import { NatsReplies } from '../../core/nats-replies.js';
 import { claimsBucket } from '../../core/subjects.js';
 import { parseStreamClaim } from '../../core/records.js';
 
@@ -67,38 +68,36 @@ export interface ClaimStore {
    * who did (`freed`); resolves to the marker's revision.
    */
   remove(key: string, revision: number, freed: Freed): Promise<number>;
+  /** Stops listening for answers, at the gateway's stop (a store over NATS); requests still waiting reject. */
+  close?(): void;
 }
 
+/** Reads and writes go out as hand-written requests (nats-replies.ts): an open makes one or two, and a close one. */
 export class NatsClaimStore implements ClaimStore {
-  private readonly kv: KV;
-  private readonly js: JetStreamClient;
+  private readonly requests: KeyRequests;
   private readonly jsm: JetStreamManager;
   /** The bucket's name (relay-streams, or with regions the region's: subjects.ts claimsBucket). */
   private readonly bucket: string;
 
-  /** The claims of the process's region (subjects.ts claimsBucket), as the context bound them. */
-  static of(nats: Pick<NatsContext, 'buckets' | 'region' | 'js' | 'jsm'>): NatsClaimStore {
-    return new NatsClaimStore(nats.buckets.streams, claimsBucket(nats.region), nats.js, nats.jsm);
+  /** The claims of the process's region (subjects.ts claimsBucket), answered under the connection's inbox. */
+  static of(nats: Pick<NatsContext, 'nc' | 'inboxPrefix' | 'region' | 'js' | 'jsm'>, logger: Pick<Logger, 'warn'>): NatsClaimStore {
+    const requests = { replies: new NatsReplies(nats.nc, nats.inboxPrefix, logger, 'reading an answer about a claim'), apiPrefix: nats.js.apiPrefix, timeoutMs: requestTimeoutMs(nats.js) };
+    return new NatsClaimStore(requests, claimsBucket(nats.region), nats.jsm);
   }
 
-  constructor(kv: KV, bucket: string, js: JetStreamClient, jsm: JetStreamManager) {
-    this.kv = kv;
+  constructor(requests: KeyRequests, bucket: string, jsm: JetStreamManager) {
+    this.requests = requests;
     this.bucket = bucket;
-    this.js = js;
     this.jsm = jsm;
   }
 
   async get(key: string, fresh = false): Promise<StoredClaim | null> {
-    let e: { operation: string; revision: number; freed: Freed | undefined; json: () => unknown } | null;
-    if (fresh) {
-      const m = await readFromLeader(this.jsm, this.bucket, key);
-      e = m === null ? null : { ...m, freed: parseFreed(m.headers?.get(FREED_HEADER) ?? '') };
-    } else {
-      const entry = await this.kv.get(key);
-      e = entry === null ? null : { operation: entry.operation, revision: entry.revision, freed: undefined, json: () => entry.json<unknown>() };
-    }
+    const e: KeyEntry | null = fresh ? await readFromLeader(this.jsm, this.bucket, key) : await readLatest(this.requests, this.bucket, key);
     if (e === null) return null;
-    if (e.operation !== 'PUT') return e.freed !== undefined ? { claim: null, revision: e.revision, freed: e.freed } : { claim: null, revision: e.revision };
+    if (e.operation !== 'PUT') {
+      const freed = fresh ? parseFreed(e.headers?.get(FREED_HEADER) ?? '') : undefined;
+      return freed !== undefined ? { claim: null, revision: e.revision, freed } : { claim: null, revision: e.revision };
+    }
     let claim: StreamClaim | null = null;
     try {
       claim = parseStreamClaim(e.json());
@@ -111,8 +110,7 @@ export class NatsClaimStore implements ClaimStore {
 
   async write(key: string, claim: StreamClaim, revision: number): Promise<number> {
     try {
-      // (update() refuses revision 0; put with previousSeq 0 is JetStream's "must not exist".)
-      return await this.kv.put(key, encodeRecord(claim), { previousSeq: revision });
+      return await putAt(this.requests, this.bucket, key, encodeRecord(claim), revision);
     } catch (err) {
       throw conflictOr(`claim ${key}`, err);
     }
@@ -121,9 +119,14 @@ export class NatsClaimStore implements ClaimStore {
   /** A delete marker with a header of its own saying who left it (kv.delete sends none: kv-internals.ts). */
   async remove(key: string, revision: number, freed: Freed): Promise<number> {
     try {
-      return await deleteWithHeaders(this.js, this.bucket, key, revision, { [FREED_HEADER]: `${freed.by} ${freed.conn}` });
+      return await deleteAt(this.requests, this.bucket, key, revision, { [FREED_HEADER]: `${freed.by} ${freed.conn}` });
     } catch (err) {
       throw conflictOr(`claim ${key}`, err);
     }
+  }
+
+  /** Stops listening for answers; requests still waiting reject. */
+  close(): void {
+    this.requests.replies.close();
   }
 }

@@ -85,12 +85,13 @@ export class Ownership {
   private readonly census: OwnerCensus | undefined;
   private readonly regionClaims: RegionClaims | undefined;
   private readonly claimTtlMs: number;
+  private readonly store: ClaimStore;
 
   static overNats(o: OwnershipOptions): Ownership {
     const { nats } = o;
     return new Ownership({
       ...o,
-      store: NatsClaimStore.of(nats),
+      store: NatsClaimStore.of(nats, o.logger),
       notices: new NatsClaimNotices(nats.nc, o.nodeId, o.received, o.logger),
       indexLog: new NatsClaimIndexLog({ ...nats, logger: o.logger }),
       metaSilence: nats.metaSilence,
@@ -120,6 +121,7 @@ export class Ownership {
   constructor(p: OwnershipParts) {
     const { store, nodeId, liveness, timers } = p;
     this.claimTtlMs = p.claimTtlMs;
+    this.store = store;
     this.census = p.census;
     this.regionClaims = p.regionClaims;
     this.notices = p.notices;
@@ -219,6 +221,7 @@ export class Ownership {
     this.notices.close();
     this.census?.close();
     this.regionClaims?.stop();
+    this.store.close?.();
   }
 }
 
