@@ -6,7 +6,8 @@
 
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AckPublisher, type StoredAck } from '../services/core/ack-publisher.js';
+import { AckPublisher } from '../services/core/ack-publisher.js';
+import type { StoredAck } from '../services/core/jetstream-ack.js';
 import { createLogger } from '../services/core/logger.js';
 import { startTestNats, type TestNats } from './helpers/nats.js';
 

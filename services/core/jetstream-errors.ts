@@ -3,7 +3,7 @@
 
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { TimeoutError } from '@nats-io/nats-core';
-import { PublishError } from './ack-publisher.js';
+import { PublishError } from './jetstream-ack.js';
 
 /** JetStream's answer when a stream of that name exists already (JetStreamApiCodes has no name for it). */
 const STREAM_NAME_IN_USE = 10058;

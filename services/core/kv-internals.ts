@@ -13,9 +13,9 @@
 //    (nats-replies.ts): the same direct get and compare-and-set publish the KV client sends.
 // Everything else goes through the KV client's typed calls.
 
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { DirectMsgHeaders, PubHeaders, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Empty, headers, type Msg, type MsgHdrs } from '@nats-io/nats-core';
-import { readAck, PublishError } from './ack-publisher.js';
+import { PublishError, readAck } from './jetstream-ack.js';
 import type { NatsReplies } from './nats-replies.js';
 
 const KV_STREAM_PREFIX = 'KV_';
@@ -80,9 +80,6 @@ export async function readFromLeader(jsm: JetStreamManager, bucket: string, key:
   return m === null ? null : { operation: kvOperation(m.header), revision: m.seq, headers: m.header, json: () => m.json<unknown>() };
 }
 
-/** JetStream's compare-and-set header: the write lands only if the key's latest message is at this sequence (0: none). */
-const EXPECTED_REVISION = 'Nats-Expected-Last-Subject-Sequence';
-
 /** How long the client's own calls wait for JetStream (its `timeout`, 5 s unless the process set one): a request by hand waits the same. */
 export function requestTimeoutMs(js: JetStreamClient): number {
   return js.getOptions().timeout ?? 5000;
@@ -91,13 +88,22 @@ export function requestTimeoutMs(js: JetStreamClient): number {
 /** Where replies go and how long a read or write of a key may wait for its answer. */
 export interface KeyRequests {
   readonly replies: NatsReplies;
-  /** The JetStream API's subject prefix (`$JS.API`, or a domain's). */
+  /** The JetStream API's subject prefix (`$JS.API`; the relay sets no domain, whose KV writes would be named otherwise). */
   readonly apiPrefix: string;
   readonly timeoutMs: number;
 }
 
+/** The KV client's own rule for a key (its validateKey), checked before a request by hand names one. */
+const KEY_SHAPE = /^[-/=.\w]+$/;
+
+function checkKey(key: string): void {
+  if (key.startsWith('.') || key.endsWith('.') || !KEY_SHAPE.test(key)) throw new Error(`invalid key: ${JSON.stringify(key)}`);
+}
+
 async function publishAt(r: KeyRequests, bucket: string, key: string, data: string | Uint8Array, h: MsgHdrs, revision: number): Promise<number> {
-  h.set(EXPECTED_REVISION, String(revision));
+  checkKey(key);
+  // JetStream's compare-and-set: the write lands only if the key's latest message is at this sequence (0: none).
+  h.set(PubHeaders.ExpectedLastSubjectSequenceHdr, String(revision));
   const ack = readAck(await r.replies.request(kvSubject(bucket, key), data, h, r.timeoutMs));
   if (ack instanceof PublishError) throw ack;
   return ack.seq;
@@ -121,13 +127,14 @@ const NOT_FOUND = 404;
 
 /** The key's latest message as any replica holds it (what kv.get reads: a direct get); null when it has none. */
 export async function readLatest(r: KeyRequests, bucket: string, key: string): Promise<KeyEntry | null> {
+  checkKey(key);
   const m: Msg = await r.replies.request(`${r.apiPrefix}.DIRECT.GET.${kvStream(bucket)}.${kvSubject(bucket, key)}`, Empty, undefined, r.timeoutMs);
   const h = m.headers;
   if (h !== undefined && h.code !== 0) {
     if (h.code === NOT_FOUND) return null;
     throw new Error(`direct get of ${key} refused: ${h.code} ${h.description}`);
   }
-  const revision = Number(h?.get('Nats-Sequence'));
+  const revision = Number(h?.get(DirectMsgHeaders.Sequence));
   if (!Number.isSafeInteger(revision) || revision <= 0) throw new Error(`direct get of ${key} answered without a sequence`);
   return { operation: kvOperation(h), revision, headers: h, json: () => m.json<unknown>() };
 }
