@@ -20,7 +20,7 @@ beforeAll(async () => {
   nc = await connect({ servers: nats.url, inboxPrefix: '_INBOX.test' });
   acks = new AckPublisher(nc, '_INBOX.test', quiet);
   // Answers each publish with its own payload: the test says what the stream answers.
-  nc.subscribe('answers.>', { callback: (_e, m) => m.respond(m.data) });
+  nc.subscribe('answers.>', { callback: (_e, m) => void m.respond(m.data) });
   await nc.flush();
 });
 
