@@ -13,7 +13,7 @@ import { openNatsContext } from '../../services/core/nats.js';
 import { setUpFromConfig } from '../../services/core/nats-setup.js';
 import { ALL_SCOPES } from '../../services/core/scopes.js';
 import { startNatsCluster, startNatsNode } from '../../tools/nats-launcher.js';
-import { httpOk, waitUntil } from '../../tools/poll.js';
+import { httpOk, pollUntil, waitUntil } from '../../tools/poll.js';
 import { freePort } from '../../tools/ports.js';
 import { startBenchProfileApi } from '../peers/profile-api.js';
 import { BENCH_START, LOG_DIR, rssBytes, startProc, type Proc } from '../lib/procs.js';
@@ -174,13 +174,18 @@ export async function startRelay(options: { gateways?: number; env?: Record<stri
  * reports (process.memoryUsage(): heapUsed, heapTotal, external, ...; NaN when not written yet).
  */
 export async function gatewayMemory(pid: number, index: number): Promise<{ rss: number; heapUsed: number; usage: Record<string, number> }> {
+  // The file of the last reading goes first: a gateway busy past the wait must not be read as unchanged.
+  const file = memoryFileFor(`relay-gw${index + 1}`);
+  rmSync(file, { force: true });
   process.kill(pid, 'SIGUSR2');
-  await new Promise((r) => setTimeout(r, 2000));
-  let usage: Record<string, number> = {};
-  try {
-    usage = JSON.parse(readFileSync(memoryFileFor(`relay-gw${index + 1}`), 'utf8')) as Record<string, number>;
-  } catch {
-    // not written yet: reported as unknown
-  }
+  const read = (): Record<string, number> | undefined => {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
+    } catch {
+      return undefined; // not written (whole) yet
+    }
+  };
+  // Not written within the wait: reported as unknown.
+  const usage = (await pollUntil(read, { timeoutMs: 20_000, intervalMs: 250 })) ?? {};
   return { rss: rssBytes(pid), heapUsed: usage['heapUsed'] ?? NaN, usage };
 }
