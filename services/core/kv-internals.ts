@@ -66,7 +66,7 @@ export function isKey(key: string): boolean {
   return key !== '' && !key.split('.').some((t) => t === '*' || t === '>' || t === '');
 }
 
-/** A key's latest message (as the stream leader holds it, from readFromLeader). */
+/** A key's latest message, as the stream leader (readFromLeader) or any replica (readLatest) holds it. */
 export interface KeyEntry {
   readonly operation: string;
   readonly revision: number;
